@@ -1,0 +1,19 @@
+import { AppError } from '@mf/errors';
+
+/** The broker connection is down; the caller may retry. */
+export class BusUnavailableError extends AppError {
+  constructor(detail: string) {
+    super(503, { error: 'Service temporarily unavailable, retry shortly' }, { 'Retry-After': '2' });
+    this.name = 'BusUnavailableError';
+    this.message = detail;
+  }
+}
+
+/** The remote service did not reply in time. */
+export class RpcTimeoutError extends AppError {
+  constructor(readonly method: string, readonly timeoutMs: number) {
+    super(503, { error: 'Service temporarily unavailable, retry shortly' }, { 'Retry-After': '2' });
+    this.name = 'RpcTimeoutError';
+    this.message = `RPC ${method} timed out after ${timeoutMs} ms`;
+  }
+}

@@ -1,0 +1,5 @@
+export * from './names';
+export * from './envelope';
+export * from './rpc';
+export * from './billing';
+export * from './job-events';

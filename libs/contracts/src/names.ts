@@ -1,0 +1,38 @@
+/**
+ * Every exchange, queue and routing key of the fleet, written once.
+ * DO NOT RENAME: these names live in deployed brokers; a rename strands messages in old queues.
+ */
+export const EXCHANGES = {
+  /** Topic exchange carrying domain events (job.completed, ...). */
+  events: 'events',
+} as const;
+
+export const QUEUES = {
+  billingRpc: 'billing.rpc',
+  jobsRpc: 'jobs.rpc',
+  editorRpc: 'editor.rpc',
+  exportsRpc: 'exports.rpc',
+  webhooksRpc: 'webhooks.rpc',
+  /** webhook-dispatcher's work queue for job events. */
+  webhooksJobEvents: 'webhooks.job-event.deliver',
+} as const;
+
+export const ROUTING_KEYS = {
+  jobCompleted: 'job.completed',
+  jobFailed: 'job.failed',
+  jobCancelled: 'job.cancelled',
+  /** Binding pattern for every job event. */
+  jobAll: 'job.*',
+} as const;
+
+/** Dead-letter exchange of a service: its poison messages land in `<queue>.dlq`. */
+export function deadLetterExchange(service: string): string {
+  return `${service}.dlx`;
+}
+export function deadLetterQueue(queue: string): string {
+  return `${queue}.dlq`;
+}
+/** Per-delay TTL queue that dead-letters back into `queue` (broker-held retry schedule). */
+export function delayQueue(queue: string, delayMs: number): string {
+  return `${queue}.delay.${delayMs}ms`;
+}

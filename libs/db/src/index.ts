@@ -1,0 +1,64 @@
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+
+// bigint columns (ids, credit amounts) come back as JS numbers: every figure we store stays far
+// below 2^53, and strings would leak into JSON responses.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+
+export type { Knex };
+
+export interface Migration {
+  /** Stable, sortable name (e.g. 0001_create_users). Never rename one that has run. */
+  name: string;
+  up: (knex: Knex) => Promise<void>;
+  down: (knex: Knex) => Promise<void>;
+}
+
+export interface DbOptions {
+  url: string;
+  /** The one schema this service owns; every unqualified table name resolves in it. */
+  schema: string;
+  poolMax?: number;
+}
+
+/** A knex instance bound to one schema through the connection's search_path. */
+export function createDb({ url, schema, poolMax = 10 }: DbOptions): Knex {
+  assertIdentifier(schema);
+  return knexFactory({
+    client: 'pg',
+    connection: { connectionString: url, application_name: schema },
+    searchPath: [schema],
+    pool: { min: 0, max: poolMax, idleTimeoutMillis: 30_000 },
+    acquireConnectionTimeout: 10_000,
+  });
+}
+
+function assertIdentifier(name: string): void {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`invalid schema name: ${name}`);
+}
+
+/**
+ * Runs a service's migrations inside its own schema, with its own migrations table there, so
+ * services deploy and migrate independently. Migrations are passed as objects (not files on
+ * disk), so the same list works from source, from a bundle and from tests.
+ */
+export async function migrate(knex: Knex, schema: string, migrations: Migration[]): Promise<string[]> {
+  assertIdentifier(schema);
+  await knex.raw(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  const byName = new Map(migrations.map((m) => [m.name, m]));
+  const [, applied] = (await knex.migrate.latest({
+    schemaName: schema,
+    tableName: 'knex_migrations',
+    migrationSource: {
+      getMigrations: async () => migrations.map((m) => m.name),
+      getMigrationName: (name: string) => name,
+      getMigration: async (name: string) => byName.get(name)!,
+    },
+  })) as [number, string[]];
+  return applied;
+}
+
+/** Cheap readiness probe. */
+export async function pingDb(knex: Knex): Promise<void> {
+  await knex.raw('select 1');
+}

@@ -1,0 +1,123 @@
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import { randomUUID } from 'node:crypto';
+import { pinoHttp } from 'pino-http';
+import client from 'prom-client';
+import { AppError, isAppError } from '@mf/errors';
+import type { Logger } from '@mf/logger';
+
+// pino-http declares `req.id` (set below from X-Request-Id or a fresh uuid); it is always a string here.
+export function requestId(req: { id: unknown }): string {
+  return String(req.id);
+}
+
+export interface HttpAppOptions {
+  logger: Logger;
+  registry?: client.Registry;
+  /** Route label for metrics when no route matched. */
+  serviceName?: string;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * An express app with the fleet's common behaviour: a request id on every request, a JSON access
+ * log, request metrics. Call `finish(app)` after mounting routes to add the 404 and error handlers.
+ */
+export function createHttpApp({ logger, registry }: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', false);
+
+  app.use((req, res, next) => {
+    const incoming = req.header('x-request-id');
+    req.id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', requestId(req));
+    next();
+  });
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req) => req.id,
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'info'),
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+
+  if (registry) app.use(requestMetrics(registry));
+
+  return app;
+}
+
+function requestMetrics(registry: client.Registry): RequestHandler {
+  const histogram = new client.Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
+    registers: [registry],
+  });
+  return (req, res, next) => {
+    const end = histogram.startTimer();
+    res.on('finish', () => {
+      // The matched route pattern, never the raw URL: ids in paths would explode label cardinality.
+      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      end({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  };
+}
+
+/**
+ * JSON bodies, parsed whatever the Content-Type (curl -d sends form encoding by default, and a
+ * wrong header should not turn a valid body into a confusing "field is required" error).
+ * Mounted after authentication, so unauthenticated clients never get a body parsed.
+ */
+export function jsonBody(limit = '1mb'): RequestHandler {
+  return express.json({ limit, strict: false, type: () => true });
+}
+
+/** Adds the 404 handler and the one error handler that renders the contract's error body. */
+export function finish(app: Express, logger: Logger): void {
+  app.use((_req, _res, next) => next(AppError.notFound('Not found')));
+  const handler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
+    const appError = toAppError(err);
+    if (appError.status >= 500) {
+      // Internal detail goes to the log only; the client gets the request id to quote.
+      (req.log ?? logger).error({ err, requestId: requestId(req) }, 'request failed');
+    }
+    if (res.headersSent) return;
+    for (const [k, v] of Object.entries(appError.headers)) res.setHeader(k, v);
+    const body = appError.status >= 500 ? { ...appError.body, request_id: requestId(req) } : appError.body;
+    res.status(appError.status).json(body);
+  };
+  app.use(handler);
+}
+
+/** Maps body-parser and other framework errors onto the contract's messages. */
+export function toAppError(err: unknown): AppError {
+  if (isAppError(err)) return err;
+  const e = err as { type?: string; status?: number; limit?: number };
+  switch (e?.type) {
+    case 'entity.parse.failed':
+      return AppError.badRequest('Invalid JSON body');
+    case 'entity.too.large':
+      return new AppError(413, { error: `Request body too large (max ${e.limit ?? 0} bytes)` });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError(415, { error: 'Request body must be UTF-8 encoded JSON' });
+    case 'request.aborted':
+      return new AppError(400, { error: 'Request aborted' });
+  }
+  return AppError.internal();
+}
+
+/** Wraps an async handler so a rejection reaches the error handler (express 5 does this too). */
+export function route(fn: RequestHandler): RequestHandler {
+  return (req, res, next) => Promise.resolve(fn(req, res, next)).catch(next);
+}

@@ -1,0 +1,150 @@
+import express, { type Express, type Router } from 'express';
+import type { Server } from 'node:http';
+import type client from 'prom-client';
+import { Bus } from '@mf/bus';
+import { createDb, migrate, pingDb, type Knex, type Migration } from '@mf/db';
+import { createHttpApp, finish } from '@mf/http';
+import { createLogger, type Logger } from '@mf/logger';
+import { createRegistry, mountHealth } from './health';
+import { closeServer, listen } from './server';
+import { onShutdown, type ShutdownStep } from './shutdown';
+
+export interface BaseServiceConfig {
+  PORT: number;
+  DATABASE_URL: string;
+  AMQP_URL: string;
+  RPC_TIMEOUT_MS: number;
+  SHUTDOWN_TIMEOUT_MS: number;
+}
+
+export interface ServiceDeps<C> {
+  config: C;
+  logger: Logger;
+  db: Knex;
+  bus: Bus;
+  /** Mount the service's routes here (before the 404 and error handlers). */
+  router: Router;
+  registry: client.Registry;
+}
+
+export interface ServiceSpec<C extends BaseServiceConfig> {
+  name: string;
+  config: C;
+  logger: Logger;
+  /** The Postgres schema this service owns. */
+  schema: string;
+  migrations: Migration[];
+  /** Longest request the HTTP server allows, ms (0 = no limit). */
+  requestTimeoutMs?: number;
+  /**
+   * Wires the service's own parts once the database is migrated and the broker connected: RPC
+   * servers, consumers, routes, workers. Returns extra shutdown steps (run before the bus closes).
+   */
+  setup: (deps: ServiceDeps<C>) => Promise<ShutdownStep[] | void>;
+  /** Run migrations and exit (a deployment's migration job). */
+  migrateOnly?: boolean;
+}
+
+export interface ServiceHandle {
+  server: Server;
+  app: Express;
+  db: Knex;
+  bus: Bus;
+  stop: (reason: string) => Promise<void>;
+}
+
+/**
+ * The start-up order every service shares: HTTP up first (healthz answers, readyz says not ready),
+ * then the schema migrated, then the broker connected, then the service's own wiring; only then
+ * does readyz turn ready. Shutdown runs the reverse on SIGTERM.
+ */
+export async function startService<C extends BaseServiceConfig>(spec: ServiceSpec<C>): Promise<ServiceHandle> {
+  const { config, logger } = spec;
+  const db = createDb({ url: config.DATABASE_URL, schema: spec.schema });
+
+  if (spec.migrateOnly) {
+    const applied = await migrate(db, spec.schema, spec.migrations);
+    logger.info({ applied }, 'migrations done');
+    await db.destroy();
+    process.exit(0);
+  }
+
+  const registry = createRegistry(spec.name);
+  const app = createHttpApp({ logger, registry });
+  const bus = new Bus({ url: config.AMQP_URL, service: spec.name, logger, rpcTimeoutMs: config.RPC_TIMEOUT_MS, registry });
+  let ready = false;
+  mountHealth(app, registry, {
+    startup: () => {
+      if (!ready) throw new Error('starting');
+    },
+    database: () => pingDb(db).then(() => undefined),
+    broker: () => {
+      if (!bus.connected) throw new Error('not connected');
+    },
+  });
+  const router = express.Router();
+  app.use(router);
+  finish(app, logger);
+
+  const server = await listen(app, { port: config.PORT, requestTimeoutMs: spec.requestTimeoutMs ?? 0 });
+  logger.info({ port: config.PORT }, 'http listening');
+
+  let extraSteps: ShutdownStep[] = [];
+  const stop = onShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, [
+    { name: 'http', run: () => closeServer(server) },
+    { name: 'service', run: async () => { for (const s of extraSteps) await s.run(); } },
+    { name: 'bus', run: () => bus.close(config.SHUTDOWN_TIMEOUT_MS / 2) },
+    { name: 'database', run: () => db.destroy() },
+  ]);
+
+  const applied = await retry(() => migrate(db, spec.schema, spec.migrations), logger, 'database');
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+  await bus.start();
+  extraSteps = (await spec.setup({ config, logger, db, bus, router, registry })) ?? [];
+  ready = true;
+  logger.info('ready');
+  return { server, app, db, bus, stop };
+}
+
+/** Retries a start-up step while a dependency comes up (compose starts everything at once). */
+async function retry<T>(fn: () => Promise<T>, logger: Logger, what: string, attempts = 30): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= attempts || !isConnectionError(err)) throw err;
+      logger.warn({ err: (err as Error).message, attempt: i }, `${what} not available yet; retrying`);
+      await new Promise((r) => setTimeout(r, Math.min(1000 * i, 5000)));
+    }
+  }
+}
+
+const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', '57P03', '3D000']);
+
+function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return (e.code !== undefined && CONNECTION_ERRORS.has(e.code)) || /Timeout acquiring a connection/.test(e.message ?? '');
+}
+
+/**
+ * The body of every service's main.ts: logger, validated config (a bad variable exits with its
+ * name), then startService. Any start-up failure is logged and exits non-zero.
+ */
+export function runMain<C extends BaseServiceConfig & { LOG_LEVEL: string }>(
+  name: string,
+  loadConfig: () => C,
+  build: (config: C, logger: Logger) => Omit<ServiceSpec<C>, 'name' | 'config' | 'logger' | 'migrateOnly'>,
+): void {
+  const logger = createLogger(name);
+  const fail = (err: unknown): never => {
+    logger.fatal({ err }, 'failed to start');
+    process.exit(1);
+  };
+  try {
+    const config = loadConfig();
+    logger.level = config.LOG_LEVEL;
+    startService({ name, config, logger, migrateOnly: process.argv.includes('--migrate-only'), ...build(config, logger) }).catch(fail);
+  } catch (err) {
+    fail(err);
+  }
+}

@@ -1,0 +1,7 @@
+export { infra } from './infra';
+export type { Infra } from './infra';
+export { createTestDatabase, createTestVhost, dropStaleTestResources, TEST_DB_PREFIX } from './fresh';
+export type { TestDatabase, TestVhost } from './fresh';
+export { freshTestEnv } from './env';
+export type { TestEnv } from './env';
+export { silentLogger } from './logger';

@@ -1,0 +1,22 @@
+import type { Bus } from '@mf/bus';
+import { billingRpc } from '@mf/contracts';
+import type { Knex } from '@mf/db';
+import { account, ledgerEntries } from '../usecases/account.usecase';
+import { charge } from '../usecases/charge.usecase';
+import { grant } from '../usecases/grant.usecase';
+import { refund } from '../usecases/refund.usecase';
+
+/** Binds billing's RPC methods to its use cases. */
+export function serveBillingRpc(bus: Bus, db: Knex, prefetch: number): void {
+  bus.serveRpc(
+    billingRpc,
+    {
+      charge: (req) => charge(db, req),
+      refund: (req) => refund(db, req),
+      grant: (req) => grant(db, req),
+      account: (req) => account(db, req.user_id),
+      ledger: (req) => ledgerEntries(db, req),
+    },
+    { prefetch },
+  );
+}

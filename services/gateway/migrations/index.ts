@@ -1,0 +1,5 @@
+import type { Migration } from '@mf/db';
+import { usersKeysUsage } from './0001_users_keys_usage';
+
+/** In order. Append only. */
+export const migrations: Migration[] = [usersKeysUsage];

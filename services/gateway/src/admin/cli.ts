@@ -1,0 +1,112 @@
+/**
+ * Admin CLI: `npm run --silent admin -- <command> [flags]`. Prints one JSON object on stdout;
+ * on failure a clear message on stderr and exit code 1 (2 for usage errors).
+ */
+import { parseArgs } from 'node:util';
+import { Bus } from '@mf/bus';
+import { createDb, migrate, type Knex } from '@mf/db';
+import { isAppError } from '@mf/errors';
+import { createLogger } from '@mf/logger';
+import { migrations } from '../../migrations';
+import { loadGatewayConfig } from '../config';
+import { createApiKey, revokeApiKey } from '../usecases/api-keys.usecase';
+import { createUser, grantCredits, requireUserByEmail } from '../usecases/users.usecase';
+
+class UsageError extends Error {}
+
+const USAGE = `usage: npm run --silent admin -- <command> [flags]
+  user:create   --email E [--password P] [--credits N]   -> {user_id, email}
+  key:create    --email E --scopes s1,s2|all [--name N]  -> {id, key, prefix, scopes}
+  key:revoke    --id N                                   -> {id, revoked_at}
+  credits:grant --email E --amount N                     -> {credits_remaining}`;
+
+interface Ctx {
+  db: Knex;
+  bus: () => Promise<Bus>;
+}
+
+type Flags = Record<string, string | undefined>;
+
+function need(flags: Flags, name: string): string {
+  const v = flags[name];
+  if (v === undefined || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function positiveInt(value: string, name: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) throw new UsageError(`--${name} must be a positive integer`);
+  return Number(value);
+}
+
+const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
+  'user:create': async (flags, ctx) => {
+    const credits = flags.credits === undefined ? undefined : flags.credits === '0' ? 0 : positiveInt(flags.credits, 'credits');
+    // Reach billing before creating anything, so a stopped billing leaves no half-made user.
+    const bus = credits ? await ctx.bus() : undefined;
+    const user = await createUser(ctx.db, { email: need(flags, 'email'), password: flags.password });
+    if (credits && bus) await grantCredits(bus, user.id, credits, `grant:user-create-${user.id}`, 'initial credits');
+    return { user_id: user.id, email: user.email };
+  },
+  'key:create': async (flags, ctx) => {
+    const user = await requireUserByEmail(ctx.db, need(flags, 'email'));
+    const k = await createApiKey(ctx.db, user.id, need(flags, 'scopes').split(','), flags.name ?? '');
+    return { id: k.id, key: k.key, prefix: k.prefix, scopes: k.scopes };
+  },
+  'key:revoke': async (flags, ctx) => revokeApiKey(ctx.db, positiveInt(need(flags, 'id'), 'id')),
+  'credits:grant': async (flags, ctx) => {
+    const user = await requireUserByEmail(ctx.db, need(flags, 'email'));
+    const amount = positiveInt(need(flags, 'amount'), 'amount');
+    return { credits_remaining: await grantCredits(await ctx.bus(), user.id, amount, undefined, 'admin grant') };
+  },
+};
+
+export async function runCli(argv: string[]): Promise<{ code: number; stdout?: string; stderr?: string }> {
+  const [command, ...rest] = argv;
+  const handler = command ? commands[command] : undefined;
+  if (!handler) return { code: 2, stderr: `${command ? `unknown command: ${command}\n` : ''}${USAGE}` };
+  let flags: Flags;
+  try {
+    flags = parseArgs({
+      args: rest,
+      options: { email: { type: 'string' }, password: { type: 'string' }, credits: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, amount: { type: 'string' } },
+      strict: true,
+    }).values as Flags;
+  } catch (err) {
+    return { code: 2, stderr: `${(err as Error).message}\n${USAGE}` };
+  }
+  const config = loadGatewayConfig();
+  const logger = createLogger('admin-cli', 'silent');
+  const db = createDb({ url: config.DATABASE_URL, schema: 'gateway', poolMax: 2 });
+  let bus: Bus | undefined;
+  try {
+    await migrate(db, 'gateway', migrations);
+    const result = await handler(flags, {
+      db,
+      bus: async () => {
+        bus ??= new Bus({ url: config.AMQP_URL, service: 'admin-cli', logger, rpcTimeoutMs: config.RPC_TIMEOUT_MS, maxConnectAttempts: 3, reconnectMinMs: 300 });
+        await bus.start();
+        return bus;
+      },
+    });
+    return { code: 0, stdout: JSON.stringify(result) };
+  } catch (err) {
+    if (err instanceof UsageError) return { code: 2, stderr: `${err.message}\n${USAGE}` };
+    const message = isAppError(err)
+      ? err.status === 503
+        ? 'billing did not answer: is the billing service running?'
+        : err.body.error
+      : (err as Error).message;
+    return { code: 1, stderr: `error: ${message}` };
+  } finally {
+    await bus?.close(1000);
+    await db.destroy();
+  }
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2)).then(({ code, stdout, stderr }) => {
+    if (stdout) process.stdout.write(`${stdout}\n`);
+    if (stderr) process.stderr.write(`${stderr}\n`);
+    process.exit(code);
+  });
+}

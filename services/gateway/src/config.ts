@@ -1,0 +1,27 @@
+import { Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
+
+export interface GatewayConfig extends ServiceEnv {
+  BODY_LIMIT: string;
+  RATE_LIMIT_PER_MINUTE: number;
+  PUBLIC_BASE_URL: string;
+  FAL_ENDPOINTS_JSON?: string;
+  USAGE_FLUSH_MS: number;
+}
+
+const schema = Joi.object<GatewayConfig>({
+  ...serviceEnv(8080),
+  /** Largest accepted request body. Larger bodies get 413. */
+  BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/i).default('1mb'),
+  /** Requests per minute per API key (contract: 60). */
+  RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
+  /** Base URL clients reach the gateway at; result and poll URLs are built from it. */
+  PUBLIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:8080'),
+  /** JSON override of the upstream endpoint map shown in /models (per model, per mode). */
+  FAL_ENDPOINTS_JSON: Joi.string().optional(),
+  /** How often buffered usage records are written, ms. */
+  USAGE_FLUSH_MS: Joi.number().integer().min(10).default(1000),
+});
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return loadConfig(schema, env);
+}

@@ -1,0 +1,30 @@
+import { Router } from 'express';
+import type { Bus } from '@mf/bus';
+import type { FalEndpoints } from '@mf/catalog';
+import type { Knex } from '@mf/db';
+import { jsonBody } from '@mf/http';
+import type { RateLimiter } from '../ratelimit/rate-limiter';
+import type { UsageRecorder } from '../usage/usage-recorder';
+import { authenticate } from './auth.middleware';
+import { rateLimit } from './rate-limit.middleware';
+import { recordUsage } from './usage.middleware';
+import { accountRoutes } from './routes/account.routes';
+import { modelsRoutes } from './routes/models.routes';
+
+export interface ApiDeps {
+  db: Knex;
+  bus: Bus;
+  limiter: RateLimiter;
+  usage: UsageRecorder;
+  falEndpoints: FalEndpoints;
+  bodyLimit: string;
+}
+
+/** /api/v1: authenticate, record usage, rate-limit, parse the body, then the routes. */
+export function apiRouter(deps: ApiDeps): Router {
+  const api = Router();
+  api.use(authenticate(deps.db), recordUsage(deps.usage), rateLimit(deps.limiter), jsonBody(deps.bodyLimit));
+  api.use(modelsRoutes(deps.falEndpoints));
+  api.use(accountRoutes(deps.bus));
+  return api;
+}

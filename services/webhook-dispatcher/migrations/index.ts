@@ -1,0 +1,7 @@
+import type { Migration } from '@mf/db';
+
+/**
+ * In order. Append only. The schema "webhooks" and its migrations table are created on start even
+ * while this list is empty; the tables arrive with the service's features.
+ */
+export const migrations: Migration[] = [];
