@@ -16,8 +16,9 @@ export function parseFalEndpoints(json: string | undefined): FalEndpoints {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('FAL_ENDPOINTS_JSON must be a JSON object');
   const out: FalEndpoints = structuredClone(DEFAULT_FAL_ENDPOINTS);
   for (const [model, modes] of Object.entries(parsed as Record<string, unknown>)) {
-    if (!(model in out)) throw new Error(`FAL_ENDPOINTS_JSON: unknown model ${model}`);
-    if (!modes || typeof modes !== 'object') throw new Error(`FAL_ENDPOINTS_JSON: ${model} must map modes to paths`);
+    // Own keys only: `in` would accept inherited names (toString, __proto__) and pollute prototypes.
+    if (!Object.hasOwn(out, model)) throw new Error(`FAL_ENDPOINTS_JSON: unknown model ${model}`);
+    if (!modes || typeof modes !== 'object' || Array.isArray(modes)) throw new Error(`FAL_ENDPOINTS_JSON: ${model} must map modes to paths`);
     for (const [mode, path] of Object.entries(modes as Record<string, unknown>)) {
       if (typeof path !== 'string' || !path) throw new Error(`FAL_ENDPOINTS_JSON: ${model}.${mode} must be a non-empty string`);
       out[model as ModelId][mode] = path;

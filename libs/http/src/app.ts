@@ -114,6 +114,8 @@ export function toAppError(err: unknown): AppError {
     case 'request.aborted':
       return new AppError(400, { error: 'Request aborted' });
   }
+  // The router's "Failed to decode param" (a malformed %-escape in the path) is the client's fault.
+  if (err instanceof URIError && e.status === 400) return AppError.badRequest('Malformed URL');
   return AppError.internal();
 }
 

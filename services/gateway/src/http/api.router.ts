@@ -10,6 +10,7 @@ import { rateLimit } from './rate-limit.middleware';
 import { recordUsage } from './usage.middleware';
 import { accountRoutes } from './routes/account.routes';
 import { modelsRoutes } from './routes/models.routes';
+import { pendingRoutes } from './routes/pending.routes';
 
 export interface ApiDeps {
   db: Knex;
@@ -26,5 +27,6 @@ export function apiRouter(deps: ApiDeps): Router {
   api.use(authenticate(deps.db), recordUsage(deps.usage), rateLimit(deps.limiter), jsonBody(deps.bodyLimit));
   api.use(modelsRoutes(deps.falEndpoints));
   api.use(accountRoutes(deps.bus));
+  api.use(pendingRoutes());
   return api;
 }

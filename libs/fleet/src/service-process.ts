@@ -1,0 +1,54 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import readline from 'node:readline';
+import { REPO_ROOT, serviceEntry, type ServiceName } from './services';
+
+export interface ServiceProcess {
+  name: ServiceName;
+  port: number;
+  child: ChildProcess;
+  /** Resolves with the exit code (or signal name) once the process has exited. */
+  exited: Promise<number | string>;
+  /** Sends a signal and waits for the exit; SIGKILL after `graceMs`. */
+  stop: (signal?: NodeJS.Signals, graceMs?: number) => Promise<number | string>;
+}
+
+/**
+ * Runs one service as a child process (node + tsx, from source), handing each output line to
+ * `onLine`. The child gets its own environment: nothing leaks between services but what we pass.
+ */
+export function startServiceProcess(name: ServiceName, port: number, env: NodeJS.ProcessEnv, onLine: (line: string, stream: 'stdout' | 'stderr') => void): ServiceProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', serviceEntry(name)], {
+    cwd: REPO_ROOT,
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  readline.createInterface({ input: child.stdout! }).on('line', (l) => onLine(l, 'stdout'));
+  readline.createInterface({ input: child.stderr! }).on('line', (l) => onLine(l, 'stderr'));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs = 15_000): Promise<number | string> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    const result = await exited;
+    clearTimeout(timer);
+    return result;
+  };
+  return { name, port, child, exited, stop };
+}
+
+/** Polls /readyz until it answers 200, the process dies, or the timeout passes. */
+export async function waitReady(proc: ServiceProcess, timeoutMs = 120_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let exitedWith: number | string | undefined;
+  void proc.exited.then((c) => (exitedWith = c));
+  while (Date.now() < until) {
+    if (exitedWith !== undefined) throw new Error(`${proc.name} exited (${exitedWith}) before it was ready`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${proc.port}/readyz`);
+      if (res.status === 200) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${proc.name} not ready after ${timeoutMs} ms`);
+}

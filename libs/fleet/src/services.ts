@@ -1,0 +1,20 @@
+import path from 'node:path';
+
+/** The fleet, in start order. Ports are each service's default. */
+export const SERVICES = [
+  { name: 'billing', port: 8081 },
+  { name: 'jobs', port: 8082 },
+  { name: 'editor-agent', port: 8083 },
+  { name: 'export-renderer', port: 8084 },
+  { name: 'webhook-dispatcher', port: 8085 },
+  { name: 'gateway', port: 8080 },
+] as const;
+
+export type ServiceName = (typeof SERVICES)[number]['name'];
+
+/** The repository root (libs/fleet/src -> ../../..). */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+
+export function serviceEntry(name: ServiceName): string {
+  return path.join(REPO_ROOT, 'services', name, 'src', 'main.ts');
+}

@@ -1,0 +1,145 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT, SERVICES, startServiceProcess, waitReady, type ServiceName, type ServiceProcess } from '@mf/fleet';
+import { freshTestEnv, type TestEnv } from '@mf/testing';
+
+const run = promisify(execFile);
+
+export interface Fleet {
+  baseUrl: string;
+  env: NodeJS.ProcessEnv;
+  ports: Record<ServiceName, number>;
+  logDir: string;
+  /** Stops one service (SIGTERM by default) and returns its exit code or signal. */
+  stopService: (name: ServiceName, signal?: NodeJS.Signals) => Promise<number | string>;
+  /** Starts a stopped service again and waits until it is ready. */
+  startService: (name: ServiceName) => Promise<void>;
+  /** Runs the admin CLI as the README shows it; resolves its JSON output, rejects with its stderr. */
+  admin: (...args: string[]) => Promise<Record<string, unknown>>;
+  /** Stops every service with SIGTERM; resolves each one's exit code. */
+  shutdown: () => Promise<Record<string, number | string>>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The whole fleet as real processes on free ports, against a fresh database and vhost. Service
+ * logs are written to test-artifacts/e2e/<run>/<service>.log.
+ */
+export async function startFleet(extraEnv: Record<string, string> = {}): Promise<Fleet> {
+  const testEnv: TestEnv = await freshTestEnv();
+  const ports = {} as Record<ServiceName, number>;
+  for (const s of SERVICES) ports[s.name] = await freePort();
+  const baseUrl = `http://127.0.0.1:${ports.gateway}`;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATABASE_URL: testEnv.databaseUrl,
+    AMQP_URL: testEnv.amqpUrl,
+    LOG_LEVEL: 'info',
+    RPC_TIMEOUT_MS: '3000',
+    SHUTDOWN_TIMEOUT_MS: '10000',
+    PUBLIC_BASE_URL: baseUrl,
+    USAGE_FLUSH_MS: '100',
+    ...extraEnv,
+  };
+  const logDir = path.join(REPO_ROOT, 'test-artifacts', 'e2e', testEnv.db.name);
+  fs.mkdirSync(logDir, { recursive: true });
+  const procs = new Map<ServiceName, ServiceProcess>();
+
+  const launch = async (name: ServiceName): Promise<void> => {
+    const log = fs.createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
+    const proc = startServiceProcess(name, ports[name], env, (line) => log.write(`${line}\n`));
+    void proc.exited.then(() => log.end());
+    procs.set(name, proc);
+    await waitReady(proc, 120_000);
+  };
+
+  try {
+    // Start all at once: each service waits for its own dependencies.
+    await Promise.all(SERVICES.map((s) => launch(s.name)));
+  } catch (err) {
+    await Promise.all([...procs.values()].map((p) => p.stop('SIGKILL')));
+    await testEnv.teardown();
+    throw new Error(`${(err as Error).message}; logs in ${logDir}`);
+  }
+
+  return {
+    baseUrl,
+    env,
+    ports,
+    logDir,
+    stopService: (name, signal = 'SIGTERM') => procs.get(name)!.stop(signal),
+    startService: (name) => launch(name),
+    admin: async (...args) => {
+      try {
+        const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'services/gateway/src/admin/cli.ts'), ...args], {
+          cwd: REPO_ROOT,
+          env,
+          timeout: 60_000,
+        });
+        return JSON.parse(stdout) as Record<string, unknown>;
+      } catch (err) {
+        const e = err as { stderr?: string; code?: number };
+        throw new Error(`admin ${args.join(' ')} failed (exit ${e.code}): ${e.stderr ?? String(err)}`);
+      }
+    },
+    shutdown: async () => {
+      const codes: Record<string, number | string> = {};
+      await Promise.all([...procs.entries()].map(async ([name, p]) => (codes[name] = await p.stop('SIGTERM'))));
+      await testEnv.teardown();
+      return codes;
+    },
+  };
+}
+
+export interface TestUser {
+  userId: number;
+  email: string;
+  key: string;
+  keyId: number;
+}
+
+let counter = 0;
+
+/** A new user with one key of the given scopes (and credits when > 0). */
+export async function userWithKey(fleet: Fleet, scopes: string, credits = 0): Promise<TestUser> {
+  const email = `user${Date.now()}${counter++}@example.test`;
+  const user = await fleet.admin('user:create', '--email', email, ...(credits ? ['--credits', String(credits)] : []));
+  const key = await fleet.admin('key:create', '--email', email, '--scopes', scopes);
+  return { userId: Number(user.user_id), email, key: String(key.key), keyId: Number(key.id) };
+}
+
+/** fetch against the gateway with a Bearer key, JSON body in and out. */
+// Bodies are arbitrary JSON that each test asserts field by field, hence `any`.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function api(fleet: Fleet, method: string, urlPath: string, opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: any }> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${fleet.baseUrl}${urlPath}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON: keep the text so a test can show it */
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}
