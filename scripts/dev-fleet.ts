@@ -15,7 +15,7 @@ const run = promisify(execFile);
 
 const DEMO_EMAIL = 'demo@mediaforge.local';
 const DEMO_CREDITS = '100000';
-const DEMO_KEY_FILE = path.join(REPO_ROOT, '.data', 'demo-key.json');
+const DEMO_KEY_FILE = process.env.DEMO_KEY_FILE ?? path.join(REPO_ROOT, '.data', 'demo-key.json');
 
 const gatewayPort = Number(process.env.PORT ?? 8080);
 const env: NodeJS.ProcessEnv = {

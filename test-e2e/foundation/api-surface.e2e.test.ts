@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '@mf/fleet';
+import { Client } from 'pg';
 import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
 
 const run = promisify(execFile);
@@ -61,8 +62,13 @@ describe('the public API of the fleet (foundation)', () => {
       ['POST', '/api/v1/media-studio/projects/p1/export', 'video-editor:write'],
     ];
 
+    let modelsOnly: TestUser;
+    beforeAll(async () => {
+      modelsOnly = await userWithKey(fleet, 'models:read');
+    });
+
     it.each(scoped)('answers 403 naming the scope for %s %s without %s', async (method, path, scope) => {
-      const u = await userWithKey(fleet, 'models:read');
+      const u = modelsOnly;
       const res = await api(fleet, method, path, { key: u.key, body: method === 'POST' ? {} : undefined });
       expect(res.status).toBe(403);
       expect(res.body.error).toContain(scope);
@@ -166,6 +172,34 @@ describe('the public API of the fleet (foundation)', () => {
     });
   });
 
+  describe('usage records', () => {
+    it('stores one row per authenticated request, refused ones included, and stamps the key as used', async () => {
+      const u = await userWithKey(fleet, 'models:read');
+      await api(fleet, 'GET', '/api/v1/models', { key: u.key });
+      const forbidden = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', { key: u.key, body: {} });
+      expect(forbidden.status).toBe(403);
+      await api(fleet, 'GET', '/api/v1/account'); // unauthenticated: nobody's usage
+      const db = new Client({ connectionString: fleet.env.DATABASE_URL });
+      await db.connect();
+      try {
+        let rows: { method: string; path: string; status: number; request_id: string }[] = [];
+        for (let i = 0; i < 50 && rows.length < 2; i++) {
+          rows = (await db.query('SELECT method, path, status, request_id FROM gateway.usage WHERE api_key_id = $1 ORDER BY id', [u.keyId])).rows;
+          if (rows.length < 2) await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(rows.map((r) => [r.method, r.path, r.status])).toEqual([
+          ['GET', '/api/v1/models', 200],
+          ['POST', '/api/v1/image/imagegen/generate', 403],
+        ]);
+        expect(rows[1].request_id).toBe(forbidden.headers.get('x-request-id'));
+        const key = await db.query('SELECT last_used_at FROM gateway.api_keys WHERE id = $1', [u.keyId]);
+        expect(key.rows[0].last_used_at).not.toBeNull();
+      } finally {
+        await db.end();
+      }
+    });
+  });
+
   describe('request bodies', () => {
     it('answers 400 "Invalid JSON body" to an authenticated request with a broken body', async () => {
       const res = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: all.key, body: '{"prompt": ' });
@@ -183,6 +217,42 @@ describe('the public API of the fleet (foundation)', () => {
       const res = await api(fleet, 'GET', '/api/v1/nothing-here', { key: all.key });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: 'Not found' });
+    });
+  });
+
+  describe('admin CLI', () => {
+    const cli = (...args: string[]) =>
+      run('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...fleet.env } }).then(
+        (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+        (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+      );
+
+    it('prints one JSON object per command, the full key only from key:create', async () => {
+      const user = await cli('user:create', '--email', 'cli@example.test', '--password', 'correct horse', '--credits', '10');
+      expect(user.code).toBe(0);
+      expect(JSON.parse(user.stdout)).toEqual({ user_id: expect.any(Number), email: 'cli@example.test' });
+      const key = JSON.parse((await cli('key:create', '--email', 'cli@example.test', '--scopes', 'image:write', '--name', 'ci')).stdout);
+      expect(key).toEqual({ id: expect.any(Number), key: expect.stringMatching(/^mf_live_/), prefix: key.key.slice(0, 16), scopes: ['models:read', 'image:write'] });
+      const revoked = JSON.parse((await cli('key:revoke', '--id', String(key.id))).stdout);
+      expect(revoked).toEqual({ id: key.id, revoked_at: expect.any(String) });
+      expect(JSON.stringify(revoked)).not.toContain(key.key);
+    });
+
+    it('fails with a clear message on stderr and a non-zero exit, printing nothing on stdout', async () => {
+      const cases: [string[], number, RegExp][] = [
+        [['user:create', '--email', 'cli@example.test'], 1, /already exists/],
+        [['key:create', '--email', 'nobody@example.test', '--scopes', 'all'], 1, /no user with email/],
+        [['key:create', '--email', 'cli@example.test', '--scopes', 'video:admin'], 1, /unknown scope: video:admin/],
+        [['credits:grant', '--email', 'cli@example.test', '--amount', 'abc'], 2, /--amount must be a positive integer/],
+        [['key:revoke'], 2, /--id is required/],
+        [['frobnicate'], 2, /unknown command: frobnicate/],
+      ];
+      for (const [args, code, message] of cases) {
+        const r = await cli(...args);
+        expect([args.join(' '), r.code]).toEqual([args.join(' '), code]);
+        expect(r.stderr).toMatch(message);
+        expect(r.stdout).toBe('');
+      }
     });
   });
 

@@ -69,12 +69,28 @@ export interface EventHandler<T> {
   handle: (payload: T, ctx: ConsumerContext) => Promise<HandlerOutcome>;
 }
 
+/**
+ * An EventHandler of any payload type, for a map of handlers with different payloads. The def is
+ * only read (so `unknown` accepts every EventDef<T>) and handle is only called (so `never` accepts
+ * every handler). A single `EventHandler<never>` no longer works: Joi 18 schemas carry their output
+ * type covariantly (Standard Schema), so EventDef<T> is not assignable to EventDef<never>.
+ */
+export interface AnyEventHandler {
+  def: EventDef<unknown>;
+  handle: (payload: never, ctx: ConsumerContext) => Promise<HandlerOutcome>;
+}
+
+/** Pairs an event definition with its handler, keeping their payload types in step. */
+export function eventHandler<T>(def: EventDef<T>, handle: (payload: T, ctx: ConsumerContext) => Promise<HandlerOutcome>): AnyEventHandler {
+  return { def: def as EventDef<unknown>, handle: handle as (payload: never, ctx: ConsumerContext) => Promise<HandlerOutcome> };
+}
+
 export interface ConsumerSpec {
   queue: string;
   /** Topic bindings on the events exchange. */
   bindings: string[];
   /** Routing key -> handler. */
-  handlers: Record<string, EventHandler<never>>;
+  handlers: Record<string, AnyEventHandler>;
   prefetch?: number;
   /** Broker-held retry schedule: the n-th retry waits retryDelaysMs[n-1]. Exhausted -> dead-letter queue. */
   retryDelaysMs?: number[];
@@ -108,6 +124,10 @@ export class Bus {
   private closing = false;
   private reconnectAttempt = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  /** Ends the current backoff wait early (close() uses it so a sleeping connect loop stops at once). */
+  private wakeReconnect: (() => void) | null = null;
+  /** The connection attempt in progress, if any: close() waits for it so no connection outlives the bus. */
+  private connectAttempt: Promise<void> | null = null;
   private readonly log: Logger;
   private readonly rpcDuration: client.Histogram<'method' | 'outcome'>;
   private readonly handled: client.Counter<'queue' | 'type' | 'outcome'>;
@@ -138,6 +158,8 @@ export class Bus {
   /** Connects, retrying with backoff until the broker answers. Resolves once connected. */
   async start(): Promise<void> {
     await this.connectLoop();
+    // close() was called before the first connection: do not report a bus that is going away as started.
+    if (this.closing) throw new BusUnavailableError('bus closed before it connected');
   }
 
   /** Resolves when connected (immediately if already). */
@@ -151,10 +173,12 @@ export class Bus {
   private async connectLoop(): Promise<void> {
     while (!this.closing) {
       try {
-        await this.connectOnce();
+        this.connectAttempt = this.connectOnce();
+        await this.connectAttempt;
         this.reconnectAttempt = 0;
         return;
       } catch (err) {
+        if (this.closing) return;
         this.reconnectAttempt++;
         if (this.opts.maxConnectAttempts !== undefined && this.reconnectAttempt >= this.opts.maxConnectAttempts) {
           throw new BusUnavailableError(`cannot reach the broker: ${(err as Error).message}`);
@@ -162,9 +186,11 @@ export class Bus {
         const delay = backoffDelay(this.reconnectAttempt, this.opts.reconnectMinMs ?? 1000, this.opts.reconnectMaxMs ?? 60_000);
         this.log.warn({ err: (err as Error).message, attempt: this.reconnectAttempt, delayMs: delay }, 'broker connection failed; retrying');
         await new Promise<void>((r) => {
+          this.wakeReconnect = r;
           this.reconnectTimer = setTimeout(r, delay);
         });
         this.reconnectTimer = null;
+        this.wakeReconnect = null;
       }
     }
   }
@@ -180,6 +206,8 @@ export class Bus {
       clientProperties: { connection_name: this.opts.service },
     });
     try {
+      // close() was called while the socket was opening: drop this connection instead of using it.
+      if (this.closing) throw new BusUnavailableError('bus closing');
       conn.on('error', (err: Error) => this.log.warn({ err: err.message }, 'broker connection error'));
       conn.on('blocked', (reason: string) => this.log.warn({ reason }, 'broker blocked the connection'));
 
@@ -201,10 +229,11 @@ export class Bus {
       await setup.assertExchange(deadLetterExchange(this.opts.service), 'direct', { durable: true });
       await setup.close();
 
+      // Consumers first, then report connected: a service is not "connected" before it serves.
+      for (const reg of this.registrations) await reg.attach(conn);
       this.conn = conn;
       this.pubChannel = pub;
       this.rpcChannel = rpc;
-      for (const reg of this.registrations) await reg.attach(conn);
     } catch (err) {
       this.conn = null;
       this.pubChannel = null;
@@ -229,7 +258,8 @@ export class Bus {
     for (const id of [...this.pending.keys()]) this.failPending(id, new BusUnavailableError('broker connection lost'));
     if (this.closing) return;
     this.log.warn('broker connection closed; reconnecting');
-    void this.connectLoop();
+    // With maxConnectAttempts the loop can give up: log it rather than leave an unhandled rejection.
+    this.connectLoop().catch((err: Error) => this.log.error({ err: err.message }, 'gave up reconnecting to the broker'));
   }
 
   private failPending(correlationId: string | undefined, err: Error): void {
@@ -316,7 +346,7 @@ export class Bus {
    * Serves a service's RPC queue. Every method needs a handler (a missing one fails to compile);
    * every request is validated against the contract schema before the handler sees it.
    */
-  serveRpc<S extends RpcService<Record<string, AnyRpcMethod>>>(service: S, handlers: RpcHandlers<S>, opts: { prefetch?: number } = {}): void {
+  serveRpc<S extends RpcService<Record<string, AnyRpcMethod>>>(service: S, handlers: RpcHandlers<S>, opts: { prefetch?: number } = {}): Promise<void> {
     const byType = new Map<string, { key: string; def: AnyRpcMethod }>();
     for (const [key, def] of Object.entries(service.methods)) byType.set(def.type, { key, def });
     const queue = service.queue;
@@ -361,14 +391,12 @@ export class Bus {
       }
     };
 
-    this.register(async (conn) => {
+    return this.register(async (conn) => {
       const channel = await conn.createChannel();
       channel.on('error', (err: Error) => this.log.warn({ err: err.message, queue }, 'rpc server channel error'));
-      await channel.assertQueue(queue, {
-        durable: true,
-        arguments: { 'x-dead-letter-exchange': deadLetterExchange(this.opts.service), 'x-dead-letter-routing-key': queue },
-      });
-      await this.assertDeadLetterQueue(channel, queue);
+      // No dead-letter exchange: every request is answered and acked, and one that expires in the
+      // queue (its caller gave up) should vanish, not pile up in a DLQ.
+      await channel.assertQueue(queue, { durable: true });
       await channel.prefetch(opts.prefetch ?? 20);
       const { consumerTag } = await channel.consume(queue, (msg) => {
         if (!msg) return;
@@ -410,7 +438,7 @@ export class Bus {
    * messages whose retries are exhausted go to `<queue>.dlq`; retries wait in per-delay TTL queues
    * held by the broker, so a restart loses no scheduled retry.
    */
-  consume(spec: ConsumerSpec): void {
+  consume(spec: ConsumerSpec): Promise<void> {
     const { queue } = spec;
     const delays = spec.retryDelaysMs ?? [];
 
@@ -464,7 +492,7 @@ export class Bus {
       else this.safeAck(channel, msg);
     };
 
-    this.register(async (conn) => {
+    return this.register(async (conn) => {
       const channel = await conn.createChannel();
       channel.on('error', (err: Error) => this.log.warn({ err: err.message, queue }, 'consumer channel error'));
       await channel.assertQueue(queue, {
@@ -500,12 +528,15 @@ export class Bus {
 
   // ---------------------------------------------------------------- plumbing
 
-  private register(attach: Registration['attach']): void {
+  /**
+   * Keeps `attach` for every future connection and runs it now if connected. Resolves once it is
+   * attached to the current connection (or at once when not connected: the next connect runs it).
+   */
+  private async register(attach: Registration['attach']): Promise<void> {
     this.registrations.push({ attach });
-    if (this.conn) {
-      attach(this.conn).catch((err: Error) => this.log.error({ err: err.message }, 'could not attach consumer'));
-    }
+    if (this.conn) await attach(this.conn);
   }
+
 
   private track(p: Promise<void>): void {
     this.inFlight++;
@@ -529,8 +560,8 @@ export class Bus {
   }
 
   /** Declares extra topology on the current connection and on every reconnect. */
-  declare(fn: (channel: Channel) => Promise<void>): void {
-    this.register(async (conn) => {
+  declare(fn: (channel: Channel) => Promise<void>): Promise<void> {
+    return this.register(async (conn) => {
       const ch = await conn.createChannel();
       try {
         await fn(ch);
@@ -547,8 +578,19 @@ export class Bus {
   async close(timeoutMs = 10_000): Promise<void> {
     this.closing = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    for (const { channel, tag } of this.consumerChannels) await channel.cancel(tag).catch(() => undefined);
+    this.wakeReconnect?.();
     const until = Date.now() + timeoutMs;
+    // A connection attempt in flight either drops its connection (still opening) or finishes
+    // attaching; either way it is settled before we look at this.conn below.
+    if (this.connectAttempt) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.connectAttempt.catch(() => undefined),
+        new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, until - Date.now())))),
+      ]);
+      clearTimeout(timer);
+    }
+    for (const { channel, tag } of this.consumerChannels) await channel.cancel(tag).catch(() => undefined);
     while (this.inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     const conn = this.conn;
     this.conn = null;

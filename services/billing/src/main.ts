@@ -7,6 +7,6 @@ runMain('billing', loadBillingConfig, (config) => ({
   schema: 'billing',
   migrations,
   setup: async ({ bus, db }) => {
-    serveBillingRpc(bus, db, config.BILLING_RPC_PREFETCH);
+    await serveBillingRpc(bus, db, config.BILLING_RPC_PREFETCH);
   },
 }));

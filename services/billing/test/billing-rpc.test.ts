@@ -21,7 +21,7 @@ describe('billing over RPC', () => {
     await migrate(db, 'billing', migrations);
     server = new Bus({ url: env.amqpUrl, service: 'billing', logger });
     await server.start();
-    serveBillingRpc(server, db, 20);
+    await serveBillingRpc(server, db, 20);
     client = new Bus({ url: env.amqpUrl, service: 'jobs', logger, rpcTimeoutMs: 20_000 });
     await client.start();
   });

@@ -7,8 +7,8 @@ import { grant } from '../usecases/grant.usecase';
 import { refund } from '../usecases/refund.usecase';
 
 /** Binds billing's RPC methods to its use cases. */
-export function serveBillingRpc(bus: Bus, db: Knex, prefetch: number): void {
-  bus.serveRpc(
+export function serveBillingRpc(bus: Bus, db: Knex, prefetch: number): Promise<void> {
+  return bus.serveRpc(
     billingRpc,
     {
       charge: (req) => charge(db, req),
