@@ -1,25 +1,15 @@
 import { deadLetterQueue, delayQueue, EXCHANGES, jobEvents, QUEUES, ROUTING_KEYS, type Envelope, type JobEventPayload } from '@mf/contracts';
 import { type Bus, type ConsumerContext, type HandlerOutcome } from '../src';
 import { encode, envelope } from '../src/codec';
-import { BusPool, createTestVhost, deferred, drainQueue, eventually, jobCompleted, rawConnection, sleep, TEST_TIMEOUT_MS, type TestVhost } from './support';
+import { deferred, drainQueue, eventually, jobCompleted, rawConnection, sleep, TEST_TIMEOUT_MS, useVhostAndBuses } from './support';
 
 jest.setTimeout(TEST_TIMEOUT_MS);
 
 type Handle = (payload: JobEventPayload, ctx: ConsumerContext) => Promise<HandlerOutcome>;
 
 describe('Bus events', () => {
-  let vhost: TestVhost;
-  const pool = new BusPool(() => vhost.url);
+  const { vhost: currentVhost, pool } = useVhostAndBuses();
   let queueNo = 0;
-
-  beforeAll(async () => {
-    vhost = await createTestVhost();
-  });
-  afterEach(() => pool.closeAll());
-  afterAll(async () => {
-    await pool.closeAll();
-    await vhost?.drop();
-  });
 
   /** A started consumer bus on a queue of its own, bound to every job event. */
   async function consumer(handle: Handle, opts: { queue?: string; retryDelaysMs?: number[]; prefetch?: number } = {}): Promise<{ bus: Bus; queue: string }> {
@@ -80,7 +70,7 @@ describe('Bus events', () => {
 
     await eventually('both events to be handled', () => received.length === 2);
     expect(received.sort()).toEqual(['job.completed:a', 'job.failed:b']);
-    const { conn, ch } = await rawConnection(vhost.url);
+    const { conn, ch } = await rawConnection(currentVhost().url);
     try {
       expect((await ch.checkQueue(queue)).messageCount).toBe(0);
       expect((await ch.checkQueue(deadLetterQueue(queue))).messageCount).toBe(0);
@@ -96,7 +86,7 @@ describe('Bus events', () => {
       return 'ack';
     });
     const jobs = await publisher();
-    const { conn, ch } = await rawConnection(vhost.url);
+    const { conn, ch } = await rawConnection(currentVhost().url);
     try {
       // 1. A valid envelope whose payload breaks the contract (credits_consumed must be an integer >= 0).
       const badPayload = { ...jobCompleted({ job_id: 'bad-payload' }), credits_consumed: 'lots' } as unknown as JobEventPayload;
@@ -149,7 +139,7 @@ describe('Bus events', () => {
 
     await jobs.publishEvent(jobEvents.completed, payload);
 
-    const { conn, ch } = await rawConnection(vhost.url);
+    const { conn, ch } = await rawConnection(currentVhost().url);
     try {
       const [dead] = await drainQueue(ch, deadLetterQueue(queue), 1);
       expect(attempts).toEqual([1, 2, 3]);
@@ -178,7 +168,7 @@ describe('Bus events', () => {
     await jobs.publishEvent(jobEvents.completed, jobCompleted({ job_id: 'once' }));
 
     await eventually('the second attempt', () => attempts.length >= 2);
-    const { conn, ch } = await rawConnection(vhost.url);
+    const { conn, ch } = await rawConnection(currentVhost().url);
     try {
       await eventually('work and delay queues to be empty', async () => {
         const [work, delay] = await Promise.all([ch.checkQueue(queue), ch.checkQueue(delayQueue(queue, 200))]);
@@ -224,7 +214,7 @@ describe('Bus events', () => {
 
     await jobs.publishEvent(jobEvents.completed, jobCompleted({ job_id: 'hopeless' }));
 
-    const { conn, ch } = await rawConnection(vhost.url);
+    const { conn, ch } = await rawConnection(currentVhost().url);
     try {
       const [dead] = await drainQueue(ch, deadLetterQueue(queue), 1);
       expect((JSON.parse(dead.content.toString()) as Envelope<JobEventPayload>).payload.job_id).toBe('hopeless');

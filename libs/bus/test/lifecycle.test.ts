@@ -1,6 +1,6 @@
 import { billingRpc, jobEvents, ROUTING_KEYS } from '@mf/contracts';
 import { Bus, BusUnavailableError } from '../src';
-import { BusPool, createTestVhost, eventually, rawConnection, silentLogger, sleep, TEST_TIMEOUT_MS, type TestVhost } from './support';
+import { createTestVhost, eventually, rawConnection, silentLogger, sleep, TEST_TIMEOUT_MS, useVhostAndBuses } from './support';
 
 jest.setTimeout(TEST_TIMEOUT_MS);
 
@@ -8,17 +8,7 @@ jest.setTimeout(TEST_TIMEOUT_MS);
 const UNREACHABLE = 'amqp://guest:guest@127.0.0.1:1/';
 
 describe('Bus lifecycle', () => {
-  let vhost: TestVhost;
-  const pool = new BusPool(() => vhost.url);
-
-  beforeAll(async () => {
-    vhost = await createTestVhost();
-  });
-  afterEach(() => pool.closeAll());
-  afterAll(async () => {
-    await pool.closeAll();
-    await vhost?.drop();
-  });
+  const { vhost: currentVhost, pool } = useVhostAndBuses();
 
   it('gives up starting after maxConnectAttempts with a 503 BusUnavailableError', async () => {
     const bus = new Bus({ url: UNREACHABLE, service: 'admin-cli', logger: silentLogger(), maxConnectAttempts: 3, reconnectMinMs: 10, reconnectMaxMs: 20 });
@@ -61,7 +51,7 @@ describe('Bus lifecycle', () => {
     expect(await starting).toBeInstanceOf(BusUnavailableError);
     await sleep(500); // room for a late connection to show up, if one were leaking
     expect(bus.connected).toBe(false);
-    const { conn, ch } = await rawConnection(vhost.url);
+    const { conn, ch } = await rawConnection(currentVhost().url);
     try {
       const check = await ch.assertQueue(queue, { durable: true }).catch(() => null);
       // Either the queue was never declared, or nobody consumes it.

@@ -1,21 +1,11 @@
 import { billingRpc, type AccountRequest } from '@mf/contracts';
 import { BusUnavailableError, type RpcHandlers } from '../src';
-import { accountReply, BusPool, createTestVhost, killAndAwaitReconnect, TEST_TIMEOUT_MS, type TestVhost } from './support';
+import { accountReply, killAndAwaitReconnect, TEST_TIMEOUT_MS, useVhostAndBuses } from './support';
 
 jest.setTimeout(TEST_TIMEOUT_MS * 2);
 
 describe('Bus reconnect', () => {
-  let vhost: TestVhost;
-  const pool = new BusPool(() => vhost.url);
-
-  beforeAll(async () => {
-    vhost = await createTestVhost();
-  });
-  afterEach(() => pool.closeAll());
-  afterAll(async () => {
-    await pool.closeAll();
-    await vhost?.drop();
-  });
+  const { vhost: currentVhost, pool } = useVhostAndBuses();
 
   it('reconnects by itself after the broker kills either side, and RPC works again', async () => {
     const seen: number[] = [];
@@ -38,13 +28,13 @@ describe('Bus reconnect', () => {
 
     // 1. The client's connection is killed: its pending call fails at once as unavailable (503)
     //    instead of waiting out its timeout, and the bus comes back by itself.
-    const clientKill = await killAndAwaitReconnect(client, vhost, 'jobs');
+    const clientKill = await killAndAwaitReconnect(client, currentVhost(), 'jobs');
     expect(clientKill.pendingCallError).toBeInstanceOf(BusUnavailableError);
     expect(clientKill.pendingCallError).toMatchObject({ status: 503, message: 'broker connection lost' });
     expect(await client.rpc(billingRpc, 'account', { user_id: 2 })).toEqual(accountReply(20));
 
     // 2. The server's connection is killed: it reconnects and re-attaches its consumer.
-    const serverKill = await killAndAwaitReconnect(server, vhost, 'billing');
+    const serverKill = await killAndAwaitReconnect(server, currentVhost(), 'billing');
     expect(serverKill.pendingCallError).toBeInstanceOf(BusUnavailableError);
     expect(await client.rpc(billingRpc, 'account', { user_id: 3 })).toEqual(accountReply(30));
 

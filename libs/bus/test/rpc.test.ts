@@ -2,7 +2,7 @@ import { billingRpc, type AccountReply, type AccountRequest } from '@mf/contract
 import { AppError } from '@mf/errors';
 import { Bus, BusUnavailableError, RpcTimeoutError, type RpcContext, type RpcHandlers } from '../src';
 import { encode, envelope } from '../src/codec';
-import { accountReply, BusPool, createTestVhost, eventually, rawConnection, TEST_TIMEOUT_MS, type TestVhost } from './support';
+import { accountReply, eventually, rawConnection, TEST_TIMEOUT_MS, useVhostAndBuses } from './support';
 
 jest.setTimeout(TEST_TIMEOUT_MS);
 
@@ -30,17 +30,7 @@ function fakeBilling(balances: Record<number, number> = { 1: 100 }) {
 }
 
 describe('Bus RPC', () => {
-  let vhost: TestVhost;
-  const pool = new BusPool(() => vhost.url);
-
-  beforeAll(async () => {
-    vhost = await createTestVhost();
-  });
-  afterEach(() => pool.closeAll());
-  afterAll(async () => {
-    await pool.closeAll();
-    await vhost?.drop();
-  });
+  const { vhost: currentVhost, pool } = useVhostAndBuses();
 
   /** A billing server and a jobs client on two separate connections. */
   async function serverAndClient(billing = fakeBilling()) {
@@ -124,7 +114,7 @@ describe('Bus RPC', () => {
 
     it('drops a request whose x-deadline has passed even when the broker still delivers it', async () => {
       const { client, account } = await serverAndClient();
-      const { conn, ch } = await rawConnection(vhost.url);
+      const { conn, ch } = await rawConnection(currentVhost().url);
       try {
         const replyQueue = (await ch.assertQueue('', { exclusive: true })).queue;
         const late = envelope('billing.account', 1, { user_id: 1 }, { correlationId: 'late' });
@@ -158,7 +148,7 @@ describe('Bus RPC', () => {
       const client = pool.create('jobs');
       await declareBillingQueue(client);
       await client.start();
-      const { conn, ch } = await rawConnection(vhost.url);
+      const { conn, ch } = await rawConnection(currentVhost().url);
       try {
         const before = Date.now();
         const call = client.rpc(billingRpc, 'account', { user_id: 1 }, { timeoutMs: 15_000 });
@@ -208,7 +198,7 @@ describe('Bus RPC', () => {
       await declareBillingQueue(client);
       await client.start();
       await expect(client.rpc(billingRpc, 'account', { user_id: 1 }, { timeoutMs: 300 })).rejects.toBeInstanceOf(RpcTimeoutError);
-      const { conn, ch } = await rawConnection(vhost.url);
+      const { conn, ch } = await rawConnection(currentVhost().url);
       try {
         // The broker drops an expired message when it reaches the head of the queue.
         await eventually('the expired request to leave the queue', async () => (await ch.checkQueue(billingRpc.queue)).messageCount === 0);

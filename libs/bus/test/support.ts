@@ -55,6 +55,24 @@ export class BusPool {
   }
 }
 
+/**
+ * A fresh vhost and a pool of buses for one describe block: the vhost is created before the tests
+ * and dropped after them; every bus of the pool is closed after each test.
+ */
+export function useVhostAndBuses(): { vhost: () => TestVhost; pool: BusPool } {
+  let vhost: TestVhost | undefined;
+  const pool = new BusPool(() => vhost!.url);
+  beforeAll(async () => {
+    vhost = await createTestVhost();
+  });
+  afterEach(() => pool.closeAll());
+  afterAll(async () => {
+    await pool.closeAll();
+    await vhost?.drop();
+  });
+  return { vhost: () => vhost!, pool };
+}
+
 /** A raw amqplib connection to the test vhost, for publishing and inspecting what the bus would not. */
 export async function rawConnection(url: string): Promise<{ conn: amqp.ChannelModel; ch: amqp.Channel }> {
   const conn = await amqp.connect(url);
