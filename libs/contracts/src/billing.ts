@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { QUEUES } from './names';
-import { rpcMethod, type RpcService } from './rpc';
+import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
 
 /**
  * Billing: the only place credits move. Every movement is a ledger row with a unique reference
@@ -112,4 +112,4 @@ export const billingRpc = {
       }),
     ),
   },
-} satisfies RpcService<Record<string, import('./rpc').AnyRpcMethod>>;
+} satisfies RpcService<Record<string, AnyRpcMethod>>;

@@ -3,3 +3,4 @@ export * from './envelope';
 export * from './rpc';
 export * from './billing';
 export * from './job-events';
+export * from './jobs';

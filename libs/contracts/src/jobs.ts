@@ -1,0 +1,115 @@
+import Joi from 'joi';
+import { QUEUES } from './names';
+import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
+
+/** Video parameters after validation: every default applied, the seed resolved. */
+export interface VideoParams {
+  prompt: string;
+  image_url: string | null;
+  fast: boolean;
+  duration_seconds: 4 | 5 | 6 | 8 | 10 | 15;
+  aspect_ratio: '16:9' | '9:16' | '1:1' | '4:3' | '3:4' | '21:9';
+  resolution: '480p' | '720p';
+  generate_audio: boolean;
+  seed: number;
+}
+
+/** Image parameters after validation: every default applied, the seed resolved. */
+export interface ImageParams {
+  prompt: string;
+  image_urls: string[];
+  num_images: 1 | 2 | 3 | 4;
+  aspect_ratio: '1:1' | '16:9' | '9:16' | '4:3' | '3:4';
+  seed: number;
+}
+
+export type JobStatus = 'processing' | 'completed' | 'failed' | 'cancelled';
+export type JobResult = { video: string } | { images: string[] } | null;
+
+export type SubmitJobRequest =
+  | { user_id: number; api_key_id: number; type: 'video'; params: VideoParams }
+  | { user_id: number; api_key_id: number; type: 'image'; params: ImageParams };
+
+export interface SubmitJobReply {
+  job_id: string;
+  status: 'processing';
+  /** Model id (vidgen-2.0, vidgen-2.0-fast, imagegen-2). */
+  model: string;
+  credits_consumed: number;
+  credits_remaining: number;
+}
+
+/** The contract's Job object (model is the display name here). */
+export interface JobView {
+  job_id: string;
+  status: JobStatus;
+  model: string;
+  type: 'video' | 'image';
+  credits_consumed: number;
+  created_at: string;
+  completed_at: string | null;
+  result: JobResult;
+  error: string | null;
+}
+
+export interface JobRef {
+  user_id: number;
+  job_id: string;
+}
+
+export interface CancelJobReply {
+  job_id: string;
+  status: 'cancelled';
+  refunded_credits: number;
+}
+
+/** An upstream provider says a job changed: a nudge to poll it now (the payload is not trusted). */
+export interface ProviderCallbackRequest {
+  job_id: string;
+  token: string;
+}
+
+export const SEED_MAX = 4294967295;
+const userId = Joi.number().integer().min(1).required();
+const jobId = Joi.string().pattern(/^job_[A-Za-z0-9]{1,64}$/).required();
+const httpsUrl = Joi.string().uri({ scheme: ['https'] }).max(4096);
+
+const videoParams = Joi.object<VideoParams>({
+  prompt: Joi.string().min(1).max(16000).required(),
+  image_url: httpsUrl.allow(null).required(),
+  fast: Joi.boolean().required(),
+  duration_seconds: Joi.number().valid(4, 5, 6, 8, 10, 15).required(),
+  aspect_ratio: Joi.string().valid('16:9', '9:16', '1:1', '4:3', '3:4', '21:9').required(),
+  resolution: Joi.string().valid('480p', '720p').required(),
+  generate_audio: Joi.boolean().required(),
+  seed: Joi.number().integer().min(0).max(SEED_MAX).required(),
+});
+
+const imageParams = Joi.object<ImageParams>({
+  prompt: Joi.string().min(1).max(16000).required(),
+  image_urls: Joi.array().items(httpsUrl).max(9).required(),
+  num_images: Joi.number().valid(1, 2, 3, 4).required(),
+  aspect_ratio: Joi.string().valid('1:1', '16:9', '9:16', '4:3', '3:4').required(),
+  seed: Joi.number().integer().min(0).max(SEED_MAX).required(),
+});
+
+export const jobsRpc = {
+  queue: QUEUES.jobsRpc,
+  methods: {
+    submit: rpcMethod<SubmitJobRequest, SubmitJobReply>(
+      'jobs.submit',
+      Joi.object({
+        user_id: userId,
+        api_key_id: Joi.number().integer().min(1).required(),
+        type: Joi.string().valid('video', 'image').required(),
+        params: Joi.when('type', { is: 'video', then: videoParams.required(), otherwise: imageParams.required() }),
+      }) as unknown as Joi.ObjectSchema<SubmitJobRequest>,
+    ),
+    get: rpcMethod<JobRef, JobView>('jobs.get', Joi.object<JobRef>({ user_id: userId, job_id: jobId })),
+    cancel: rpcMethod<JobRef, CancelJobReply>('jobs.cancel', Joi.object<JobRef>({ user_id: userId, job_id: jobId })),
+    providerCallback: rpcMethod<ProviderCallbackRequest, { accepted: boolean }>(
+      'jobs.provider-callback',
+      Joi.object<ProviderCallbackRequest>({ job_id: jobId, token: Joi.string().max(200).required() }),
+    ),
+  },
+} satisfies RpcService<Record<string, AnyRpcMethod>>;
