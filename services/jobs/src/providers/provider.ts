@@ -15,7 +15,7 @@ export type ProviderStatus =
 
 /** A submit the provider refused or could not take: the job is refunded and the client gets 502. */
 export class ProviderSubmitError extends Error {
-  constructor(message: string, readonly cause?: unknown) {
+  constructor(message: string, override readonly cause?: unknown) {
     super(message);
     this.name = 'ProviderSubmitError';
   }
