@@ -80,7 +80,7 @@ ARG SERVICE
 RUN case "${SERVICE}" in \
       jobs|editor-agent|export-renderer) \
         apt-get update \
-        && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ffmpeg espeak-ng \
+        && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ffmpeg espeak-ng fonts-dejavu-core \
         && rm -rf /var/lib/apt/lists/* ;; \
     esac
 

@@ -27,6 +27,8 @@ ensure_media_tools() {
   local missing=()
   command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
   command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
+  # The local provider draws prompts with DejaVu Sans.
+  [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
   if [ ${#missing[@]} -gt 0 ]; then
     say "installing ${missing[*]}"
     apt_install "${missing[@]}"

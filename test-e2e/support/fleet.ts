@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT, SERVICES, startServiceProcess, waitReady, type ServiceName, type ServiceProcess } from '@mf/fleet';
 import { freshTestEnv, type TestEnv } from '@mf/testing';
+import { testTls } from './tls';
 
 const run = promisify(execFile);
 
@@ -15,8 +17,8 @@ export interface Fleet {
   logDir: string;
   /** Stops one service (SIGTERM by default) and returns its exit code or signal. */
   stopService: (name: ServiceName, signal?: NodeJS.Signals) => Promise<number | string>;
-  /** Starts a stopped service again and waits until it is ready. */
-  startService: (name: ServiceName) => Promise<void>;
+  /** Starts a stopped service again (optionally with changed variables) and waits until it is ready. */
+  startService: (name: ServiceName, envOverride?: Record<string, string>) => Promise<void>;
   /** Runs the admin CLI as the README shows it; resolves its JSON output, rejects with its stderr. */
   admin: (...args: string[]) => Promise<Record<string, unknown>>;
   /** Stops every service with SIGTERM; resolves each one's exit code. */
@@ -43,6 +45,7 @@ export async function startFleet(extraEnv: Record<string, string> = {}): Promise
   const ports = {} as Record<ServiceName, number>;
   for (const s of SERVICES) ports[s.name] = await freePort();
   const baseUrl = `http://127.0.0.1:${ports.gateway}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-e2e-'));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -53,15 +56,21 @@ export async function startFleet(extraEnv: Record<string, string> = {}): Promise
     SHUTDOWN_TIMEOUT_MS: '10000',
     PUBLIC_BASE_URL: baseUrl,
     USAGE_FLUSH_MS: '100',
+    STORAGE_DIR: path.join(dataDir, 'media'),
+    LOCAL_WORK_DIR: path.join(dataDir, 'local-provider'),
+    POLL_INTERVAL_MS: '200',
+    // Test https servers (reference images, a fake upstream) use a self-signed certificate.
+    NODE_EXTRA_CA_CERTS: (await testTls()).caPath,
+    SWEEP_INTERVAL_MS: '500',
     ...extraEnv,
   };
   const logDir = path.join(REPO_ROOT, 'test-artifacts', 'e2e', testEnv.db.name);
   fs.mkdirSync(logDir, { recursive: true });
   const procs = new Map<ServiceName, ServiceProcess>();
 
-  const launch = async (name: ServiceName): Promise<void> => {
+  const launch = async (name: ServiceName, envOverride: Record<string, string> = {}): Promise<void> => {
     const log = fs.createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
-    const proc = startServiceProcess(name, ports[name], env, (line) => log.write(`${line}\n`));
+    const proc = startServiceProcess(name, ports[name], { ...env, ...envOverride }, (line) => log.write(`${line}\n`));
     void proc.exited.then(() => log.end());
     procs.set(name, proc);
     await waitReady(proc, 120_000);
@@ -82,7 +91,7 @@ export async function startFleet(extraEnv: Record<string, string> = {}): Promise
     ports,
     logDir,
     stopService: (name, signal = 'SIGTERM') => procs.get(name)!.stop(signal),
-    startService: (name) => launch(name),
+    startService: (name, envOverride) => launch(name, envOverride),
     admin: async (...args) => {
       try {
         const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'services/gateway/src/admin/cli.ts'), ...args], {
@@ -100,6 +109,7 @@ export async function startFleet(extraEnv: Record<string, string> = {}): Promise
       const codes: Record<string, number | string> = {};
       await Promise.all([...procs.entries()].map(async ([name, p]) => (codes[name] = await p.stop('SIGTERM'))));
       await testEnv.teardown();
+      fs.rmSync(dataDir, { recursive: true, force: true });
       return codes;
     },
   };

@@ -5,4 +5,6 @@ export type { ListenOptions } from './server';
 export { onShutdown } from './shutdown';
 export type { ShutdownStep } from './shutdown';
 export { startService, runMain } from './service';
+export { periodic } from './periodic';
+export type { PeriodicTask } from './periodic';
 export type { ServiceHandle, ServiceSpec, ServiceDeps, BaseServiceConfig } from './service';

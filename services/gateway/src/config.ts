@@ -1,4 +1,5 @@
 import { Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
+import { storageEnv } from '@mf/storage';
 
 export interface GatewayConfig extends ServiceEnv {
   BODY_LIMIT: string;
@@ -6,6 +7,14 @@ export interface GatewayConfig extends ServiceEnv {
   PUBLIC_BASE_URL: string;
   FAL_ENDPOINTS_JSON?: string;
   USAGE_FLUSH_MS: number;
+  SUBMIT_TIMEOUT_MS: number;
+  STORAGE_DRIVER: 'local' | 's3';
+  STORAGE_DIR: string;
+  S3_ENDPOINT?: string;
+  S3_ACCESS_KEY?: string;
+  S3_SECRET_KEY?: string;
+  S3_BUCKET: string;
+  S3_REGION: string;
 }
 
 const schema = Joi.object<GatewayConfig>({
@@ -20,6 +29,9 @@ const schema = Joi.object<GatewayConfig>({
   FAL_ENDPOINTS_JSON: Joi.string().optional(),
   /** How often buffered usage records are written, ms. */
   USAGE_FLUSH_MS: Joi.number().integer().min(10).default(1000),
+  /** Longest a generate request may wait for its submit (charge + provider submit), ms. */
+  SUBMIT_TIMEOUT_MS: Joi.number().integer().min(100).default(60_000),
+  ...storageEnv,
 });
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {

@@ -1,7 +1,5 @@
 import type { Migration } from '@mf/db';
+import { jobsOutbox } from './0001_jobs_outbox';
 
-/**
- * In order. Append only. The schema "jobs" and its migrations table are created on start even
- * while this list is empty; the tables arrive with the service's features.
- */
-export const migrations: Migration[] = [];
+/** In order. Append only. */
+export const migrations: Migration[] = [jobsOutbox];

@@ -1,8 +1,86 @@
-import { Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
+import { csv, Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
+import { storageEnv } from '@mf/storage';
 
-export type JobsConfig = ServiceEnv;
+export interface JobsConfig extends ServiceEnv {
+  PUBLIC_BASE_URL: string;
+  PROVIDER: 'local' | 'fal';
+  FAL_KEY?: string;
+  FAL_QUEUE_URL: string;
+  FAL_ENDPOINTS_JSON?: string;
+  PROVIDER_HTTP_TIMEOUT_MS: number;
+  PROVIDER_CALLBACK_SECRET: string;
+  LOCAL_WORK_DIR: string;
+  LOCAL_RENDER_CONCURRENCY: number;
+  LOCAL_RENDER_TIMEOUT_MS: number;
+  FFMPEG_PATH?: string;
+  JOB_TIMEOUT_MS: number;
+  JOB_RETENTION_DAYS: number;
+  POLL_INTERVAL_MS: number;
+  POLL_BATCH: number;
+  SUBMIT_STUCK_AFTER_MS: number;
+  SWEEP_INTERVAL_MS: number;
+  ALLOW_PRIVATE_URLS: boolean;
+  REFERENCE_MAX_BYTES: number;
+  REFERENCE_TIMEOUT_MS: number;
+  RESULT_MAX_BYTES: number;
+  FAULT_POINTS: string[];
+  STORAGE_DRIVER: 'local' | 's3';
+  STORAGE_DIR: string;
+  S3_ENDPOINT?: string;
+  S3_ACCESS_KEY?: string;
+  S3_SECRET_KEY?: string;
+  S3_BUCKET: string;
+  S3_REGION: string;
+}
 
-const schema = Joi.object<JobsConfig>(serviceEnv(8082));
+const schema = Joi.object<JobsConfig>({
+  ...serviceEnv(8082),
+  ...storageEnv,
+  /** Base URL clients reach the gateway at: result URLs are <PUBLIC_BASE_URL>/media/<key>. */
+  PUBLIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:8080'),
+  /** Which provider renders: local (ffmpeg, offline) or fal (the upstream queue API). */
+  PROVIDER: Joi.string().valid('local', 'fal').default('local'),
+  /** fal API key; required when PROVIDER=fal. */
+  FAL_KEY: Joi.string().when('PROVIDER', { is: 'fal', then: Joi.required() }),
+  /** fal queue API base URL. */
+  FAL_QUEUE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://queue.fal.run'),
+  /** JSON override of the upstream endpoint map (per model, per mode). */
+  FAL_ENDPOINTS_JSON: Joi.string().optional(),
+  /** Timeout of one HTTP call to the provider, ms. */
+  PROVIDER_HTTP_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
+  /** Signs the per-job callback URL given to the provider (any long random string). */
+  PROVIDER_CALLBACK_SECRET: Joi.string().min(16).default('dev-only-callback-secret-change-me'),
+  /** Scratch directory of the local provider's renders. */
+  LOCAL_WORK_DIR: Joi.string().default('.data/local-provider'),
+  /** Local renders running at once. */
+  LOCAL_RENDER_CONCURRENCY: Joi.number().integer().min(1).max(64).default(2),
+  /** Longest one local render may take, ms. */
+  LOCAL_RENDER_TIMEOUT_MS: Joi.number().integer().min(1000).default(300_000),
+  /** ffmpeg binary (else ffmpeg-static if installed, else ffmpeg on PATH). */
+  FFMPEG_PATH: Joi.string().optional(),
+  /** A job still processing after this long fails and is refunded, ms (15 min). */
+  JOB_TIMEOUT_MS: Joi.number().integer().min(1000).default(15 * 60_000),
+  /** Jobs older than this are deleted, with their media, and answer 404. */
+  JOB_RETENTION_DAYS: Joi.number().min(0.0001).default(30),
+  /** How often a processing job is polled, ms. */
+  POLL_INTERVAL_MS: Joi.number().integer().min(50).default(2000),
+  /** Jobs claimed per poll round (per replica). */
+  POLL_BATCH: Joi.number().integer().min(1).max(500).default(20),
+  /** A job left in "submitting" this long (a crash mid-submit) is refunded by the sweeper, ms. */
+  SUBMIT_STUCK_AFTER_MS: Joi.number().integer().min(100).default(120_000),
+  /** How often the sweeper runs (stuck submits, pending refunds, retention), ms. */
+  SWEEP_INTERVAL_MS: Joi.number().integer().min(50).default(10_000),
+  /** Let reference URLs reach private addresses (tests and local development only). */
+  ALLOW_PRIVATE_URLS: Joi.boolean().default(false),
+  /** Largest reference image fetched, bytes. */
+  REFERENCE_MAX_BYTES: Joi.number().integer().min(1).default(20 * 1024 * 1024),
+  /** Longest a reference fetch may take, ms. */
+  REFERENCE_TIMEOUT_MS: Joi.number().integer().min(100).default(15_000),
+  /** Largest result file copied from an upstream provider, bytes. */
+  RESULT_MAX_BYTES: Joi.number().integer().min(1).default(512 * 1024 * 1024),
+  /** Fault injection for tests: named points where the process kills itself (e.g. after-charge). */
+  FAULT_POINTS: Joi.string().allow('').default('').custom((v: string) => csv(v)),
+});
 
 export function loadJobsConfig(env: NodeJS.ProcessEnv = process.env): JobsConfig {
   return loadConfig(schema, env);

@@ -11,6 +11,8 @@ import { recordUsage } from './usage.middleware';
 import { accountRoutes } from './routes/account.routes';
 import { modelsRoutes } from './routes/models.routes';
 import { pendingRoutes } from './routes/pending.routes';
+import { generateRoutes } from './routes/generate.routes';
+import { jobsRoutes } from './routes/jobs.routes';
 
 export interface ApiDeps {
   db: Knex;
@@ -19,6 +21,7 @@ export interface ApiDeps {
   usage: UsageRecorder;
   falEndpoints: FalEndpoints;
   bodyLimit: string;
+  submitTimeoutMs: number;
 }
 
 /** /api/v1: authenticate, record usage, rate-limit, parse the body, then the routes. */
@@ -27,6 +30,8 @@ export function apiRouter(deps: ApiDeps): Router {
   api.use(authenticate(deps.db), recordUsage(deps.usage), rateLimit(deps.limiter), jsonBody(deps.bodyLimit));
   api.use(modelsRoutes(deps.falEndpoints));
   api.use(accountRoutes(deps.bus));
+  api.use(generateRoutes(deps.bus, { submitTimeoutMs: deps.submitTimeoutMs }));
+  api.use(jobsRoutes(deps.bus));
   api.use(pendingRoutes());
   return api;
 }

@@ -9,10 +9,6 @@ import { requireScope } from '../auth.middleware';
  * service lands.
  */
 const PENDING: { method: 'get' | 'post' | 'delete'; path: string; scope?: string; feature: string }[] = [
-  { method: 'post', path: '/video/vidgen-2/generate', scope: 'video:write', feature: 'video generation' },
-  { method: 'post', path: '/image/imagegen/generate', scope: 'image:write', feature: 'image generation' },
-  { method: 'get', path: '/jobs/:id', feature: 'jobs' },
-  { method: 'delete', path: '/jobs/:id', feature: 'jobs' },
   { method: 'post', path: '/media-studio/projects', scope: 'video-editor:write', feature: 'the video editor' },
   { method: 'get', path: '/media-studio/projects', scope: 'video-editor:read', feature: 'the video editor' },
   { method: 'get', path: '/media-studio/projects/:id', scope: 'video-editor:read', feature: 'the video editor' },

@@ -1,0 +1,56 @@
+import type { Logger } from '@mf/logger';
+
+export interface PeriodicTask {
+  /** Runs the task soon, without waiting for the interval (e.g. right after a commit). */
+  kick: () => void;
+  /** Stops scheduling and waits for a run in progress to finish. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * Runs `fn` every `intervalMs`, one run at a time. When a run reports work done (> 0) it runs again
+ * at once, so a backlog drains without waiting for the timer. Errors are logged, never thrown.
+ */
+export function periodic(name: string, intervalMs: number, fn: () => Promise<number>, logger: Logger): PeriodicTask {
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+
+  const schedule = (ms: number): void => {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(run, ms);
+  };
+
+  const run = (): void => {
+    timer = null;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      let worked = 0;
+      try {
+        worked = await fn();
+      } catch (err) {
+        logger.error({ err, task: name }, 'periodic task failed');
+      } finally {
+        running = null;
+      }
+      const soon = again || worked > 0;
+      again = false;
+      schedule(soon ? 0 : intervalMs);
+    })();
+  };
+
+  schedule(0);
+  return {
+    kick: () => (running ? (again = true) : schedule(0)),
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

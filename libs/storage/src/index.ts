@@ -1,0 +1,21 @@
+import type { StorageConfig } from './config';
+import { LocalStorage } from './local';
+import { S3Storage } from './s3';
+import type { Storage } from './types';
+
+export type { ByteRange, Storage, StoredObject } from './types';
+export { InvalidStorageKeyError, StorageNotFoundError } from './types';
+export { isValidKey, isValidPrefix, MAX_KEY_LENGTH } from './keys';
+export { storageConfigFromEnv, storageEnv } from './config';
+export type { LocalStorageConfig, S3StorageConfig, StorageConfig, StorageEnv } from './config';
+
+export function createStorage(config: StorageConfig): Storage {
+  switch (config.driver) {
+    case 'local':
+      return new LocalStorage(config.dir);
+    case 's3':
+      return new S3Storage(config);
+    default:
+      throw new Error(`Unknown storage driver: ${JSON.stringify((config as { driver?: unknown }).driver)}`);
+  }
+}

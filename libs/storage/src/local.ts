@@ -1,0 +1,294 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Stats } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { assertContentType, assertValidKey, assertValidPrefix, assertValidRange, isValidKey } from './keys';
+import { chunksOf } from './streams';
+import { StorageNotFoundError, type ByteRange, type Storage, type StoredObject } from './types';
+
+/**
+ * What a sidecar records. size, mtimeMs and ino identify the content file it was written with: a
+ * reader that catches an overwrite between the two renames (new content, old sidecar) sees the
+ * mismatch and recomputes rather than serving a stale ETag.
+ */
+interface Sidecar {
+  etag: string;
+  contentType: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
+const MISSING = new Set(['ENOENT', 'ENOTDIR']);
+
+function errorCode(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | null)?.code;
+}
+
+/**
+ * Files on local disk. Layout under `dir`:
+ *   objects/<key>        the content, a plain file
+ *   meta/<key>.json      its sidecar (content type, etag)
+ *   tmp/                 writes in progress
+ * The sidecars live in their own tree, not beside the content as `<file>.meta.json`, so that no key
+ * (say 'a.mp4.meta.json') can ever collide with another key's sidecar. tmp/ sits on the same
+ * filesystem as objects/, so the final rename is atomic, and a crashed write leaves its garbage
+ * there rather than among the objects.
+ *
+ * A key cannot be both an object and a "directory" of other keys here ('a' and 'a/b'): writing the
+ * second fails. Keys the services build (jobs/<id>/<file>) never do that.
+ */
+export class LocalStorage implements Storage {
+  readonly driver = 'local' as const;
+  private readonly root: string;
+  private readonly objectsDir: string;
+  private readonly metaDir: string;
+  private readonly tmpDir: string;
+
+  constructor(dir: string) {
+    this.root = path.resolve(dir);
+    this.objectsDir = path.join(this.root, 'objects');
+    this.metaDir = path.join(this.root, 'meta');
+    this.tmpDir = path.join(this.root, 'tmp');
+  }
+
+  async put(key: string, body: Buffer | NodeJS.ReadableStream, contentType: string): Promise<StoredObject> {
+    assertValidKey(key);
+    assertContentType(contentType);
+    const chunks = chunksOf(body); // before any await: see chunksOf
+    await mkdir(this.tmpDir, { recursive: true });
+    const tmpFile = path.join(this.tmpDir, `${randomUUID()}.part`);
+    const tmpMeta = `${tmpFile}.json`;
+    try {
+      const { etag, stats } = await writeDurably(tmpFile, chunks, true);
+      const sidecar: Sidecar = { etag, contentType, size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
+      await writeDurably(tmpMeta, [Buffer.from(JSON.stringify(sidecar))], false);
+      // Content first: a reader between the two renames sees a sidecar that does not match and
+      // recomputes; the other order would briefly pair the old content with the new ETag.
+      await this.moveInto(tmpFile, this.objectPath(key));
+      await this.moveInto(tmpMeta, this.metaPath(key));
+      return { key, size: stats.size, etag, contentType, lastModified: new Date(stats.mtimeMs) };
+    } finally {
+      await Promise.all([rm(tmpFile, { force: true }), rm(tmpMeta, { force: true })]);
+    }
+  }
+
+  async putFile(key: string, filePath: string, contentType: string): Promise<StoredObject> {
+    assertValidKey(key);
+    assertContentType(contentType);
+    // Opened first so a missing file fails with its own ENOENT before anything is written.
+    const handle = await open(filePath, 'r');
+    try {
+      return await this.put(key, handle.createReadStream({ autoClose: false }), contentType);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async stat(key: string): Promise<StoredObject | null> {
+    assertValidKey(key);
+    let stats: Stats;
+    try {
+      stats = await stat(this.objectPath(key));
+    } catch (err) {
+      if (MISSING.has(errorCode(err) ?? '')) return null;
+      throw err;
+    }
+    if (!stats.isFile()) return null; // a "directory" of other keys is not an object
+    const sidecar = await this.readSidecar(key);
+    if (sidecar && sidecar.size === stats.size && sidecar.mtimeMs === stats.mtimeMs && sidecar.ino === stats.ino) {
+      return { key, size: stats.size, etag: sidecar.etag, contentType: sidecar.contentType, lastModified: new Date(stats.mtimeMs) };
+    }
+    return this.describeByHashing(key, sidecar?.contentType ?? FALLBACK_CONTENT_TYPE);
+  }
+
+  async get(key: string, range?: ByteRange): Promise<NodeJS.ReadableStream> {
+    assertValidKey(key);
+    if (range) assertValidRange(range);
+    const { handle, size } = await this.openObject(key);
+    try {
+      if (!range) return handle.createReadStream();
+      if (range.start >= size) throw new RangeError(`Range start ${range.start} is past the end of "${key}" (${size} bytes)`);
+      // The stream owns the handle from here (autoClose): reading to the end or destroying it closes it.
+      return handle.createReadStream({ start: range.start, end: Math.min(range.end, size - 1) });
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertValidKey(key);
+    await this.remove(this.objectsDir, this.objectPath(key));
+    await this.remove(this.metaDir, this.metaPath(key));
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    assertValidPrefix(prefix);
+    for (const key of await this.keysUnder(this.objectsDir, prefix, '')) await this.delete(key);
+    // Sidecars whose content is already gone (a crash between the two unlinks of a delete).
+    for (const key of await this.keysUnder(this.metaDir, prefix, '.json')) await this.remove(this.metaDir, this.metaPath(key));
+  }
+
+  async check(): Promise<void> {
+    await Promise.all([this.objectsDir, this.metaDir, this.tmpDir].map((d) => mkdir(d, { recursive: true })));
+    const probe = path.join(this.tmpDir, `check-${randomUUID()}`);
+    try {
+      await writeDurably(probe, [Buffer.from('ok')], false);
+    } finally {
+      await rm(probe, { force: true });
+    }
+  }
+
+  private objectPath(key: string): string {
+    return path.join(this.objectsDir, ...key.split('/'));
+  }
+
+  private metaPath(key: string): string {
+    return `${path.join(this.metaDir, ...key.split('/'))}.json`;
+  }
+
+  /** Opens the content; size and mtime come from the open handle, so they describe what it reads. */
+  private async openObject(key: string): Promise<{ handle: FileHandle; size: number; mtimeMs: number }> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.objectPath(key), 'r');
+    } catch (err) {
+      if (MISSING.has(errorCode(err) ?? '') || errorCode(err) === 'EISDIR') throw new StorageNotFoundError(key);
+      throw err;
+    }
+    const stats = await handle.stat();
+    // Linux opens directories for reading without complaint.
+    if (!stats.isFile()) {
+      await handle.close();
+      throw new StorageNotFoundError(key);
+    }
+    return { handle, size: stats.size, mtimeMs: stats.mtimeMs };
+  }
+
+  private async readSidecar(key: string): Promise<Sidecar | null> {
+    try {
+      const parsed = JSON.parse(await readFile(this.metaPath(key), 'utf8')) as Partial<Sidecar>;
+      const valid = typeof parsed.etag === 'string' && typeof parsed.contentType === 'string' && typeof parsed.size === 'number';
+      return valid ? (parsed as Sidecar) : null;
+    } catch {
+      return null; // missing or torn: the caller recomputes
+    }
+  }
+
+  /** The slow path (no or stale sidecar): hashes the content through one handle so size and etag agree. */
+  private async describeByHashing(key: string, contentType: string): Promise<StoredObject | null> {
+    let opened: Awaited<ReturnType<LocalStorage['openObject']>>;
+    try {
+      opened = await this.openObject(key);
+    } catch (err) {
+      if (err instanceof StorageNotFoundError) return null;
+      throw err;
+    }
+    const { handle, size, mtimeMs } = opened;
+    try {
+      const hash = createHash('md5');
+      for await (const chunk of handle.createReadStream({ autoClose: false, start: 0 })) hash.update(chunk as Buffer);
+      return { key, size, etag: `"${hash.digest('hex')}"`, contentType, lastModified: new Date(mtimeMs) };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Renames into place, creating parent directories; retries if a concurrent delete prunes them in between. */
+  private async moveInto(from: string, to: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      await mkdir(path.dirname(to), { recursive: true });
+      try {
+        await rename(from, to);
+        break;
+      } catch (err) {
+        if (errorCode(err) !== 'ENOENT' || attempt >= 5) throw err;
+      }
+    }
+    await syncDirectory(path.dirname(to));
+  }
+
+  /** Unlinks a file if present, then removes the directories it leaves empty (up to the tree root). */
+  private async remove(treeRoot: string, file: string): Promise<void> {
+    try {
+      await unlink(file);
+    } catch (err) {
+      const code = errorCode(err) ?? '';
+      // EISDIR/EPERM: the key names a "directory" of other keys, which is not an object.
+      if (MISSING.has(code) || code === 'EISDIR' || code === 'EPERM') return;
+      throw err;
+    }
+    for (let dir = path.dirname(file); dir.startsWith(treeRoot + path.sep); dir = path.dirname(dir)) {
+      try {
+        await rmdir(dir);
+      } catch {
+        break; // not empty (or already gone): nothing further up is empty either
+      }
+    }
+  }
+
+  /** Keys of the files under `treeRoot` that start with `prefix` (file names end with `suffix`). */
+  private async keysUnder(treeRoot: string, prefix: string, suffix: string): Promise<string[]> {
+    const slash = prefix.lastIndexOf('/');
+    const dirKey = slash >= 0 ? prefix.slice(0, slash) : '';
+    const keys: string[] = [];
+    const walk = async (dirPath: string, keyPrefix: string, namePrefix: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(dirPath, { withFileTypes: true });
+      } catch (err) {
+        if (MISSING.has(errorCode(err) ?? '')) return;
+        throw err;
+      }
+      for (const entry of entries) {
+        if (!entry.name.startsWith(namePrefix)) continue;
+        if (entry.isDirectory()) {
+          // Below the first level everything matches: the prefix is already a prefix of the path.
+          await walk(path.join(dirPath, entry.name), `${keyPrefix}${entry.name}/`, '');
+        } else if (entry.isFile() && entry.name.endsWith(suffix)) {
+          const key = `${keyPrefix}${entry.name.slice(0, entry.name.length - suffix.length)}`;
+          if (isValidKey(key) && key.startsWith(prefix)) keys.push(key);
+        }
+      }
+    };
+    const dirPath = dirKey ? path.join(treeRoot, ...dirKey.split('/')) : treeRoot;
+    await walk(dirPath, dirKey ? `${dirKey}/` : '', prefix.slice(slash + 1));
+    return keys;
+  }
+}
+
+/** Writes chunks to a new file and fsyncs it; returns the quoted md5 of what was written and the file's stats. */
+async function writeDurably(file: string, chunks: AsyncIterable<Buffer> | Iterable<Buffer>, hashIt: boolean): Promise<{ etag: string; stats: Stats }> {
+  const handle = await open(file, 'wx');
+  try {
+    const hash = createHash('md5');
+    for await (const chunk of chunks) {
+      if (hashIt) hash.update(chunk);
+      // write() may write less than asked; loop until the chunk is all on disk.
+      for (let offset = 0; offset < chunk.length; ) {
+        const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
+        offset += bytesWritten;
+      }
+    }
+    await handle.sync();
+    const stats = await handle.stat();
+    return { etag: `"${hash.digest('hex')}"`, stats };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** fsyncs a directory so a rename into it survives a crash. Best effort: not every platform allows it. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Windows and some filesystems refuse; the rename itself is still atomic.
+  } finally {
+    await handle?.close();
+  }
+}

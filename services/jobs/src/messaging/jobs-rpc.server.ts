@@ -1,0 +1,16 @@
+import type { Bus } from '@mf/bus';
+import { jobsRpc } from '@mf/contracts';
+import type { JobsContext } from '../usecases/context';
+import { cancelJob } from '../usecases/cancel-job.usecase';
+import { getJob, providerCallback } from '../usecases/read-jobs.usecase';
+import { submitJob } from '../usecases/submit-job.usecase';
+
+/** Binds the jobs RPC methods to their use cases. */
+export function serveJobsRpc(bus: Bus, ctx: JobsContext, wakePoller: () => void): Promise<void> {
+  return bus.serveRpc(jobsRpc, {
+    submit: (req) => submitJob(ctx, req),
+    get: (req) => getJob(ctx, req),
+    cancel: (req) => cancelJob(ctx, req),
+    providerCallback: (req) => providerCallback(ctx, req.job_id, req.token, wakePoller),
+  });
+}

@@ -1,0 +1,31 @@
+import type { Bus } from '@mf/bus';
+import { jobEvents, type EventDef, type JobEventPayload } from '@mf/contracts';
+import type { Knex } from '@mf/db';
+import { lockUnpublished, markPublished } from '../repositories/outbox.repository';
+
+const DEFS: Record<string, EventDef<JobEventPayload>> = Object.fromEntries(Object.values(jobEvents).map((d) => [d.routingKey, d]));
+
+/**
+ * Publishes outbox rows in order, with publisher confirms, and marks them published in the same
+ * transaction that locked them. A crash between publish and commit republishes the row: delivery
+ * is at least once, and the message id (the outbox row's) lets consumers drop the duplicate.
+ */
+export async function relayOutbox(db: Knex, bus: Bus, batch = 100): Promise<number> {
+  if (!bus.connected) return 0;
+  return db.transaction(async (trx) => {
+    const rows = await lockUnpublished(trx, batch);
+    const published: number[] = [];
+    for (const row of rows) {
+      const def = DEFS[row.routing_key];
+      if (!def) throw new Error(`outbox row ${row.id} has unknown routing key ${row.routing_key}`);
+      try {
+        await bus.publishEvent(def, row.payload as JobEventPayload, { messageId: row.message_id });
+      } catch {
+        break; // broker trouble: keep the rest for the next run, in order
+      }
+      published.push(row.id);
+    }
+    await markPublished(trx, published);
+    return published.length;
+  });
+}

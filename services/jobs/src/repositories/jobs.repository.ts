@@ -1,0 +1,95 @@
+import type { Knex } from '@mf/db';
+import type { JobRow } from '../domain/job';
+
+/** The only module that speaks SQL about jobs. */
+
+type Db = Knex | Knex.Transaction;
+
+export async function insertJob(db: Db, row: Omit<JobRow, 'created_at' | 'updated_at' | 'completed_at' | 'next_poll_at' | 'poll_failures' | 'result_keys' | 'error' | 'provider_request_id' | 'refund_state'>): Promise<JobRow> {
+  const [created] = await db('jobs').insert({ ...row, params: JSON.stringify(row.params) }).returning('*');
+  return created;
+}
+
+export async function findJob(db: Db, id: string): Promise<JobRow | undefined> {
+  return db('jobs').first('*').where({ id });
+}
+
+export async function findVisibleJob(db: Db, userId: number, id: string, forUpdate = false): Promise<JobRow | undefined> {
+  const q = db('jobs').first('*').where({ id, user_id: userId }).whereIn('status', ['processing', 'completed', 'failed', 'cancelled']);
+  return forUpdate ? q.forUpdate() : q;
+}
+
+export async function deleteJob(db: Db, id: string): Promise<void> {
+  await db('jobs').where({ id }).delete();
+}
+
+/**
+ * Moves a job from one status to another, only if it is still in `from`: the compare-and-set that
+ * makes racing transitions (cancel vs completion, sweeper vs a slow submit) end in exactly one.
+ */
+export async function transition(db: Db, id: string, from: JobRow['status'], changes: Partial<Omit<JobRow, 'params'>>): Promise<JobRow | undefined> {
+  const [row] = await db('jobs')
+    .update({ ...changes, result_keys: changes.result_keys === undefined ? undefined : JSON.stringify(changes.result_keys), updated_at: db.fn.now() })
+    .where({ id, status: from })
+    .returning('*');
+  return row;
+}
+
+/**
+ * Claims due processing jobs for this replica: SKIP LOCKED keeps two replicas from taking the
+ * same rows, and pushing next_poll_at past the lease keeps them off the job while it is handled.
+ */
+export async function claimDueJobs(db: Knex, limit: number, leaseMs: number): Promise<JobRow[]> {
+  const rows = await db.raw(
+    `UPDATE jobs SET next_poll_at = now() + (? * interval '1 millisecond')
+      WHERE id IN (
+        SELECT id FROM jobs WHERE status = 'processing' AND next_poll_at <= now()
+         ORDER BY next_poll_at LIMIT ? FOR UPDATE SKIP LOCKED)
+      RETURNING *`,
+    [leaseMs, limit],
+  );
+  return rows.rows as JobRow[];
+}
+
+export async function schedulePoll(db: Db, id: string, inMs: number, failed = false): Promise<void> {
+  await db('jobs')
+    .update({ next_poll_at: db.raw(`now() + (? * interval '1 millisecond')`, [inMs]), poll_failures: failed ? db.raw('poll_failures + 1') : 0 })
+    .where({ id, status: 'processing' });
+}
+
+/** Makes a processing job due now (a provider callback arrived). */
+export async function pollNow(db: Db, id: string): Promise<boolean> {
+  return (await db('jobs').update({ next_poll_at: db.fn.now() }).where({ id, status: 'processing' })) > 0;
+}
+
+export async function findStuckSubmitting(db: Db, olderThanMs: number, limit: number): Promise<JobRow[]> {
+  return db('jobs')
+    .select('*')
+    .where({ status: 'submitting' })
+    .andWhere('created_at', '<', db.raw(`now() - (? * interval '1 millisecond')`, [olderThanMs]))
+    .orderBy('created_at')
+    .limit(limit);
+}
+
+export async function findPendingRefunds(db: Db, limit: number): Promise<JobRow[]> {
+  return db('jobs').select('*').where({ refund_state: 'pending' }).orderBy('updated_at').limit(limit);
+}
+
+export async function markRefunded(db: Db, id: string): Promise<void> {
+  await db('jobs').update({ refund_state: 'done', updated_at: db.fn.now() }).where({ id, refund_state: 'pending' });
+}
+
+/** Jobs past retention, oldest first (terminal or never visible). */
+export async function findExpired(db: Db, retentionDays: number, limit: number): Promise<Pick<JobRow, 'id'>[]> {
+  return db('jobs')
+    .select('id')
+    .whereIn('status', ['completed', 'failed', 'cancelled', 'rejected'])
+    .andWhere('created_at', '<', db.raw(`now() - (? * interval '1 day')`, [retentionDays]))
+    .whereNot({ refund_state: 'pending' })
+    .orderBy('created_at')
+    .limit(limit);
+}
+
+export async function deleteJobs(db: Db, ids: string[]): Promise<void> {
+  if (ids.length) await db('jobs').whereIn('id', ids).delete();
+}

@@ -1,0 +1,42 @@
+import { jobEvents, ROUTING_KEYS } from '@mf/contracts';
+import type { JobRow } from '../domain/job';
+import { toEventPayload } from '../domain/job';
+import { transition } from '../repositories/jobs.repository';
+import { addToOutbox } from '../repositories/outbox.repository';
+import type { JobsContext } from './context';
+import { settleRefund } from './refunds';
+
+/**
+ * Terminal transitions. Each is one transaction: the status change (only from processing, so
+ * racing transitions end in exactly one), the owed refund marker, and the event in the outbox.
+ * The refund itself follows the commit and is retried until billing confirms it.
+ */
+export async function completeJob(ctx: JobsContext, job: JobRow, resultKeys: string[]): Promise<JobRow | undefined> {
+  const done = await ctx.db.transaction(async (trx) => {
+    const row = await transition(trx, job.id, 'processing', { status: 'completed', result_keys: resultKeys, completed_at: new Date(), next_poll_at: null });
+    if (row) await addToOutbox(trx, ROUTING_KEYS.jobCompleted, toEventPayload(row, ctx.settings.publicBaseUrl));
+    return row;
+  });
+  if (done) ctx.kickRelay();
+  return done;
+}
+
+export async function failJob(ctx: JobsContext, job: JobRow, error: string): Promise<JobRow | undefined> {
+  return endWithRefund(ctx, job, 'failed', error);
+}
+
+export async function cancelProcessingJob(ctx: JobsContext, job: JobRow): Promise<JobRow | undefined> {
+  return endWithRefund(ctx, job, 'cancelled', null);
+}
+
+async function endWithRefund(ctx: JobsContext, job: JobRow, status: 'failed' | 'cancelled', error: string | null): Promise<JobRow | undefined> {
+  const ended = await ctx.db.transaction(async (trx) => {
+    const row = await transition(trx, job.id, 'processing', { status, error, completed_at: new Date(), next_poll_at: null, refund_state: 'pending' });
+    if (row) await addToOutbox(trx, status === 'failed' ? jobEvents.failed.routingKey : jobEvents.cancelled.routingKey, toEventPayload(row, ctx.settings.publicBaseUrl));
+    return row;
+  });
+  if (!ended) return undefined;
+  ctx.kickRelay();
+  await settleRefund(ctx, ended);
+  return ended;
+}

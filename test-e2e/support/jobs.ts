@@ -1,0 +1,21 @@
+import { api, type Fleet } from './fleet';
+
+/** Polls GET /jobs/:id until the job leaves processing (or the time runs out). */
+// Job bodies are asserted field by field by the tests.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function waitForJob(fleet: Fleet, key: string, jobId: string, timeoutMs = 90_000): Promise<any> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await api(fleet, 'GET', `/api/v1/jobs/${jobId}`, { key });
+    if (res.status !== 200) throw new Error(`GET job ${jobId}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.body.status !== 'processing') return res.body;
+    if (Date.now() > until) throw new Error(`job ${jobId} still processing after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+export async function balance(fleet: Fleet, key: string): Promise<number> {
+  const res = await api(fleet, 'GET', '/api/v1/account', { key });
+  if (res.status !== 200) throw new Error(`account: ${res.status}`);
+  return res.body.credits_remaining as number;
+}

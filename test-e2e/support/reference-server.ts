@@ -1,0 +1,34 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { testTls } from './tls';
+
+/**
+ * An https server on 127.0.0.1 serving a real PNG at /ref.png, with the test CA the fleet trusts
+ * (NODE_EXTRA_CA_CERTS, set by startFleet from test-e2e/support/tls.ts).
+ */
+export async function startReferenceServer(): Promise<{ url: string; requests: () => string[]; close: () => Promise<void> }> {
+  const tls = await testTls();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-ref-'));
+  const png = path.join(dir, 'ref.png');
+  execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=640x480:rate=1', '-frames:v', '1', '-y', png]);
+  const seen: string[] = [];
+  const server = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+    seen.push(req.url ?? '');
+    if (req.url === '/ref.png') {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      fs.createReadStream(png).pipe(res);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `https://127.0.0.1:${port}`,
+    requests: () => [...seen],
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
