@@ -1,0 +1,148 @@
+import { ROUTING_KEYS } from '@mf/contracts';
+import { relayOutbox } from '../src/messaging/outbox-relay';
+import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
+import { cancelJob } from '../src/usecases/cancel-job.usecase';
+import { getJob } from '../src/usecases/read-jobs.usecase';
+import { submitJob } from '../src/usecases/submit-job.usecase';
+import { sweepRetention, sweepStuckSubmits } from '../src/usecases/sweep.usecase';
+import { producedFile, startHarness, type Harness } from './support/jobs-harness';
+
+const image = (user: number, prompt = 'p') => ({ user_id: user, api_key_id: 1, type: 'image' as const, params: { prompt, image_urls: [], num_images: 1 as const, aspect_ratio: '1:1' as const, seed: 1 } });
+
+describe('jobs lifecycle against the real database and broker', () => {
+  let h: Harness;
+  let user = 100;
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+  beforeEach(() => {
+    h.provider.next = () => ({ state: 'running' });
+    h.provider.submitError = null;
+  });
+
+  const newUser = (credits: number): number => {
+    user++;
+    h.billing.balances.set(user, credits);
+    return user;
+  };
+
+  it('never lets two pollers advance the same job in one round (FOR UPDATE SKIP LOCKED)', async () => {
+    const u = newUser(50 * 40);
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push((await submitJob(h.ctx, image(u))).job_id);
+    await h.db('jobs').update({ next_poll_at: h.db.fn.now() }).whereIn('id', ids);
+    h.provider.statusCalls.clear();
+    // Two replicas poll at the same moment, with small batches so they compete for rows.
+    const handled = await Promise.all([advanceDueJobs(h.ctx, 7), advanceDueJobs(h.ctx, 7), advanceDueJobs(h.ctx, 7), advanceDueJobs(h.ctx, 7)]);
+    expect(handled.reduce((a, b) => a + b, 0)).toBe(28);
+    expect([...h.provider.statusCalls.values()].every((n) => n === 1)).toBe(true);
+    expect(h.provider.statusCalls.size).toBe(28);
+  });
+
+  it('ends a cancel racing a completion in exactly one terminal state, with a consistent balance', async () => {
+    for (let round = 0; round < 10; round++) {
+      const u = newUser(50);
+      const { job_id } = await submitJob(h.ctx, image(u, `race ${round}`));
+      await h.db('jobs').update({ next_poll_at: h.db.fn.now() }).where({ id: job_id });
+      const file = producedFile(h.mediaDir, `out-${round}.png`);
+      h.provider.next = () => ({ state: 'completed', outputs: [{ kind: 'file', path: file, contentType: 'image/png' }] });
+      const [cancel] = await Promise.allSettled([cancelJob(h.ctx, { user_id: u, job_id }), advanceDueJobs(h.ctx, 50)]);
+      const final = await getJob(h.ctx, { user_id: u, job_id });
+      if (final.status === 'cancelled') {
+        expect(cancel.status).toBe('fulfilled');
+        expect(h.billing.balance(u)).toBe(50);
+        expect(final.result).toBeNull();
+      } else {
+        expect(final.status).toBe('completed');
+        expect(cancel.status).toBe('rejected');
+        expect((cancel as PromiseRejectedResult).reason).toMatchObject({ status: 409 });
+        expect(h.billing.balance(u)).toBe(0);
+      }
+    }
+  });
+
+  it('writes exactly one event per terminal change and relays it with the job fields', async () => {
+    const received: { key: string; payload: Record<string, unknown>; id: string }[] = [];
+    const { conn, ch, queue } = await (async () => {
+      const amqp = await import('amqplib');
+      const c = await amqp.connect(h.env.amqpUrl);
+      const channel = await c.createChannel();
+      const q = (await channel.assertQueue('', { exclusive: true })).queue;
+      await channel.bindQueue(q, 'events', ROUTING_KEYS.jobAll);
+      await channel.consume(q, (m) => m && received.push({ key: m.fields.routingKey, payload: JSON.parse(m.content.toString()).payload, id: String(m.properties.messageId) }), { noAck: true });
+      return { conn: c, ch: channel, queue: q };
+    })();
+    try {
+      await h.db('outbox').update({ published_at: h.db.fn.now() }).whereNull('published_at');
+      const u = newUser(150);
+      const done = await submitJob(h.ctx, image(u, 'done'));
+      const failed = await submitJob(h.ctx, image(u, 'failed'));
+      const cancelled = await submitJob(h.ctx, image(u, 'cancelled'));
+      const file = producedFile(h.mediaDir, 'event.png');
+      h.provider.next = (req) => (req === `req-${done.job_id}` ? { state: 'completed', outputs: [{ kind: 'file', path: file, contentType: 'image/png' }] } : { state: 'failed', error: 'it broke' });
+      await cancelJob(h.ctx, { user_id: u, job_id: cancelled.job_id });
+      await h.db('jobs').update({ next_poll_at: h.db.fn.now() }).whereIn('id', [done.job_id, failed.job_id]);
+      await advanceDueJobs(h.ctx, 50);
+      // Two relays racing publish every row once.
+      await Promise.all([relayOutbox(h.db, h.bus), relayOutbox(h.db, h.bus)]);
+      const until = Date.now() + 10_000;
+      while (received.length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(received.map((e) => [e.key, e.payload.job_id]).sort()).toEqual(
+        [
+          ['job.cancelled', cancelled.job_id],
+          ['job.completed', done.job_id],
+          ['job.failed', failed.job_id],
+        ].sort(),
+      );
+      const completed = received.find((e) => e.key === 'job.completed')!.payload;
+      expect(completed).toMatchObject({ status: 'completed', user_id: u, api_key_id: 1, model_id: 'imagegen-2', upstream_model: 'fal-ai/imagegen-2', type: 'image', credits_consumed: 50, error: null, result: { images: [`https://media.test/media/jobs/${done.job_id}/image-1.png`] } });
+      expect(received.find((e) => e.key === 'job.failed')!.payload).toMatchObject({ status: 'failed', error: 'it broke', result: null });
+      expect(new Set(received.map((e) => e.id)).size).toBe(3);
+      expect(await h.db('outbox').whereNull('published_at').count({ n: '*' }).first()).toEqual({ n: 0 });
+      expect(h.billing.balance(u)).toBe(100); // 150 - 3 x 50, then failed and cancelled refunded; completed kept
+      await ch.deleteQueue(queue).catch(() => undefined);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('refunds a submit stuck in "submitting" and closes its reference against a late charge', async () => {
+    const u = newUser(100);
+    const [row] = await h.db('jobs')
+      .insert({ id: 'job_stuck1', user_id: u, api_key_id: 1, type: 'image', model_id: 'imagegen-2', upstream_model: 'fal-ai/imagegen-2', params: JSON.stringify(image(u).params), cost: 50, status: 'submitting', provider: 'local', deadline_at: new Date(Date.now() + 60_000), created_at: new Date(Date.now() - 10_000) })
+      .returning('*');
+    // The charge landed before the crash.
+    await h.billing.handlers.charge({ user_id: u, reference: `job:${row.id}`, amount: 50 });
+    expect(h.billing.balance(u)).toBe(50);
+    expect(await sweepStuckSubmits(h.ctx, 5000)).toBe(1);
+    expect(h.billing.balance(u)).toBe(100);
+    expect(await h.db('jobs').first('status', 'refund_state').where({ id: row.id })).toEqual({ status: 'rejected', refund_state: 'done' });
+    await expect(getJob(h.ctx, { user_id: u, job_id: row.id })).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('deletes jobs past retention with their media; they answer 404', async () => {
+    const u = newUser(50);
+    const { job_id } = await submitJob(h.ctx, image(u, 'old'));
+    const file = producedFile(h.mediaDir, 'old.png');
+    h.provider.next = () => ({ state: 'completed', outputs: [{ kind: 'file', path: file, contentType: 'image/png' }] });
+    await h.db('jobs').update({ next_poll_at: h.db.fn.now() }).where({ id: job_id });
+    await advanceDueJobs(h.ctx, 50);
+    expect((await getJob(h.ctx, { user_id: u, job_id })).status).toBe('completed');
+    expect(await h.ctx.storage.stat(`jobs/${job_id}/image-1.png`)).not.toBeNull();
+    await h.db('jobs').update({ created_at: h.db.raw(`now() - interval '31 days'`) }).where({ id: job_id });
+    expect(await sweepRetention(h.ctx, 30)).toBeGreaterThanOrEqual(1);
+    await expect(getJob(h.ctx, { user_id: u, job_id })).rejects.toMatchObject({ status: 404, body: { error: 'Job not found' } });
+    expect(await h.ctx.storage.stat(`jobs/${job_id}/image-1.png`)).toBeNull();
+  });
+
+  it('leaves no job and no charge when the balance is short (402)', async () => {
+    const u = newUser(10);
+    await expect(submitJob(h.ctx, image(u))).rejects.toMatchObject({ status: 402, body: { credits_required: 50, credits_remaining: 10 } });
+    expect(await h.db('jobs').where({ user_id: u }).count({ n: '*' }).first()).toEqual({ n: 0 });
+  });
+});
