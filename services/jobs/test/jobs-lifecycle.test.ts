@@ -2,7 +2,8 @@ import { ROUTING_KEYS } from '@mf/contracts';
 import { relayOutbox } from '../src/messaging/outbox-relay';
 import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
 import { cancelJob } from '../src/usecases/cancel-job.usecase';
-import { getJob } from '../src/usecases/read-jobs.usecase';
+import { getJob, providerCallback } from '../src/usecases/read-jobs.usecase';
+import { callbackToken } from '../src/domain/job';
 import { submitJob } from '../src/usecases/submit-job.usecase';
 import { sweepRetention, sweepStuckSubmits } from '../src/usecases/sweep.usecase';
 import { producedFile, startHarness, type Harness } from './support/jobs-harness';
@@ -144,5 +145,20 @@ describe('jobs lifecycle against the real database and broker', () => {
     const u = newUser(10);
     await expect(submitJob(h.ctx, image(u))).rejects.toMatchObject({ status: 402, body: { credits_required: 50, credits_remaining: 10 } });
     expect(await h.db('jobs').where({ user_id: u }).count({ n: '*' }).first()).toEqual({ n: 0 });
+  });
+
+  it('makes a job due at once on a provider callback with the right token, and ignores a forged one', async () => {
+    const u = newUser(50);
+    const { job_id } = await submitJob(h.ctx, image(u, 'callback'));
+    await h.db('jobs').update({ next_poll_at: h.db.raw(`now() + interval '1 hour'`) }).where({ id: job_id });
+    let woken = 0;
+    expect(await providerCallback(h.ctx, job_id, 'forged-token', () => woken++)).toEqual({ accepted: false });
+    expect(woken).toBe(0);
+    expect(await advanceDueJobs(h.ctx, 50)).toBe(0);
+    expect(await providerCallback(h.ctx, job_id, callbackToken(h.ctx.settings.callbackSecret, job_id), () => woken++)).toEqual({ accepted: true });
+    expect(woken).toBe(1);
+    h.provider.statusCalls.clear();
+    expect(await advanceDueJobs(h.ctx, 50)).toBe(1);
+    expect(h.provider.statusCalls.get(`req-${job_id}`)).toBe(1);
   });
 });
