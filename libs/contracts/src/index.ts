@@ -4,3 +4,4 @@ export * from './rpc';
 export * from './billing';
 export * from './job-events';
 export * from './jobs';
+export * from './webhooks';
