@@ -1,20 +1,13 @@
 import { Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
-import { storageEnv } from '@mf/storage';
+import { storageEnv, type StorageEnv } from '@mf/storage';
 
-export interface GatewayConfig extends ServiceEnv {
+export interface GatewayConfig extends ServiceEnv, StorageEnv {
   BODY_LIMIT: string;
   RATE_LIMIT_PER_MINUTE: number;
   PUBLIC_BASE_URL: string;
   FAL_ENDPOINTS_JSON?: string;
   USAGE_FLUSH_MS: number;
   SUBMIT_TIMEOUT_MS: number;
-  STORAGE_DRIVER: 'local' | 's3';
-  STORAGE_DIR: string;
-  S3_ENDPOINT?: string;
-  S3_ACCESS_KEY?: string;
-  S3_SECRET_KEY?: string;
-  S3_BUCKET: string;
-  S3_REGION: string;
 }
 
 const schema = Joi.object<GatewayConfig>({

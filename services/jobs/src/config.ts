@@ -1,7 +1,7 @@
 import { csv, Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
-import { storageEnv } from '@mf/storage';
+import { storageEnv, type StorageEnv } from '@mf/storage';
 
-export interface JobsConfig extends ServiceEnv {
+export interface JobsConfig extends ServiceEnv, StorageEnv {
   PUBLIC_BASE_URL: string;
   PROVIDER: 'local' | 'fal';
   FAL_KEY?: string;
@@ -24,13 +24,6 @@ export interface JobsConfig extends ServiceEnv {
   REFERENCE_TIMEOUT_MS: number;
   RESULT_MAX_BYTES: number;
   FAULT_POINTS: string[];
-  STORAGE_DRIVER: 'local' | 's3';
-  STORAGE_DIR: string;
-  S3_ENDPOINT?: string;
-  S3_ACCESS_KEY?: string;
-  S3_SECRET_KEY?: string;
-  S3_BUCKET: string;
-  S3_REGION: string;
 }
 
 const schema = Joi.object<JobsConfig>({

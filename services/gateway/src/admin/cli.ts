@@ -11,6 +11,7 @@ import { migrations } from '../../migrations';
 import { loadGatewayConfig } from '../config';
 import { createApiKey, revokeApiKey } from '../usecases/api-keys.usecase';
 import { createUser, grantCredits, requireUserByEmail } from '../usecases/users.usecase';
+import { clearWebhook, listWebhookDeliveries, setWebhook } from '../usecases/webhooks.usecase';
 
 class UsageError extends Error {}
 
@@ -18,7 +19,10 @@ const USAGE = `usage: npm run --silent admin -- <command> [flags]
   user:create   --email E [--password P] [--credits N]   -> {user_id, email}
   key:create    --email E --scopes s1,s2|all [--name N]  -> {id, key, prefix, scopes}
   key:revoke    --id N                                   -> {id, revoked_at}
-  credits:grant --email E --amount N                     -> {credits_remaining}`;
+  credits:grant --email E --amount N                     -> {credits_remaining}
+  webhook:set        --key-id N --url U                  -> {url, secret?} (secret only when newly generated)
+  webhook:clear      --key-id N                          -> {cleared}
+  webhook:deliveries --key-id N [--limit N]              -> {deliveries: [...]}`;
 
 interface Ctx {
   db: Knex;
@@ -58,6 +62,10 @@ const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
     const amount = positiveInt(need(flags, 'amount'), 'amount');
     return { credits_remaining: await grantCredits(await ctx.bus(), user.id, amount, undefined, 'admin grant') };
   },
+  'webhook:set': async (flags, ctx) => setWebhook(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id'), need(flags, 'url')),
+  'webhook:clear': async (flags, ctx) => clearWebhook(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id')),
+  'webhook:deliveries': async (flags, ctx) =>
+    listWebhookDeliveries(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id'), flags.limit === undefined ? undefined : positiveInt(flags.limit, 'limit')),
 };
 
 export async function runCli(argv: string[]): Promise<{ code: number; stdout?: string; stderr?: string }> {
@@ -68,7 +76,7 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
   try {
     flags = parseArgs({
       args: rest,
-      options: { email: { type: 'string' }, password: { type: 'string' }, credits: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, amount: { type: 'string' } },
+      options: { email: { type: 'string' }, password: { type: 'string' }, credits: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, amount: { type: 'string' }, 'key-id': { type: 'string' }, url: { type: 'string' }, limit: { type: 'string' } },
       strict: true,
     }).values as Flags;
   } catch (err) {
@@ -93,7 +101,7 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
     if (err instanceof UsageError) return { code: 2, stderr: `${err.message}\n${USAGE}` };
     const message = isAppError(err)
       ? err.status === 503
-        ? 'billing did not answer: is the billing service running?'
+        ? 'a service did not answer: are billing and webhook-dispatcher running?'
         : err.body.error
       : (err as Error).message;
     return { code: 1, stderr: `error: ${message}` };

@@ -2,7 +2,7 @@ import { api, startFleet, userWithKey, type Fleet } from '../support/fleet';
 import { balance } from '../support/jobs';
 
 /** Money is never lost: a jobs process killed between charge and provider submit is made whole. */
-describe('a jobs service killed mid-submit', () => {
+describe('money and SSRF safety', () => {
   let fleet: Fleet;
 
   beforeAll(async () => {
@@ -42,5 +42,13 @@ describe('a jobs service killed mid-submit', () => {
     const img = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', { key: u.key, body: { prompt: 'p', image_urls: ['https://10.0.0.1/a.png'] } });
     expect(img.body).toEqual({ error: 'image_urls items must be https URLs' });
     expect(await balance(fleet, u.key)).toBe(1000);
+  });
+
+  it('refuses a webhook URL on a loopback or metadata address when it is saved', async () => {
+    const u = await userWithKey(fleet, 'models:read');
+    for (const url of ['https://127.0.0.1/hook', 'https://169.254.169.254/latest/meta-data/']) {
+      await expect(fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', url)).rejects.toThrow(/url must not point to a private, loopback, link-local or metadata address/);
+    }
+    await expect(fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', 'http://example.com/hook')).rejects.toThrow(/url must be a https URL/);
   });
 });
