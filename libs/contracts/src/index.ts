@@ -5,3 +5,4 @@ export * from './billing';
 export * from './job-events';
 export * from './jobs';
 export * from './webhooks';
+export * from './editor';

@@ -63,6 +63,17 @@ export interface CancelJobReply {
   refunded_credits: number;
 }
 
+/** For other services (the editor): a job's state with the storage keys of its outputs. */
+export interface JobResultReply {
+  job_id: string;
+  status: JobStatus;
+  type: 'video' | 'image';
+  /** Storage keys of the outputs, in order, when completed. */
+  result_keys: string[];
+  error: string | null;
+  credits_consumed: number;
+}
+
 /** An upstream provider says a job changed: a nudge to poll it now (the payload is not trusted). */
 export interface ProviderCallbackRequest {
   job_id: string;
@@ -107,6 +118,7 @@ export const jobsRpc = {
     ),
     get: rpcMethod<JobRef, JobView>('jobs.get', Joi.object<JobRef>({ user_id: userId, job_id: jobId })),
     cancel: rpcMethod<JobRef, CancelJobReply>('jobs.cancel', Joi.object<JobRef>({ user_id: userId, job_id: jobId })),
+    getResult: rpcMethod<JobRef, JobResultReply>('jobs.get-result', Joi.object<JobRef>({ user_id: userId, job_id: jobId })),
     providerCallback: rpcMethod<ProviderCallbackRequest, { accepted: boolean }>(
       'jobs.provider-callback',
       Joi.object<ProviderCallbackRequest>({ job_id: jobId, token: Joi.string().max(200).required() }),

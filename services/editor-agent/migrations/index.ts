@@ -1,7 +1,5 @@
 import type { Migration } from '@mf/db';
+import { editorRecords } from './0001_editor_records';
 
-/**
- * In order. Append only. The schema "editor" and its migrations table are created on start even
- * while this list is empty; the tables arrive with the service's features.
- */
-export const migrations: Migration[] = [];
+/** In order. Append only. */
+export const migrations: Migration[] = [editorRecords];

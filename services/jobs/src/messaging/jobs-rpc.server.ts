@@ -2,7 +2,7 @@ import type { Bus } from '@mf/bus';
 import { jobsRpc } from '@mf/contracts';
 import type { JobsContext } from '../usecases/context';
 import { cancelJob } from '../usecases/cancel-job.usecase';
-import { getJob, providerCallback } from '../usecases/read-jobs.usecase';
+import { getJob, getJobResult, providerCallback } from '../usecases/read-jobs.usecase';
 import { submitJob } from '../usecases/submit-job.usecase';
 
 /** Binds the jobs RPC methods to their use cases. */
@@ -11,6 +11,7 @@ export function serveJobsRpc(bus: Bus, ctx: JobsContext, wakePoller: () => void)
     submit: (req) => submitJob(ctx, req),
     get: (req) => getJob(ctx, req),
     cancel: (req) => cancelJob(ctx, req),
+    getResult: (req) => getJobResult(ctx, req),
     providerCallback: (req) => providerCallback(ctx, req.job_id, req.token, wakePoller),
   });
 }

@@ -1,4 +1,4 @@
-import type { JobRef, JobView } from '@mf/contracts';
+import type { JobRef, JobResultReply, JobStatus, JobView } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { toView, verifyCallbackToken } from '../domain/job';
 import { findVisibleJob, pollNow } from '../repositories/jobs.repository';
@@ -11,6 +11,20 @@ export async function getJob(ctx: JobsContext, ref: JobRef): Promise<JobView> {
   const row = await findVisibleJob(ctx.db, ref.user_id, ref.job_id);
   if (!row) throw AppError.notFound(JOB_NOT_FOUND);
   return toView(row, ctx.settings.publicBaseUrl);
+}
+
+/** A job's outputs as storage keys, for services that build on them (the editor's assets). */
+export async function getJobResult(ctx: JobsContext, ref: JobRef): Promise<JobResultReply> {
+  const row = await findVisibleJob(ctx.db, ref.user_id, ref.job_id);
+  if (!row) throw AppError.notFound(JOB_NOT_FOUND);
+  return {
+    job_id: row.id,
+    status: row.status as JobStatus,
+    type: row.type,
+    result_keys: row.status === 'completed' ? (row.result_keys ?? []) : [],
+    error: row.status === 'failed' ? row.error : null,
+    credits_consumed: row.cost,
+  };
 }
 
 /** An upstream provider says a job changed: poll it now. The call itself proves nothing else. */
