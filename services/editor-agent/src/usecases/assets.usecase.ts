@@ -1,0 +1,144 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { jobsRpc, type AssetRef, type AssetView, type ImportAssetRequest, type Track } from '@mf/contracts';
+import { AppError } from '@mf/errors';
+import type { ProbeResult } from '@mf/media';
+import { newId } from '../domain/ids';
+import { assetView, type AssetRow } from '../domain/records';
+import * as assets from '../repositories/assets.repository';
+import { compactTrack } from '../repositories/clips.repository';
+import { touchProject } from '../repositories/projects.repository';
+import type { EditorContext } from './context';
+import { requireProject } from './projects.usecase';
+
+export const ASSET_NOT_FOUND = 'Asset not found';
+const STILL_CODECS = new Set(['png', 'mjpeg', 'webp', 'bmp', 'tiff']);
+const EXTENSIONS: Record<string, string> = { image: 'png', video: 'mp4', audio: 'm4a' };
+const TYPE_EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'video/mp4': 'mp4',
+  'video/quicktime': 'mov',
+  'video/webm': 'webm',
+  'audio/mp4': 'm4a',
+  'audio/mpeg': 'mp3',
+  'audio/wav': 'wav',
+  'audio/x-wav': 'wav',
+  'audio/ogg': 'ogg',
+};
+
+/** What the probe says a file is: a still, a video (moving pictures) or audio only. */
+export function kindOf(p: ProbeResult): 'image' | 'video' | 'audio' {
+  if (p.video && (STILL_CODECS.has(p.video.codec) || p.durationSec === 0)) return 'image';
+  if (p.video) return 'video';
+  if (p.audio) return 'audio';
+  throw AppError.badRequest('the file is not an image, a video or audio');
+}
+
+/** Width, height, duration and audio presence: what the timeline and the export need. */
+export function mediaMetadata(p: ProbeResult, kind: string): Record<string, unknown> {
+  return {
+    ...(p.video ? { width: p.video.width, height: p.video.height } : {}),
+    duration_sec: kind === 'image' ? null : Math.round(p.durationSec * 1000) / 1000,
+    has_audio: Boolean(p.audio),
+  };
+}
+
+async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'mf-editor-'));
+  try {
+    return await fn(dir);
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Copies a local file into the project's storage, probing what export needs into metadata. */
+export async function storeAssetFile(
+  ctx: EditorContext,
+  opts: { projectId: string; kind: 'image' | 'video' | 'audio'; source: string; file: string; contentType: string; metadata: Record<string, unknown> },
+): Promise<AssetRow> {
+  const probed = await ctx.probe(opts.file);
+  const id = newId('ast');
+  const ext = TYPE_EXTENSIONS[opts.contentType] ?? EXTENSIONS[opts.kind];
+  const key = `editor/${opts.projectId}/${id}.${ext}`;
+  await ctx.storage.putFile(key, opts.file, opts.contentType);
+  const row = await assets.insertAsset(ctx.db, { id, project_id: opts.projectId, kind: opts.kind, source: opts.source, storage_key: key, metadata: { ...opts.metadata, ...mediaMetadata(probed, opts.kind) } });
+  await touchProject(ctx.db, opts.projectId);
+  return row;
+}
+
+/**
+ * Records a completed generation job's first output as an asset. The media is copied into the
+ * project's own storage: the job's copy expires with the job (retention), the project's does not.
+ */
+export async function assetFromJob(ctx: EditorContext, opts: { userId: number; projectId: string; jobId: string; kind: 'image' | 'video'; prompt: string; model: string }): Promise<AssetRow> {
+  const result = await ctx.bus.rpc(jobsRpc, 'getResult', { user_id: opts.userId, job_id: opts.jobId });
+  const key = result.result_keys[0];
+  if (result.status !== 'completed' || !key) throw new AppError(502, { error: 'The generation delivered no media' });
+  const contentType = opts.kind === 'video' ? 'video/mp4' : 'image/png';
+  return withTempDir(async (dir) => {
+    const file = path.join(dir, `source.${EXTENSIONS[opts.kind]}`);
+    await pipeline(await ctx.storage.get(key), fs.createWriteStream(file));
+    return storeAssetFile(ctx, { projectId: opts.projectId, kind: opts.kind, source: 'generated', file, contentType, metadata: { prompt: opts.prompt, model: opts.model, job_id: opts.jobId } });
+  });
+}
+
+/** Downloads an https URL (SSRF-guarded, size-limited), checks it is media, stores it. */
+async function importUrl(ctx: EditorContext, projectId: string, url: string, source: string, accept: string[]): Promise<AssetRow> {
+  return withTempDir(async (dir) => {
+    const file = path.join(dir, 'download');
+    let contentType: string | null;
+    try {
+      ({ contentType } = await ctx.download(url, file, accept));
+    } catch (err) {
+      ctx.logger.info({ err: (err as Error).message, url }, 'asset import refused or failed');
+      throw AppError.badRequest('url could not be fetched: it must be a public https URL of an image, a video or audio');
+    }
+    let probed: ProbeResult;
+    try {
+      probed = await ctx.probe(file);
+    } catch {
+      throw AppError.badRequest('the file at url is not an image, a video or audio');
+    }
+    const kind = kindOf(probed);
+    const type = contentType && TYPE_EXTENSIONS[contentType.split(';')[0].trim()] ? contentType.split(';')[0].trim() : kind === 'image' ? 'image/png' : kind === 'video' ? 'video/mp4' : 'audio/mp4';
+    return storeAssetFile(ctx, { projectId, kind, source, file, contentType: type, metadata: { source_url: url } });
+  });
+}
+
+export async function importAsset(ctx: EditorContext, req: ImportAssetRequest): Promise<{ asset: AssetView }> {
+  const p = await requireProject(ctx, req.user_id, req.project_id);
+  const row = await importUrl(ctx, p.id, req.url, 'import', ['image/', 'video/', 'audio/']);
+  return { asset: assetView(row, ctx.settings.publicBaseUrl) };
+}
+
+/** An instruct turn's reference images, stored in the library (source "upload"). */
+export async function importReferenceImages(ctx: EditorContext, projectId: string, urls: string[]): Promise<AssetRow[]> {
+  const rows: AssetRow[] = [];
+  for (const url of urls) rows.push(await importUrl(ctx, projectId, url, 'upload', ['image/']));
+  return rows;
+}
+
+/** Deletes an asset, the clips that used it (their tracks renumbered) and its media. */
+export async function deleteAsset(ctx: EditorContext, req: AssetRef): Promise<{ deleted: boolean; clips_removed: number }> {
+  const p = await requireProject(ctx, req.user_id, req.project_id);
+  const asset = await assets.findAsset(ctx.db, p.id, req.asset_id);
+  if (!asset) throw AppError.notFound(ASSET_NOT_FOUND);
+  const removed = await ctx.db.transaction(async (trx) => {
+    const clips: { video_id: string; track: string }[] = await trx('clips').select('video_id', 'track').where({ asset_id: asset.id });
+    await assets.deleteAsset(trx, p.id, asset.id);
+    for (const key of new Set(clips.map((c) => `${c.video_id}|${c.track}`))) {
+      const [videoId, track] = key.split('|');
+      await compactTrack(trx, videoId, track as Track);
+    }
+    await touchProject(trx, p.id);
+    return clips.length;
+  });
+  await ctx.storage.delete(asset.storage_key).catch((err: Error) => ctx.logger.warn({ err: err.message, key: asset.storage_key }, 'could not delete asset media'));
+  return { deleted: true, clips_removed: removed };
+}
