@@ -95,11 +95,11 @@ describe('job webhooks', () => {
 
   it('rotates the signing secret by clearing and setting the URL again', async () => {
     const u = await userWithKey(fleet, 'models:read');
-    const first = await fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', 'http://127.0.0.1:9/a');
-    const again = await fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', 'http://127.0.0.1:9/b');
-    expect(again).toEqual({ url: 'http://127.0.0.1:9/b' }); // no new secret on a URL change
+    const first = await fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', 'http://127.0.0.1:8443/a');
+    const again = await fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', 'http://127.0.0.1:8443/b');
+    expect(again).toEqual({ url: 'http://127.0.0.1:8443/b' }); // no new secret on a URL change
     expect(await fleet.admin('webhook:clear', '--key-id', String(u.keyId))).toEqual({ cleared: true });
-    const rotated = await fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', 'http://127.0.0.1:9/b');
+    const rotated = await fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', 'http://127.0.0.1:8443/b');
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(first.secret);
   });

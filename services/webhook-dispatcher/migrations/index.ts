@@ -1,7 +1,5 @@
 import type { Migration } from '@mf/db';
+import { endpointsDeliveries } from './0001_endpoints_deliveries';
 
-/**
- * In order. Append only. The schema "webhooks" and its migrations table are created on start even
- * while this list is empty; the tables arrive with the service's features.
- */
-export const migrations: Migration[] = [];
+/** In order. Append only. */
+export const migrations: Migration[] = [endpointsDeliveries];

@@ -1,9 +1,53 @@
-import { Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
+import { csv, Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
+import { DEV_WEBHOOK_SECRET_KEY, parseSecretKey } from './domain/secret-box';
 
-export type WebhookDispatcherConfig = ServiceEnv;
+export interface WebhookDispatcherConfig extends ServiceEnv {
+  WEBHOOK_SECRET_KEY: string;
+  WEBHOOK_TIMEOUT_MS: number;
+  WEBHOOK_RETRY_DELAYS_MS: number[];
+  WEBHOOK_ALLOW_HTTP: boolean;
+  WEBHOOK_ALLOW_PRIVATE: boolean;
+  WEBHOOK_PREFETCH: number;
+}
 
-const schema = Joi.object<WebhookDispatcherConfig>(serviceEnv(8085));
+const secretKey = Joi.string().custom((value: string, helpers) => {
+  try {
+    parseSecretKey(value);
+    return value;
+  } catch (err) {
+    return helpers.message({ custom: `{{#label}} ${(err as Error).message}` });
+  }
+});
+
+const retryDelays = Joi.string().custom((value: string, helpers) => {
+  const delays = csv(value).map(Number);
+  if (delays.length === 0 || delays.some((d) => !Number.isInteger(d) || d < 1)) {
+    return helpers.message({ custom: '{{#label}} must be a comma-separated list of positive integers (ms)' });
+  }
+  return delays;
+});
+
+const schema = Joi.object<WebhookDispatcherConfig>({
+  ...serviceEnv(8085),
+  /** Key that encrypts signing secrets at rest (32 bytes: 64 hex chars or base64); the default is for development only. */
+  WEBHOOK_SECRET_KEY: secretKey.default(DEV_WEBHOOK_SECRET_KEY),
+  /** Longest one delivery attempt may take (connect, send, response headers), ms. */
+  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120_000).default(10_000),
+  /** Waits before the retries of a failed delivery, comma-separated ms (the contract's 30 s, 2 min, 10 min). */
+  WEBHOOK_RETRY_DELAYS_MS: retryDelays.default([30_000, 120_000, 600_000]),
+  /** Accept and deliver to plain http URLs (local development and tests only). */
+  WEBHOOK_ALLOW_HTTP: Joi.boolean().default(false),
+  /** Accept and deliver to private, loopback and link-local addresses (local development and tests only). */
+  WEBHOOK_ALLOW_PRIVATE: Joi.boolean().default(false),
+  /** Job events delivered at once by one replica. */
+  WEBHOOK_PREFETCH: Joi.number().integer().min(1).max(500).default(20),
+});
 
 export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv = process.env): WebhookDispatcherConfig {
   return loadConfig(schema, env);
+}
+
+/** Whether the configured key is the development default (main.ts warns about it). */
+export function usesDevSecretKey(config: WebhookDispatcherConfig): boolean {
+  return parseSecretKey(config.WEBHOOK_SECRET_KEY).equals(parseSecretKey(DEV_WEBHOOK_SECRET_KEY));
 }

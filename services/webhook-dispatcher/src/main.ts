@@ -1,10 +1,16 @@
 import { runMain } from '@mf/runtime';
 import { migrations } from '../migrations';
-import { loadWebhookDispatcherConfig } from './config';
+import { loadWebhookDispatcherConfig, usesDevSecretKey } from './config';
+import { startDispatcher } from './dispatcher';
 
-// Foundation only: starts, migrates its schema, connects to the broker, serves health and metrics.
-runMain('webhook-dispatcher', loadWebhookDispatcherConfig, () => ({
+runMain('webhook-dispatcher', loadWebhookDispatcherConfig, (config, logger) => ({
   schema: 'webhooks',
   migrations,
-  setup: async () => undefined,
+  setup: async ({ db, bus }) => {
+    if (usesDevSecretKey(config)) {
+      logger.warn('WEBHOOK_SECRET_KEY is the development default: signing secrets are encrypted with a key published in the source code; set it in production');
+    }
+    // Shutdown needs no step of its own: bus.close() stops consuming and waits for in-flight deliveries.
+    await startDispatcher({ config, db, bus, logger });
+  },
 }));

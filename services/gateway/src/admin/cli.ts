@@ -42,6 +42,11 @@ function positiveInt(value: string, name: string): number {
   return Number(value);
 }
 
+function atMost(n: number, max: number, name: string): number {
+  if (n > max) throw new UsageError(`--${name} must be at most ${max}`);
+  return n;
+}
+
 const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
   'user:create': async (flags, ctx) => {
     const credits = flags.credits === undefined ? undefined : flags.credits === '0' ? 0 : positiveInt(flags.credits, 'credits');
@@ -65,7 +70,7 @@ const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
   'webhook:set': async (flags, ctx) => setWebhook(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id'), need(flags, 'url')),
   'webhook:clear': async (flags, ctx) => clearWebhook(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id')),
   'webhook:deliveries': async (flags, ctx) =>
-    listWebhookDeliveries(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id'), flags.limit === undefined ? undefined : positiveInt(flags.limit, 'limit')),
+    listWebhookDeliveries(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id'), flags.limit === undefined ? undefined : atMost(positiveInt(flags.limit, 'limit'), 500, 'limit')),
 };
 
 export async function runCli(argv: string[]): Promise<{ code: number; stdout?: string; stderr?: string }> {

@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { loadWebhookDispatcherConfig, usesDevSecretKey } from './config';
+
+describe('webhook-dispatcher config', () => {
+  it('has the documented defaults', () => {
+    const config = loadWebhookDispatcherConfig({});
+    expect(config).toMatchObject({
+      PORT: 8085,
+      WEBHOOK_TIMEOUT_MS: 10_000,
+      WEBHOOK_RETRY_DELAYS_MS: [30_000, 120_000, 600_000],
+      WEBHOOK_ALLOW_HTTP: false,
+      WEBHOOK_ALLOW_PRIVATE: false,
+      WEBHOOK_PREFETCH: 20,
+    });
+    expect(usesDevSecretKey(config)).toBe(true);
+  });
+
+  it('reads a comma-separated retry schedule', () => {
+    expect(loadWebhookDispatcherConfig({ WEBHOOK_RETRY_DELAYS_MS: '300, 600,900' }).WEBHOOK_RETRY_DELAYS_MS).toEqual([300, 600, 900]);
+  });
+
+  it('refuses a retry schedule that is not a list of positive integers, naming the variable', () => {
+    expect(() => loadWebhookDispatcherConfig({ WEBHOOK_RETRY_DELAYS_MS: '300,soon' })).toThrow(/WEBHOOK_RETRY_DELAYS_MS/);
+    expect(() => loadWebhookDispatcherConfig({ WEBHOOK_RETRY_DELAYS_MS: '0' })).toThrow(/WEBHOOK_RETRY_DELAYS_MS/);
+  });
+
+  it('accepts a real key and no longer counts as the development default', () => {
+    const config = loadWebhookDispatcherConfig({ WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') });
+    expect(usesDevSecretKey(config)).toBe(false);
+  });
+
+  it('refuses a key of the wrong size, naming the variable', () => {
+    expect(() => loadWebhookDispatcherConfig({ WEBHOOK_SECRET_KEY: randomBytes(16).toString('hex') })).toThrow(/WEBHOOK_SECRET_KEY must be 32 bytes/);
+  });
+});

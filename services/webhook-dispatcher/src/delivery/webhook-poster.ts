@@ -1,0 +1,83 @@
+import type { Readable } from 'node:stream';
+import { Axios } from 'axios';
+import { guardedAgents, type SafeFetchPolicy } from '@mf/safe-fetch';
+import type { PostResult } from '../domain/delivery-outcome';
+import { describePostFailure } from './post-failure';
+
+/** POSTs one signed webhook body; never throws: every way it can end is a PostResult. */
+export type WebhookPoster = (url: string, rawBody: string, headers: Record<string, string>) => Promise<PostResult>;
+
+/** Enough of a response body to let a short answer finish; the rest is not our business. */
+const MAX_RESPONSE_BYTES = 4096;
+
+export interface PosterOptions {
+  policy: SafeFetchPolicy;
+  /** The whole attempt: DNS, connect, send, response headers. */
+  timeoutMs: number;
+}
+
+export function createWebhookPoster({ policy, timeoutMs }: PosterOptions): WebhookPoster {
+  // A bare Axios instance, not axios.create(): nothing set on the global defaults (a proxy, an
+  // adapter, headers) may reach a customer's host or bypass the guarded agents.
+  const client = new Axios({});
+  // The agents check every address at connect time, so a DNS answer that changed since the URL
+  // was saved (rebinding) cannot point a delivery at an internal host.
+  const { httpAgent, httpsAgent } = guardedAgents(policy);
+
+  return async (url, rawBody, headers) => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      const res = await client.request<Readable>({
+        url,
+        method: 'post',
+        adapter: 'http',
+        data: rawBody,
+        // false drops the Accept-Encoding axios would add: we send exactly the documented headers.
+        headers: { ...headers, 'Accept-Encoding': false },
+        responseType: 'stream',
+        decompress: false,
+        maxRedirects: 0,
+        proxy: false,
+        httpAgent,
+        httpsAgent,
+        timeout: timeoutMs,
+        signal: controller.signal,
+        validateStatus: () => true,
+        maxBodyLength: -1,
+        maxContentLength: -1,
+      });
+      await discardBody(res.data, MAX_RESPONSE_BYTES, controller.signal);
+      return { kind: 'response', status: res.status };
+    } catch (err) {
+      return describePostFailure(err, controller.signal.aborted);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/**
+ * Reads at most maxBytes of the body, or until it ends, fails or the attempt's time is up, then
+ * drops it: the status is all we use, and a receiver that never finishes its body must not hold
+ * the delivery.
+ */
+function discardBody(body: Readable, maxBytes: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let read = 0;
+    const done = (): void => {
+      signal.removeEventListener('abort', done);
+      body.destroy();
+      resolve();
+    };
+    if (signal.aborted) return done();
+    signal.addEventListener('abort', done, { once: true });
+    body.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (read >= maxBytes) done();
+    });
+    body.once('end', done);
+    body.once('error', done);
+    body.once('close', done);
+  });
+}

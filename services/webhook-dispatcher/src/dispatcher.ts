@@ -1,0 +1,36 @@
+import type { Bus } from '@mf/bus';
+import type { Knex } from '@mf/db';
+import type { Logger } from '@mf/logger';
+import type { SafeFetchPolicy } from '@mf/safe-fetch';
+import type { WebhookDispatcherConfig } from './config';
+import { createWebhookPoster } from './delivery/webhook-poster';
+import { parseSecretKey, SecretBox } from './domain/secret-box';
+import { consumeJobEvents } from './messaging/job-events.consumer';
+import { serveWebhooksRpc } from './messaging/webhooks-rpc.server';
+import { KeyedLock } from './usecases/keyed-lock';
+
+export interface DispatcherParts {
+  config: WebhookDispatcherConfig;
+  db: Knex;
+  bus: Bus;
+  logger: Logger;
+}
+
+/** Serves the webhooks RPC and starts delivering job events: main.ts and the tests wire it alike. */
+export async function startDispatcher({ config, db, bus, logger }: DispatcherParts): Promise<void> {
+  const policy: SafeFetchPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
+  const secrets = new SecretBox(parseSecretKey(config.WEBHOOK_SECRET_KEY));
+  await serveWebhooksRpc(bus, { db, secrets, urlPolicy: policy });
+  await consumeJobEvents(
+    bus,
+    {
+      db,
+      secrets,
+      logger,
+      post: createWebhookPoster({ policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS }),
+      now: () => Date.now(),
+      lock: new KeyedLock(),
+    },
+    { prefetch: config.WEBHOOK_PREFETCH, retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS },
+  );
+}

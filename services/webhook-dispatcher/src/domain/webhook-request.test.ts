@@ -1,0 +1,59 @@
+import { createHmac } from 'node:crypto';
+import type { JobEventPayload } from '@mf/contracts';
+import { generateSigningSecret } from './signing';
+import { webhookBody, webhookHeaders } from './webhook-request';
+
+const payload: JobEventPayload = {
+  // Deliberately not in body order: the body must put the keys in the contract's order anyway.
+  error: null,
+  result: { video: 'https://media.test/media/j1.mp4' },
+  completed_at: '2025-01-02T03:04:06.000Z',
+  created_at: '2025-01-02T03:04:05.000Z',
+  credits_consumed: 120,
+  type: 'video',
+  upstream_model: 'fal-ai/vidgen-2/text-to-video',
+  model_id: 'vidgen-2.0',
+  status: 'completed',
+  api_key_id: 7,
+  user_id: 3,
+  job_id: 'j1',
+};
+
+describe('webhookBody', () => {
+  it('has the contract keys in order, with the upstream endpoint path as model', () => {
+    const body = webhookBody(payload);
+    expect(Object.keys(JSON.parse(body))).toEqual(['job_id', 'status', 'model', 'type', 'credits_consumed', 'created_at', 'completed_at', 'result', 'error']);
+    expect(JSON.parse(body)).toMatchObject({ model: 'fal-ai/vidgen-2/text-to-video', result: { video: 'https://media.test/media/j1.mp4' } });
+  });
+
+  it('leaves out what only we need (user, key, model id)', () => {
+    expect(webhookBody(payload)).not.toMatch(/user_id|api_key_id|model_id/);
+  });
+});
+
+describe('webhookHeaders', () => {
+  it('signs "<timestamp>.<raw body>" with the secret and carries the event id and attempt', () => {
+    const secret = generateSigningSecret();
+    const rawBody = webhookBody(payload);
+    const headers = webhookHeaders({ event: 'job.cancelled', eventId: 'evt-1', attempt: 3, timestamp: 1_700_000_000, secret, rawBody });
+    const mac = createHmac('sha256', secret).update(`1700000000.${rawBody}`).digest('hex');
+    expect(headers).toEqual({
+      'Content-Type': 'application/json',
+      'User-Agent': 'Mediaforge-Webhooks/1.0',
+      'X-Service-Event': 'job.cancelled',
+      'X-Service-Timestamp': '1700000000',
+      'X-Service-Signature': `t=1700000000,v1=${mac}`,
+      'X-Service-Event-Id': 'evt-1',
+      'X-Service-Delivery-Attempt': '3',
+    });
+  });
+});
+
+describe('generateSigningSecret', () => {
+  it('is whsec_ and 32 random bytes in base64url, new each time', () => {
+    const a = generateSigningSecret();
+    expect(a).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(a.slice(6), 'base64url')).toHaveLength(32);
+    expect(generateSigningSecret()).not.toBe(a);
+  });
+});

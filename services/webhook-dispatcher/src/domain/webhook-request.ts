@@ -1,0 +1,48 @@
+import type { JobEventPayload } from '@mf/contracts';
+import { signatureHeader } from './signing';
+
+export const USER_AGENT = 'Mediaforge-Webhooks/1.0';
+
+/** The X-Service-Event values: the job event routing keys (job.cancelled is ours, see api-behaviour.md). */
+export type WebhookEvent = 'job.completed' | 'job.failed' | 'job.cancelled';
+
+/**
+ * The webhook body, keys in the contract's order. `model` is the upstream endpoint path: the
+ * contract says so for webhook bodies.
+ */
+export function webhookBody(payload: JobEventPayload): string {
+  return JSON.stringify({
+    job_id: payload.job_id,
+    status: payload.status,
+    model: payload.upstream_model,
+    type: payload.type,
+    credits_consumed: payload.credits_consumed,
+    created_at: payload.created_at,
+    completed_at: payload.completed_at,
+    result: payload.result,
+    error: payload.error,
+  });
+}
+
+export interface SignedHeaderInput {
+  event: WebhookEvent;
+  eventId: string;
+  attempt: number;
+  /** Unix seconds. */
+  timestamp: number;
+  secret: string;
+  rawBody: string;
+}
+
+/** Every header we send (transport headers such as Host and Content-Length come from Node). */
+export function webhookHeaders(input: SignedHeaderInput): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    'X-Service-Event': input.event,
+    'X-Service-Timestamp': String(input.timestamp),
+    'X-Service-Signature': signatureHeader(input.secret, input.timestamp, input.rawBody),
+    'X-Service-Event-Id': input.eventId,
+    'X-Service-Delivery-Attempt': String(input.attempt),
+  };
+}

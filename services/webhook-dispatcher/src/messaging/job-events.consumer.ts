@@ -1,0 +1,29 @@
+import { eventHandler, type Bus } from '@mf/bus';
+import { jobEvents, QUEUES, ROUTING_KEYS, type EventDef, type JobEventPayload } from '@mf/contracts';
+import type { WebhookEvent } from '../domain/webhook-request';
+import { deliverJobEvent, type DeliveryDeps } from '../usecases/deliver-job-event.usecase';
+
+export interface JobEventsConsumerOptions {
+  prefetch: number;
+  /** The broker-held retry schedule: attempt n+1 waits retryDelaysMs[n-1]; then the DLQ. */
+  retryDelaysMs: number[];
+}
+
+/** Consumes every job.* event and delivers it to the key's webhook. */
+export function consumeJobEvents(bus: Bus, deps: DeliveryDeps, opts: JobEventsConsumerOptions): Promise<void> {
+  const handler = (def: EventDef<JobEventPayload>) =>
+    eventHandler(def, (payload, ctx) =>
+      deliverJobEvent(deps, { event: def.routingKey as WebhookEvent, eventId: ctx.envelope.messageId, attempt: ctx.attempt, payload }),
+    );
+  return bus.consume({
+    queue: QUEUES.webhooksJobEvents,
+    bindings: [ROUTING_KEYS.jobAll],
+    handlers: {
+      [jobEvents.completed.routingKey]: handler(jobEvents.completed),
+      [jobEvents.failed.routingKey]: handler(jobEvents.failed),
+      [jobEvents.cancelled.routingKey]: handler(jobEvents.cancelled),
+    },
+    prefetch: opts.prefetch,
+    retryDelaysMs: opts.retryDelaysMs,
+  });
+}

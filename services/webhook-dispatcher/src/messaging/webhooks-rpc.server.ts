@@ -1,0 +1,15 @@
+import type { Bus } from '@mf/bus';
+import { webhooksRpc } from '@mf/contracts';
+import type { EndpointsContext } from '../usecases/context';
+import { listDeliveries } from '../usecases/list-deliveries.usecase';
+import { clearEndpoint, getEndpoint, setEndpoint } from '../usecases/manage-endpoint.usecase';
+
+/** Binds the webhooks RPC methods to their use cases. */
+export function serveWebhooksRpc(bus: Bus, ctx: EndpointsContext): Promise<void> {
+  return bus.serveRpc(webhooksRpc, {
+    setEndpoint: (req) => setEndpoint(ctx, req),
+    clearEndpoint: (req) => clearEndpoint(ctx, req),
+    getEndpoint: (req) => getEndpoint(ctx, req),
+    listDeliveries: (req) => listDeliveries(ctx.db, req),
+  });
+}

@@ -1,0 +1,11 @@
+import type { Knex } from '@mf/db';
+import type { SafeFetchPolicy } from '@mf/safe-fetch';
+import type { SecretBox } from '../domain/secret-box';
+
+/** What the endpoint RPC use cases need, passed in. */
+export interface EndpointsContext {
+  db: Knex;
+  secrets: SecretBox;
+  /** Which URLs may be saved (the same policy the deliveries connect under). */
+  urlPolicy: SafeFetchPolicy;
+}

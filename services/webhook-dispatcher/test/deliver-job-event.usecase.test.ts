@@ -1,0 +1,202 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDb, migrate, type Knex } from '@mf/db';
+import { freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
+import { migrations } from '../migrations';
+import { createWebhookPoster, type WebhookPoster } from '../src/delivery/webhook-poster';
+import type { PostResult } from '../src/domain/delivery-outcome';
+import { SecretBox } from '../src/domain/secret-box';
+import { deliverJobEvent, type DeliveryDeps, type JobEventDelivery } from '../src/usecases/deliver-job-event.usecase';
+import { KeyedLock } from '../src/usecases/keyed-lock';
+import { jobEventPayload } from './support/dispatcher-harness';
+import { Receiver } from './support/receiver';
+import { verifyWebhookSignature } from './support/verify-signature';
+
+/** The delivery use case on the real database, without a broker: a fake or real poster, a fixed clock. */
+describe('deliverJobEvent', () => {
+  let env: TestEnv;
+  let db: Knex;
+  let receiver: Receiver;
+  const secrets = new SecretBox(randomBytes(32));
+  const secret = 'whsec_test-secret';
+  let nextKey = 1;
+  const NOW = 1_750_000_000_123;
+
+  beforeAll(async () => {
+    env = await freshTestEnv();
+    db = createDb({ url: env.databaseUrl, schema: 'webhooks', poolMax: 5 });
+    await migrate(db, 'webhooks', migrations);
+    receiver = await Receiver.start();
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+    await db?.destroy();
+    await env?.teardown();
+  });
+
+  async function endpointFor(url: string, box = secrets): Promise<{ apiKeyId: number; userId: number }> {
+    const apiKeyId = nextKey++;
+    await db('endpoints').insert({ api_key_id: apiKeyId, user_id: 4, url, secret_ciphertext: box.seal(secret) });
+    return { apiKeyId, userId: 4 };
+  }
+
+  /** A poster that records what it was asked to send and answers as told. */
+  function fakePoster(result: PostResult): WebhookPoster & { calls: { url: string; body: string; headers: Record<string, string> }[] } {
+    const calls: { url: string; body: string; headers: Record<string, string> }[] = [];
+    return Object.assign(
+      async (url: string, body: string, headers: Record<string, string>) => {
+        calls.push({ url, body, headers });
+        return result;
+      },
+      { calls },
+    );
+  }
+
+  const deps = (post: WebhookPoster): DeliveryDeps => ({ db, post, now: () => NOW, secrets, logger: silentLogger(), lock: new KeyedLock() });
+  const delivery = (apiKeyId: number, userId: number, attempt = 1): JobEventDelivery => ({
+    event: 'job.completed',
+    eventId: randomUUID(),
+    attempt,
+    payload: jobEventPayload({ api_key_id: apiKeyId, user_id: userId }),
+  });
+  const rowsOf = (eventId: string) => db('deliveries').where({ event_id: eventId }).orderBy('id').select('attempt', 'status_code', 'error', 'duration_ms', 'url');
+
+  it('signs with the clock time and records the attempt', async () => {
+    const { apiKeyId, userId } = await endpointFor('https://hooks.example.com/a');
+    const post = fakePoster({ kind: 'response', status: 202 });
+    const d = delivery(apiKeyId, userId, 3);
+    expect(await deliverJobEvent(deps(post), d)).toBe('ack');
+
+    expect(post.calls).toHaveLength(1);
+    const [call] = post.calls;
+    expect(call.url).toBe('https://hooks.example.com/a');
+    expect(call.headers['X-Service-Timestamp']).toBe('1750000000');
+    expect(call.headers['X-Service-Delivery-Attempt']).toBe('3');
+    const lowered = Object.fromEntries(Object.entries(call.headers).map(([k, v]) => [k.toLowerCase(), v]));
+    expect(verifyWebhookSignature(secret, lowered, call.body, 1_750_000_000)).toBe(true);
+    expect(await rowsOf(d.eventId)).toEqual([{ attempt: 3, status_code: 202, error: null, duration_ms: 0, url: 'https://hooks.example.com/a' }]);
+  });
+
+  it('does not post again an event already answered with a 2xx', async () => {
+    const { apiKeyId, userId } = await endpointFor('https://hooks.example.com/b');
+    const d = delivery(apiKeyId, userId);
+    await deliverJobEvent(deps(fakePoster({ kind: 'response', status: 200 })), d);
+    const again = fakePoster({ kind: 'response', status: 200 });
+    expect(await deliverJobEvent(deps(again), { ...d, attempt: 2 })).toBe('ack');
+    expect(again.calls).toHaveLength(0);
+    expect(await rowsOf(d.eventId)).toHaveLength(1);
+  });
+
+  it('posts again an event whose earlier attempts failed', async () => {
+    const { apiKeyId, userId } = await endpointFor('https://hooks.example.com/c');
+    const d = delivery(apiKeyId, userId);
+    expect(await deliverJobEvent(deps(fakePoster({ kind: 'response', status: 503 })), d)).toBe('retry');
+    expect(await deliverJobEvent(deps(fakePoster({ kind: 'response', status: 200 })), { ...d, attempt: 2 })).toBe('ack');
+    expect((await rowsOf(d.eventId)).map((r) => r.status_code)).toEqual([503, 200]);
+  });
+
+  it('sends nothing for a key without a webhook, or for an event of another user', async () => {
+    const post = fakePoster({ kind: 'response', status: 200 });
+    expect(await deliverJobEvent(deps(post), delivery(9_999, 4))).toBe('ack');
+    const { apiKeyId } = await endpointFor('https://hooks.example.com/d');
+    expect(await deliverJobEvent(deps(post), delivery(apiKeyId, 5))).toBe('ack');
+    expect(post.calls).toHaveLength(0);
+  });
+
+  it('dead-letters, without posting, when the secret was sealed under another key', async () => {
+    const { apiKeyId, userId } = await endpointFor('https://hooks.example.com/e', new SecretBox(randomBytes(32)));
+    const post = fakePoster({ kind: 'response', status: 200 });
+    const d = delivery(apiKeyId, userId);
+    expect(await deliverJobEvent(deps(post), d)).toBe('dead');
+    expect(post.calls).toHaveLength(0);
+    expect(await rowsOf(d.eventId)).toEqual([]);
+  });
+
+  describe('with the real poster', () => {
+    const realDeps = (policy: { allowHttp: boolean; allowPrivate: boolean }, timeoutMs = 2000): DeliveryDeps => ({
+      ...deps(createWebhookPoster({ policy, timeoutMs })),
+      now: () => Date.now(),
+    });
+    const permissive = { allowHttp: true, allowPrivate: true };
+
+    it('does not follow a redirect, and retries it', async () => {
+      const target = await Receiver.start();
+      const redirecting = http.createServer((_req, res) => res.writeHead(302, { location: target.url('/elsewhere') }).end());
+      await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
+      try {
+        const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/hook`;
+        const { apiKeyId, userId } = await endpointFor(url);
+        const d = delivery(apiKeyId, userId);
+        expect(await deliverJobEvent(realDeps(permissive), d)).toBe('retry');
+        expect(target.requests).toHaveLength(0);
+        expect(await rowsOf(d.eventId)).toEqual([expect.objectContaining({ status_code: 302, error: null })]);
+      } finally {
+        redirecting.closeAllConnections();
+        await new Promise((r) => redirecting.close(r));
+        await target.close();
+      }
+    });
+
+    it('records a private address refused at connect time and does not retry it', async () => {
+      const { apiKeyId, userId } = await endpointFor(receiver.url('/private'));
+      const d = delivery(apiKeyId, userId);
+      expect(await deliverJobEvent(realDeps({ allowHttp: true, allowPrivate: false }), d)).toBe('ack');
+      expect(receiver.requests.filter((r) => r.path === '/private')).toHaveLength(0);
+      expect(await rowsOf(d.eventId)).toEqual([expect.objectContaining({ status_code: null, error: 'refused: private address' })]);
+    });
+
+    it('records plain http refused when http is no longer allowed', async () => {
+      const { apiKeyId, userId } = await endpointFor(receiver.url('/plain'));
+      const d = delivery(apiKeyId, userId);
+      expect(await deliverJobEvent(realDeps({ allowHttp: false, allowPrivate: true }), d)).toBe('ack');
+      expect(receiver.requests.filter((r) => r.path === '/plain')).toHaveLength(0);
+      expect(await rowsOf(d.eventId)).toEqual([expect.objectContaining({ status_code: null, error: 'refused: http not allowed' })]);
+    });
+
+    it('retries a connection refused', async () => {
+      const closed = await Receiver.start();
+      const url = closed.url('/gone');
+      await closed.close();
+      const { apiKeyId, userId } = await endpointFor(url);
+      const d = delivery(apiKeyId, userId);
+      expect(await deliverJobEvent(realDeps(permissive), d)).toBe('retry');
+      expect(await rowsOf(d.eventId)).toEqual([expect.objectContaining({ status_code: null, error: 'connection refused' })]);
+    });
+
+    it('answers as soon as the status is in, whatever the size of the body', async () => {
+      const big = http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('x'.repeat(64 * 1024));
+        // Never ends the body: the delivery must not wait for it.
+      });
+      await new Promise<void>((r) => big.listen(0, '127.0.0.1', r));
+      try {
+        const { apiKeyId, userId } = await endpointFor(`http://127.0.0.1:${(big.address() as AddressInfo).port}/big`);
+        const d = delivery(apiKeyId, userId);
+        expect(await deliverJobEvent(realDeps(permissive, 5000), d)).toBe('ack');
+        const [row] = await rowsOf(d.eventId);
+        expect(row).toMatchObject({ status_code: 200, error: null });
+        expect(row.duration_ms).toBeLessThan(4000);
+      } finally {
+        big.closeAllConnections();
+        await new Promise((r) => big.close(r));
+      }
+    });
+
+    it('counts a 2xx whose body never comes as delivered, within the timeout', async () => {
+      const stalling = http.createServer((_req, res) => res.writeHead(200).flushHeaders());
+      await new Promise<void>((r) => stalling.listen(0, '127.0.0.1', r));
+      try {
+        const { apiKeyId, userId } = await endpointFor(`http://127.0.0.1:${(stalling.address() as AddressInfo).port}/stall`);
+        const d = delivery(apiKeyId, userId);
+        expect(await deliverJobEvent(realDeps(permissive, 300), d)).toBe('ack');
+        expect(await rowsOf(d.eventId)).toEqual([expect.objectContaining({ status_code: 200, error: null })]);
+      } finally {
+        stalling.closeAllConnections();
+        await new Promise((r) => stalling.close(r));
+      }
+    });
+  });
+});

@@ -1,0 +1,129 @@
+import { webhooksRpc } from '@mf/contracts';
+import { AppError } from '@mf/errors';
+import { jobEventPayload, publishJobEvent, startHarness, waitFor, type Harness, type RunningDispatcher } from './support/dispatcher-harness';
+import { Receiver } from './support/receiver';
+import { verifyWebhookSignature } from './support/verify-signature';
+
+/** The webhooks RPC as the gateway's admin CLI calls it. */
+describe('webhook endpoints over RPC', () => {
+  let h: Harness;
+  let receiver: Receiver;
+  let nextKey = 300;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    receiver = await Receiver.start();
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+    await h?.close();
+  });
+
+  /** Runs the test body against a dispatcher configured for it (one serves the RPC queue at a time). */
+  async function withDispatcher(env: Record<string, string>, body: (d: RunningDispatcher) => Promise<void>): Promise<void> {
+    const dispatcher = await h.startDispatcher(env);
+    try {
+      await body(dispatcher);
+    } finally {
+      await dispatcher.close();
+    }
+  }
+
+  const local = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' };
+  const strict = { WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE: 'false' };
+  const set = (apiKeyId: number, userId: number, url: string) => h.client.rpc(webhooksRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: userId, url });
+
+  it('returns a new secret on the first save only, and keeps signing with it after a URL change', () =>
+    withDispatcher(local, async (dispatcher) => {
+      const apiKeyId = nextKey++;
+      const first = await set(apiKeyId, 5, receiver.url('/old'));
+      expect(first).toEqual({ url: receiver.url('/old'), secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) });
+
+      const second = await set(apiKeyId, 5, receiver.url('/new'));
+      expect(second).toEqual({ url: receiver.url('/new') });
+
+      const handledBefore = await dispatcher.handled();
+      const eventId = await publishJobEvent(h.client, 'completed', jobEventPayload({ api_key_id: apiKeyId, user_id: 5 }));
+      await waitFor(async () => (await dispatcher.handled()) === handledBefore + 1, 'the delivery');
+      const [req] = receiver.forEvent(eventId);
+      expect(req.path).toBe('/new');
+      expect(verifyWebhookSignature(first.secret!, req.headers, req.body)).toBe(true);
+    }));
+
+  it('rotates the secret by clear, save', () =>
+    withDispatcher(local, async (dispatcher) => {
+      const apiKeyId = nextKey++;
+      const { secret: before } = await set(apiKeyId, 5, receiver.url());
+      expect(await h.client.rpc(webhooksRpc, 'clearEndpoint', { api_key_id: apiKeyId, user_id: 5 })).toEqual({ cleared: true });
+      expect(await h.client.rpc(webhooksRpc, 'clearEndpoint', { api_key_id: apiKeyId, user_id: 5 })).toEqual({ cleared: false });
+      const { secret: after } = await set(apiKeyId, 5, receiver.url());
+      expect(after).toMatch(/^whsec_/);
+      expect(after).not.toBe(before);
+
+      const handledBefore = await dispatcher.handled();
+      const eventId = await publishJobEvent(h.client, 'completed', jobEventPayload({ api_key_id: apiKeyId, user_id: 5 }));
+      await waitFor(async () => (await dispatcher.handled()) === handledBefore + 1, 'the delivery');
+      const [req] = receiver.forEvent(eventId);
+      expect(verifyWebhookSignature(after!, req.headers, req.body)).toBe(true);
+      expect(verifyWebhookSignature(before!, req.headers, req.body)).toBe(false);
+    }));
+
+  it('shows the URL and dates but never the secret, and stores the secret only encrypted', () =>
+    withDispatcher(local, async () => {
+      const apiKeyId = nextKey++;
+      expect(await h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 5 })).toEqual({ url: null, created_at: null, updated_at: null });
+      const { secret } = await set(apiKeyId, 5, receiver.url());
+
+      const view = await h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 5 });
+      expect(view).toEqual({ url: receiver.url(), created_at: expect.any(String), updated_at: expect.any(String) });
+      expect(new Date(view.created_at!).getTime()).toBeGreaterThan(Date.now() - 60_000);
+      const row = await h.db('endpoints').first('*').where({ api_key_id: apiKeyId });
+      expect(JSON.stringify(row)).not.toContain(secret!.slice('whsec_'.length));
+    }));
+
+  it('answers 404 to another user for the key, and changes nothing', () =>
+    withDispatcher(local, async () => {
+      const apiKeyId = nextKey++;
+      await set(apiKeyId, 5, receiver.url('/mine'));
+      const notFound = { status: 404, body: { error: 'Webhook endpoint not found' } };
+      await expect(set(apiKeyId, 6, receiver.url('/theirs'))).rejects.toMatchObject(notFound);
+      await expect(h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 6 })).rejects.toMatchObject(notFound);
+      await expect(h.client.rpc(webhooksRpc, 'clearEndpoint', { api_key_id: apiKeyId, user_id: 6 })).rejects.toMatchObject(notFound);
+      expect((await h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 5 })).url).toBe(receiver.url('/mine'));
+    }));
+
+  it('refuses private, loopback, link-local and metadata addresses and plain http when they are not allowed', () =>
+    withDispatcher(strict, async () => {
+      const urls = ['https://127.0.0.1/x', 'https://169.254.169.254/latest', 'https://localhost/x', 'https://[::1]/x', 'https://10.0.0.8/x', 'http://example.com/x', 'ftp://example.com/x', 'https://no-such-host.invalid/x'];
+      const keys = urls.map(() => nextKey++);
+      const refusals = await Promise.all(
+        urls.map((url, i) =>
+          set(keys[i], 5, url).then(
+            () => ({ url, status: 200, error: '' }),
+            (err: AppError) => ({ url, status: err.status, error: err.body.error }),
+          ),
+        ),
+      );
+      const privateAddress = 'url must not point to a private, loopback, link-local or metadata address';
+      expect(refusals).toEqual([
+        { url: 'https://127.0.0.1/x', status: 400, error: privateAddress },
+        { url: 'https://169.254.169.254/latest', status: 400, error: privateAddress },
+        { url: 'https://localhost/x', status: 400, error: privateAddress },
+        { url: 'https://[::1]/x', status: 400, error: privateAddress },
+        { url: 'https://10.0.0.8/x', status: 400, error: privateAddress },
+        { url: 'http://example.com/x', status: 400, error: 'url must be a https URL' },
+        { url: 'ftp://example.com/x', status: 400, error: 'url must be a https URL' },
+        { url: 'https://no-such-host.invalid/x', status: 400, error: 'url host could not be resolved' },
+      ]);
+      expect(await h.db('endpoints').whereIn('api_key_id', keys)).toEqual([]);
+    }));
+
+  it('refuses credentials in the URL and names http(s) when http is allowed', () =>
+    withDispatcher({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'false' }, async () => {
+      await expect(set(nextKey++, 5, 'ftp://example.com/x')).rejects.toMatchObject({ status: 400, body: { error: 'url must be an http(s) URL' } });
+      await expect(set(nextKey++, 5, 'not a url')).rejects.toMatchObject({ status: 400, body: { error: 'url must be an http(s) URL' } });
+      await expect(set(nextKey++, 5, 'https://user:pw@example.com/x')).rejects.toMatchObject({ status: 400, body: { error: 'url must not contain credentials' } });
+      await expect(set(nextKey++, 5, 'http://127.0.0.1:8080/x')).rejects.toMatchObject({ status: 400, body: { error: 'url must not point to a private, loopback, link-local or metadata address' } });
+    }));
+});
