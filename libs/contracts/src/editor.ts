@@ -80,6 +80,20 @@ export interface ProjectStateReply {
   clips: ClipView[];
 }
 
+/**
+ * A string of min..max characters counted as people count them (Unicode code points), as the
+ * gateway counts them: Joi's own max() counts UTF-16 units, so 120 emoji would pass the gateway
+ * and fail here.
+ */
+const chars = (min: number, max: number) =>
+  Joi.string()
+    .min(min)
+    .custom((value: string, helpers) => {
+      const n = [...value].length;
+      return n < min || n > max ? helpers.error('string.chars', { min, max }) : value;
+    })
+    .messages({ 'string.chars': '{{#label}} must be {{#min}}-{{#max}} characters' });
+
 const userId = Joi.number().integer().min(1).required();
 const id = (prefix: string) => Joi.string().pattern(new RegExp(`^${prefix}_[A-Za-z0-9]{1,64}$`));
 const projectRef = { user_id: userId, project_id: id('prj').required() };
@@ -146,7 +160,7 @@ export const editorRpc = {
   methods: {
     createProject: rpcMethod<CreateProjectRequest, { project: ProjectView }>(
       'editor.create-project',
-      Joi.object<CreateProjectRequest>({ user_id: userId, name: Joi.string().min(1).max(120).required(), description: Joi.string().max(1000).allow('', null).required(), aspect_ratio: aspect.required() }),
+      Joi.object<CreateProjectRequest>({ user_id: userId, name: chars(1, 120).required(), description: chars(0, 1000).allow('', null).required(), aspect_ratio: aspect.required() }),
     ),
     listProjects: rpcMethod<{ user_id: number }, { projects: ProjectSummary[] }>('editor.list-projects', Joi.object({ user_id: userId })),
     getProject: rpcMethod<GetProjectRequest, ProjectStateReply>('editor.get-project', Joi.object<GetProjectRequest>({ ...projectRef, video_id: Joi.string().max(100) })),
@@ -155,15 +169,15 @@ export const editorRpc = {
       Joi.object<InstructRequest>({
         ...projectRef,
         api_key_id: Joi.number().integer().min(1).required(),
-        instruction: Joi.string().max(8000).allow('').required(),
+        instruction: chars(0, 8000).allow('').required(),
         image_urls: Joi.array().items(httpsUrl).max(10).required(),
         video_id: Joi.string().max(100),
       }),
     ),
-    createVideo: rpcMethod<CreateVideoRequest, { video: VideoView }>('editor.create-video', Joi.object<CreateVideoRequest>({ ...projectRef, name: Joi.string().min(1).max(120).required() })),
+    createVideo: rpcMethod<CreateVideoRequest, { video: VideoView }>('editor.create-video', Joi.object<CreateVideoRequest>({ ...projectRef, name: chars(1, 120).required() })),
     rename: rpcMethod<RenameRequest, { project: ProjectView } | { video: VideoView }>(
       'editor.rename',
-      Joi.object<RenameRequest>({ ...projectRef, video_id: Joi.string().max(100), name: Joi.string().min(1).max(120).required() }),
+      Joi.object<RenameRequest>({ ...projectRef, video_id: Joi.string().max(100), name: chars(1, 120).required() }),
     ),
     importAsset: rpcMethod<ImportAssetRequest, { asset: AssetView }>('editor.import-asset', Joi.object<ImportAssetRequest>({ ...projectRef, url: httpsUrl.required() })),
     deleteAsset: rpcMethod<AssetRef, { deleted: boolean; clips_removed: number }>('editor.delete-asset', Joi.object<AssetRef>({ ...projectRef, asset_id: Joi.string().max(100).required() })),
@@ -182,7 +196,7 @@ export const editorRpc = {
     ),
     moveClip: rpcMethod<MoveClipRequest, { clip: ClipView }>('editor.move-clip', Joi.object<MoveClipRequest>({ ...projectRef, clip_id: Joi.string().max(100).required(), idx: Joi.number().integer().min(0).max(10_000).required() })),
     removeClip: rpcMethod<ClipRef, { removed: boolean }>('editor.remove-clip', Joi.object<ClipRef>({ ...projectRef, clip_id: Joi.string().max(100).required() })),
-    updateContext: rpcMethod<UpdateContextRequest, { project: ProjectView }>('editor.update-context', Joi.object<UpdateContextRequest>({ ...projectRef, context_md: Joi.string().max(100_000).allow('').required() })),
+    updateContext: rpcMethod<UpdateContextRequest, { project: ProjectView }>('editor.update-context', Joi.object<UpdateContextRequest>({ ...projectRef, context_md: chars(0, 100_000).allow('').required() })),
     setAspectRatio: rpcMethod<SetAspectRatioRequest, { project: ProjectView }>('editor.set-aspect-ratio', Joi.object<SetAspectRatioRequest>({ ...projectRef, aspect_ratio: aspect.required() })),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

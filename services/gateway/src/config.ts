@@ -8,6 +8,7 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv {
   FAL_ENDPOINTS_JSON?: string;
   USAGE_FLUSH_MS: number;
   SUBMIT_TIMEOUT_MS: number;
+  INSTRUCT_TIMEOUT_MS: number;
 }
 
 const schema = Joi.object<GatewayConfig>({
@@ -24,6 +25,8 @@ const schema = Joi.object<GatewayConfig>({
   USAGE_FLUSH_MS: Joi.number().integer().min(10).default(1000),
   /** Longest a generate request may wait for its submit (charge + provider submit), ms. */
   SUBMIT_TIMEOUT_MS: Joi.number().integer().min(100).default(60_000),
+  /** Longest an editor instruct call may wait for the agent's turn (a video generation takes minutes), ms. */
+  INSTRUCT_TIMEOUT_MS: Joi.number().integer().min(100).default(900_000),
   ...storageEnv,
 });
 

@@ -13,6 +13,7 @@ import { modelsRoutes } from './routes/models.routes';
 import { pendingRoutes } from './routes/pending.routes';
 import { generateRoutes } from './routes/generate.routes';
 import { jobsRoutes } from './routes/jobs.routes';
+import { editorRoutes } from './routes/editor.routes';
 
 export interface ApiDeps {
   db: Knex;
@@ -22,6 +23,8 @@ export interface ApiDeps {
   falEndpoints: FalEndpoints;
   bodyLimit: string;
   submitTimeoutMs: number;
+  /** How long an editor instruct call may wait for the agent's turn. */
+  instructTimeoutMs: number;
 }
 
 /** /api/v1: authenticate, record usage, rate-limit, parse the body, then the routes. */
@@ -32,6 +35,7 @@ export function apiRouter(deps: ApiDeps): Router {
   api.use(accountRoutes(deps.bus));
   api.use(generateRoutes(deps.bus, { submitTimeoutMs: deps.submitTimeoutMs }));
   api.use(jobsRoutes(deps.bus));
+  api.use(editorRoutes(deps.bus, { instructTimeoutMs: deps.instructTimeoutMs }));
   api.use(pendingRoutes());
   return api;
 }

@@ -9,10 +9,6 @@ import { requireScope } from '../auth.middleware';
  * service lands.
  */
 const PENDING: { method: 'get' | 'post' | 'delete'; path: string; scope?: string; feature: string }[] = [
-  { method: 'post', path: '/media-studio/projects', scope: 'video-editor:write', feature: 'the video editor' },
-  { method: 'get', path: '/media-studio/projects', scope: 'video-editor:read', feature: 'the video editor' },
-  { method: 'get', path: '/media-studio/projects/:id', scope: 'video-editor:read', feature: 'the video editor' },
-  { method: 'post', path: '/media-studio/projects/:id/instruct', scope: 'video-editor:write', feature: 'the video editor' },
   { method: 'post', path: '/media-studio/projects/:id/export', scope: 'video-editor:write', feature: 'video export' },
 ];
 
