@@ -6,3 +6,4 @@ export * from './job-events';
 export * from './jobs';
 export * from './webhooks';
 export * from './editor';
+export * from './exports';

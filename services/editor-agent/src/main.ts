@@ -37,6 +37,7 @@ runMain('editor-agent', loadEditorAgentConfig, (config, logger) => ({
         sfxPrice: config.SFX_PRICE,
         agentMaxSteps: config.AGENT_MAX_STEPS,
         agentMaxWallMs: config.AGENT_MAX_WALL_MS,
+        llmTimeoutMs: config.LLM_TIMEOUT_MS,
         mediaWaitMs: config.MEDIA_WAIT_MS,
         mediaPollMs: config.MEDIA_POLL_MS,
         turnLockWaitMs: config.TURN_LOCK_WAIT_MS,

@@ -60,10 +60,10 @@ async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
 /** Copies a local file into the project's storage, probing what export needs into metadata. */
 export async function storeAssetFile(
   ctx: EditorContext,
-  opts: { projectId: string; kind: 'image' | 'video' | 'audio'; source: string; file: string; contentType: string; metadata: Record<string, unknown> },
+  opts: { projectId: string; kind: 'image' | 'video' | 'audio'; source: string; file: string; contentType: string; metadata: Record<string, unknown>; /** An id reserved earlier (e.g. the one a charge reference names). */ id?: string },
 ): Promise<AssetRow> {
   const probed = await ctx.probe(opts.file);
-  const id = newId('ast');
+  const id = opts.id ?? newId('ast');
   const ext = TYPE_EXTENSIONS[opts.contentType] ?? EXTENSIONS[opts.kind];
   const key = `editor/${opts.projectId}/${id}.${ext}`;
   await ctx.storage.putFile(key, opts.file, opts.contentType);

@@ -32,6 +32,8 @@ export interface EditorSettings {
   sfxPrice: number;
   agentMaxSteps: number;
   agentMaxWallMs: number;
+  /** One model call's timeout (the turn lock's lease covers a call started at the last moment). */
+  llmTimeoutMs?: number;
   /** Longest a turn waits for one image or video generation of the jobs service. */
   mediaWaitMs: number;
   mediaPollMs: number;
