@@ -6,10 +6,10 @@ import path from 'node:path';
 import { testTls } from './tls';
 
 /**
- * An https server on 127.0.0.1 serving a real PNG at /ref.png, with the test CA the fleet trusts
+ * An https server on 127.0.0.1 serving a real PNG at /ref.png (and any `files` given, by path), with the test CA the fleet trusts
  * (NODE_EXTRA_CA_CERTS, set by startFleet from test-e2e/support/tls.ts).
  */
-export async function startReferenceServer(): Promise<{ url: string; requests: () => string[]; close: () => Promise<void> }> {
+export async function startReferenceServer(files: Record<string, { file: string; contentType: string }> = {}): Promise<{ url: string; requests: () => string[]; close: () => Promise<void> }> {
   const tls = await testTls();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-ref-'));
   const png = path.join(dir, 'ref.png');
@@ -17,9 +17,13 @@ export async function startReferenceServer(): Promise<{ url: string; requests: (
   const seen: string[] = [];
   const server = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     seen.push(req.url ?? '');
+    const extra = files[req.url ?? ''];
     if (req.url === '/ref.png') {
       res.writeHead(200, { 'content-type': 'image/png' });
       fs.createReadStream(png).pipe(res);
+    } else if (extra) {
+      res.writeHead(200, { 'content-type': extra.contentType });
+      fs.createReadStream(extra.file).pipe(res);
     } else {
       res.writeHead(404).end();
     }

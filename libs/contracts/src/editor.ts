@@ -155,6 +155,19 @@ export interface SetAspectRatioRequest extends ProjectRef {
   aspect_ratio: ProjectAspectRatio;
 }
 
+export interface ExportRequest extends ProjectRef {
+  video_id?: string;
+  fit: 'fit' | 'fill';
+}
+/** The contract's export response. */
+export interface ExportReply {
+  asset_id: string;
+  video_url: string;
+  duration_sec: number;
+  video_clip_count: number;
+  audio_overlay_count: number;
+}
+
 export const editorRpc = {
   queue: QUEUES.editorRpc,
   methods: {
@@ -198,5 +211,6 @@ export const editorRpc = {
     removeClip: rpcMethod<ClipRef, { removed: boolean }>('editor.remove-clip', Joi.object<ClipRef>({ ...projectRef, clip_id: Joi.string().max(100).required() })),
     updateContext: rpcMethod<UpdateContextRequest, { project: ProjectView }>('editor.update-context', Joi.object<UpdateContextRequest>({ ...projectRef, context_md: chars(0, 100_000).allow('').required() })),
     setAspectRatio: rpcMethod<SetAspectRatioRequest, { project: ProjectView }>('editor.set-aspect-ratio', Joi.object<SetAspectRatioRequest>({ ...projectRef, aspect_ratio: aspect.required() })),
+    export: rpcMethod<ExportRequest, ExportReply>('editor.export', Joi.object<ExportRequest>({ ...projectRef, video_id: Joi.string().max(100), fit: Joi.string().valid('fit', 'fill').required() })),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

@@ -25,6 +25,7 @@ export interface EditorAgentConfig extends ServiceEnv, StorageEnv {
   ALLOW_PRIVATE_URLS: boolean;
   IMPORT_MAX_BYTES: number;
   IMPORT_TIMEOUT_MS: number;
+  EXPORT_REQUEST_TIMEOUT_MS: number;
 }
 
 const schema = Joi.object<EditorAgentConfig>({
@@ -76,6 +77,8 @@ const schema = Joi.object<EditorAgentConfig>({
   IMPORT_MAX_BYTES: Joi.number().integer().min(1).default(200 * 1024 * 1024),
   /** Longest an import download may take, ms. */
   IMPORT_TIMEOUT_MS: Joi.number().integer().min(100).default(60_000),
+  /** Longest an export may take end to end, ms (longer than export-renderer's EXPORT_TIMEOUT_MS). */
+  EXPORT_REQUEST_TIMEOUT_MS: Joi.number().integer().min(1000).default(660_000),
 });
 
 export function loadEditorAgentConfig(env: NodeJS.ProcessEnv = process.env): EditorAgentConfig {

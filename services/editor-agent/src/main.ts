@@ -42,6 +42,7 @@ runMain('editor-agent', loadEditorAgentConfig, (config, logger) => ({
         mediaPollMs: config.MEDIA_POLL_MS,
         turnLockWaitMs: config.TURN_LOCK_WAIT_MS,
         importMaxBytes: config.IMPORT_MAX_BYTES,
+        exportTimeoutMs: config.EXPORT_REQUEST_TIMEOUT_MS,
       },
       download,
       probe: probeFile,

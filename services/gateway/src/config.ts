@@ -9,6 +9,7 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv {
   USAGE_FLUSH_MS: number;
   SUBMIT_TIMEOUT_MS: number;
   INSTRUCT_TIMEOUT_MS: number;
+  EXPORT_TIMEOUT_MS: number;
 }
 
 const schema = Joi.object<GatewayConfig>({
@@ -27,6 +28,8 @@ const schema = Joi.object<GatewayConfig>({
   SUBMIT_TIMEOUT_MS: Joi.number().integer().min(100).default(60_000),
   /** Longest an editor instruct call may wait for the agent's turn (a video generation takes minutes), ms. */
   INSTRUCT_TIMEOUT_MS: Joi.number().integer().min(100).default(900_000),
+  /** Longest an export request may take, ms (longer than the editor's EXPORT_REQUEST_TIMEOUT_MS). */
+  EXPORT_TIMEOUT_MS: Joi.number().integer().min(1000).default(720_000),
   ...storageEnv,
 });
 

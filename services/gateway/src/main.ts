@@ -19,7 +19,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
     router.use(providerCallbackRoutes(bus));
     router.use(
       '/api/v1',
-      apiRouter({ db, bus, usage, bodyLimit: config.BODY_LIMIT, submitTimeoutMs: config.SUBMIT_TIMEOUT_MS, instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS, limiter: memoryRateLimiter(config.RATE_LIMIT_PER_MINUTE), falEndpoints: parseFalEndpoints(config.FAL_ENDPOINTS_JSON) }),
+      apiRouter({ db, bus, usage, bodyLimit: config.BODY_LIMIT, submitTimeoutMs: config.SUBMIT_TIMEOUT_MS, instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS, exportTimeoutMs: config.EXPORT_TIMEOUT_MS, limiter: memoryRateLimiter(config.RATE_LIMIT_PER_MINUTE), falEndpoints: parseFalEndpoints(config.FAL_ENDPOINTS_JSON) }),
     );
     return [{ name: 'usage records', run: () => usage.stop() }];
   },

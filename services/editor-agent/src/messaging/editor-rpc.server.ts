@@ -3,6 +3,7 @@ import { editorRpc } from '@mf/contracts';
 import { deleteAsset, importAsset } from '../usecases/assets.usecase';
 import { addClip, moveClip, removeClip } from '../usecases/clips.usecase';
 import type { EditorContext } from '../usecases/context';
+import { exportVideo } from '../usecases/export.usecase';
 import { instruct } from '../usecases/instruct.usecase';
 import { createProject, createVideo, getProjectState, listProjects, rename, setAspectRatio, updateContext } from '../usecases/projects.usecase';
 
@@ -22,5 +23,6 @@ export function serveEditorRpc(bus: Bus, ctx: EditorContext): Promise<void> {
     removeClip: (req) => removeClip(ctx, req),
     updateContext: (req) => updateContext(ctx, req),
     setAspectRatio: (req) => setAspectRatio(ctx, req),
+    export: (req) => exportVideo(ctx, req),
   });
 }

@@ -40,4 +40,6 @@ export interface EditorSettings {
   /** How long an instruct waits for another turn on the same video to finish. */
   turnLockWaitMs: number;
   importMaxBytes: number;
+  /** Longest an export may take end to end (the renderer's own limit plus a margin). */
+  exportTimeoutMs?: number;
 }

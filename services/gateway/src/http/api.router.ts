@@ -10,7 +10,6 @@ import { rateLimit } from './rate-limit.middleware';
 import { recordUsage } from './usage.middleware';
 import { accountRoutes } from './routes/account.routes';
 import { modelsRoutes } from './routes/models.routes';
-import { pendingRoutes } from './routes/pending.routes';
 import { generateRoutes } from './routes/generate.routes';
 import { jobsRoutes } from './routes/jobs.routes';
 import { editorRoutes } from './routes/editor.routes';
@@ -25,6 +24,7 @@ export interface ApiDeps {
   submitTimeoutMs: number;
   /** How long an editor instruct call may wait for the agent's turn. */
   instructTimeoutMs: number;
+  exportTimeoutMs: number;
 }
 
 /** /api/v1: authenticate, record usage, rate-limit, parse the body, then the routes. */
@@ -35,7 +35,6 @@ export function apiRouter(deps: ApiDeps): Router {
   api.use(accountRoutes(deps.bus));
   api.use(generateRoutes(deps.bus, { submitTimeoutMs: deps.submitTimeoutMs }));
   api.use(jobsRoutes(deps.bus));
-  api.use(editorRoutes(deps.bus, { instructTimeoutMs: deps.instructTimeoutMs }));
-  api.use(pendingRoutes());
+  api.use(editorRoutes(deps.bus, { instructTimeoutMs: deps.instructTimeoutMs, exportTimeoutMs: deps.exportTimeoutMs }));
   return api;
 }

@@ -41,7 +41,7 @@ function buildApp(bus: Bus, auth: AuthContext = { userId: 7, apiKeyId: 70, scope
     next();
   };
   app.use(fakeAuth, jsonBody());
-  app.use(editorRoutes(bus, { instructTimeoutMs: INSTRUCT_TIMEOUT_MS }));
+  app.use(editorRoutes(bus, { instructTimeoutMs: INSTRUCT_TIMEOUT_MS, exportTimeoutMs: 60_000 }));
   finish(app, logger);
   return app;
 }

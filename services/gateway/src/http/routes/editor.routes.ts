@@ -9,6 +9,7 @@ import {
   validateAddClip,
   validateCreateProject,
   validateCreateVideo,
+  validateExport,
   validateGetProjectQuery,
   validateImportAsset,
   validateInstruct,
@@ -21,6 +22,8 @@ import {
 export interface EditorRouteOptions {
   /** How long an instruct call may wait for the agent's turn (turns last minutes). */
   instructTimeoutMs: number;
+  /** How long an export may take (encoding and upload; the renderer has its own limit). */
+  exportTimeoutMs: number;
 }
 
 /** The contract's project id shape; anything else cannot exist. */
@@ -99,6 +102,12 @@ export function editorRoutes(bus: Bus, opts: EditorRouteOptions): Router {
     const project = projectOf(req);
     const body = videoRef(valid(validateInstruct(req.body)));
     res.json(await call(req, 'instruct', { ...project, api_key_id: authOf(req).apiKeyId, ...body }, opts.instructTimeoutMs));
+  });
+
+  router.post('/media-studio/projects/:id/export', requireScope(WRITE), async (req, res) => {
+    const project = projectOf(req);
+    const body = videoRef(valid(validateExport(req.body)));
+    res.json(await call(req, 'export', { ...project, ...body }, opts.exportTimeoutMs));
   });
 
   // Direct edits.

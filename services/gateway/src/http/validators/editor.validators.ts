@@ -182,7 +182,7 @@ export function validateInstruct(body: unknown): Validated<InstructBody> {
   });
 }
 
-/** POST /media-studio/projects/:id/export (the route arrives with the export service). */
+/** POST /media-studio/projects/:id/export. */
 export function validateExport(body: unknown): Validated<ExportBody> {
   return run(() => {
     const b = asObject(body, ['video_id', 'fit']);
