@@ -123,6 +123,7 @@ async function main(): Promise<void> {
   const line = '-'.repeat(72);
   console.log(`\n${line}\n mediaforge is running\n`);
   console.log(` base URL : ${baseUrl}`);
+  console.log(` dashboard: ${baseUrl}/dashboard/  (sign up there)`);
   console.log(` API key  : ${key}${created ? '   (new: demo user ' + DEMO_EMAIL + ' with ' + DEMO_CREDITS + ' credits)' : ''}`);
   console.log(`\n try it   : curl -s ${baseUrl}/api/v1/account -H "Authorization: Bearer ${key}"`);
   console.log(` stop     : Ctrl-C\n${line}\n`);

@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure.sh
 ensure_all
+ensure_browser
 say "type check"
 pnpm run -s build
 say "tests"

@@ -77,6 +77,14 @@ ensure_rabbitmq() {
   fi
 }
 
+# The dashboard's browser tests drive Debian's Chromium (playwright-core never downloads a browser).
+ensure_browser() {
+  if [ ! -x /usr/bin/chromium ]; then
+    say "installing Chromium (browser tests)"
+    apt_install chromium
+  fi
+}
+
 ensure_all() {
   ensure_pnpm
   ensure_media_tools

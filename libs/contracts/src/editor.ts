@@ -80,6 +80,21 @@ export interface ProjectStateReply {
   clips: ClipView[];
 }
 
+/** One instruct turn of a video's chat thread, as the dashboard shows it. */
+export interface ThreadTurn {
+  id: string;
+  instruction: string;
+  /** null while the turn runs, and when it failed. */
+  assistant_text: string | null;
+  status: 'running' | 'done' | 'failed';
+  created_at: string;
+}
+
+export interface ThreadsReply {
+  /** Every video of the project (an empty array when it has no turns), turns oldest first. */
+  threads: Record<string, ThreadTurn[]>;
+}
+
 /**
  * A string of min..max characters counted as people count them (Unicode code points), as the
  * gateway counts them: Joi's own max() counts UTF-16 units, so 120 emoji would pass the gateway
@@ -211,6 +226,7 @@ export const editorRpc = {
     removeClip: rpcMethod<ClipRef, { removed: boolean }>('editor.remove-clip', Joi.object<ClipRef>({ ...projectRef, clip_id: Joi.string().max(100).required() })),
     updateContext: rpcMethod<UpdateContextRequest, { project: ProjectView }>('editor.update-context', Joi.object<UpdateContextRequest>({ ...projectRef, context_md: chars(0, 100_000).allow('').required() })),
     setAspectRatio: rpcMethod<SetAspectRatioRequest, { project: ProjectView }>('editor.set-aspect-ratio', Joi.object<SetAspectRatioRequest>({ ...projectRef, aspect_ratio: aspect.required() })),
+    threads: rpcMethod<ProjectRef, ThreadsReply>('editor.threads', Joi.object<ProjectRef>(projectRef)),
     export: rpcMethod<ExportRequest, ExportReply>('editor.export', Joi.object<ExportRequest>({ ...projectRef, video_id: Joi.string().max(100), fit: Joi.string().valid('fit', 'fill').required() })),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

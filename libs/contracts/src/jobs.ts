@@ -74,6 +74,21 @@ export interface JobResultReply {
   credits_consumed: number;
 }
 
+/** A page of a user's jobs, newest first: `before` is the last job_id of the previous page. */
+export interface ListJobsRequest {
+  user_id: number;
+  /** 1-100, default 50. */
+  limit?: number;
+  before?: string;
+}
+
+/** A Job object with the key it was submitted with (the dashboard shows which key made it). */
+export type JobListItem = JobView & { api_key_id: number };
+
+export interface ListJobsReply {
+  jobs: JobListItem[];
+}
+
 /** An upstream provider says a job changed: a nudge to poll it now (the payload is not trusted). */
 export interface ProviderCallbackRequest {
   job_id: string;
@@ -119,6 +134,10 @@ export const jobsRpc = {
     get: rpcMethod<JobRef, JobView>('jobs.get', Joi.object<JobRef>({ user_id: userId, job_id: jobId })),
     cancel: rpcMethod<JobRef, CancelJobReply>('jobs.cancel', Joi.object<JobRef>({ user_id: userId, job_id: jobId })),
     getResult: rpcMethod<JobRef, JobResultReply>('jobs.get-result', Joi.object<JobRef>({ user_id: userId, job_id: jobId })),
+    list: rpcMethod<ListJobsRequest, ListJobsReply>(
+      'jobs.list',
+      Joi.object<ListJobsRequest>({ user_id: userId, limit: Joi.number().integer().min(1).max(100), before: Joi.string().pattern(/^job_[A-Za-z0-9]{1,64}$/) }),
+    ),
     providerCallback: rpcMethod<ProviderCallbackRequest, { accepted: boolean }>(
       'jobs.provider-callback',
       Joi.object<ProviderCallbackRequest>({ job_id: jobId, token: Joi.string().max(200).required() }),

@@ -35,6 +35,7 @@ export interface DeliveryView {
   /** Same for every attempt of one event: receivers drop duplicates by it. */
   event_id: string;
   event: string;
+  /** The job of a job.* event; "" for a `webhook.test` event, which has none. */
   job_id: string;
   attempt: number;
   url: string;
@@ -46,6 +47,11 @@ export interface DeliveryView {
 
 export interface ListDeliveriesReply {
   deliveries: DeliveryView[];
+}
+
+/** The result of a test event: its one attempt, recorded like any other. */
+export interface SendTestReply {
+  delivery: DeliveryView;
 }
 
 const ref = { api_key_id: Joi.number().integer().min(1).required(), user_id: Joi.number().integer().min(1).required() };
@@ -60,5 +66,7 @@ export const webhooksRpc = {
       'webhooks.list-deliveries',
       Joi.object<ListDeliveriesRequest>({ ...ref, limit: Joi.number().integer().min(1).max(500) }),
     ),
+    /** Posts one signed `webhook.test` event to the key's endpoint now: one attempt, no retries. */
+    sendTest: rpcMethod<EndpointRef, SendTestReply>('webhooks.send-test', Joi.object<EndpointRef>(ref)),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

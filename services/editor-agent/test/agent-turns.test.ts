@@ -108,6 +108,9 @@ class FakeJobs {
     get: async (): Promise<never> => {
       throw new Error('not used');
     },
+    list: async (): Promise<never> => {
+      throw new Error('not used');
+    },
     getResult: async (req: { user_id: number; job_id: string }): Promise<JobResultReply> => {
       const job = this.jobs.get(req.job_id);
       if (!job || job.user !== req.user_id) throw AppError.notFound('Job not found');

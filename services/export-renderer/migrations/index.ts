@@ -1,7 +1,5 @@
 import type { Migration } from '@mf/db';
+import { exportRuns } from './0001_export_runs';
 
-/**
- * In order. Append only. The schema "exports" and its migrations table are created on start even
- * while this list is empty; the tables arrive with the service's features.
- */
-export const migrations: Migration[] = [];
+/** In order. Append only. */
+export const migrations: Migration[] = [exportRuns];

@@ -1,5 +1,6 @@
 import type { Migration } from '@mf/db';
 import { usersKeysUsage } from './0001_users_keys_usage';
+import { sessions } from './0002_sessions';
 
 /** In order. Append only. */
-export const migrations: Migration[] = [usersKeysUsage];
+export const migrations: Migration[] = [usersKeysUsage, sessions];

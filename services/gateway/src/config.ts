@@ -10,6 +10,7 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv {
   SUBMIT_TIMEOUT_MS: number;
   INSTRUCT_TIMEOUT_MS: number;
   EXPORT_TIMEOUT_MS: number;
+  WEBHOOK_TEST_TIMEOUT_MS: number;
 }
 
 const schema = Joi.object<GatewayConfig>({
@@ -30,6 +31,8 @@ const schema = Joi.object<GatewayConfig>({
   INSTRUCT_TIMEOUT_MS: Joi.number().integer().min(100).default(900_000),
   /** Longest an export request may take, ms (longer than the editor's EXPORT_REQUEST_TIMEOUT_MS). */
   EXPORT_TIMEOUT_MS: Joi.number().integer().min(1000).default(720_000),
+  /** Longest the dashboard's webhook test may take, ms (longer than the dispatcher's WEBHOOK_TIMEOUT_MS). */
+  WEBHOOK_TEST_TIMEOUT_MS: Joi.number().integer().min(1000).default(15_000),
   ...storageEnv,
 });
 

@@ -3,6 +3,11 @@ import { createStorage, storageConfigFromEnv } from '@mf/storage';
 import { runMain } from '@mf/runtime';
 import { migrations } from '../migrations';
 import { loadGatewayConfig } from './config';
+import { LoginThrottle } from './dashboard/login-throttle';
+import { dashboardApiRouter } from './dashboard/router';
+import { cookiePolicyFor } from './dashboard/session-cookie';
+import { SessionStore } from './dashboard/session-store';
+import { dashboardStatic } from './dashboard-ui/static';
 import { apiRouter } from './http/api.router';
 import { mediaRoutes } from './http/routes/media.routes';
 import { providerCallbackRoutes } from './http/routes/provider-callback.routes';
@@ -21,6 +26,12 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       '/api/v1',
       apiRouter({ db, bus, usage, bodyLimit: config.BODY_LIMIT, submitTimeoutMs: config.SUBMIT_TIMEOUT_MS, instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS, exportTimeoutMs: config.EXPORT_TIMEOUT_MS, limiter: memoryRateLimiter(config.RATE_LIMIT_PER_MINUTE), falEndpoints: parseFalEndpoints(config.FAL_ENDPOINTS_JSON) }),
     );
+    // The dashboard's JSON API, before the single-page app's static files at /dashboard/.
+    router.use(
+      '/dashboard/api',
+      dashboardApiRouter({ db, bus, sessions: new SessionStore(db), throttle: new LoginThrottle(), cookies: cookiePolicyFor(config.PUBLIC_BASE_URL), publicBaseUrl: config.PUBLIC_BASE_URL, webhookTestTimeoutMs: config.WEBHOOK_TEST_TIMEOUT_MS }),
+    );
+    router.use(dashboardStatic());
     return [{ name: 'usage records', run: () => usage.stop() }];
   },
 }));

@@ -20,15 +20,17 @@ export interface DispatcherParts {
 export async function startDispatcher({ config, db, bus, logger }: DispatcherParts): Promise<void> {
   const policy: SafeFetchPolicy = { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
   const secrets = new SecretBox(parseSecretKey(config.WEBHOOK_SECRET_KEY));
-  await serveWebhooksRpc(bus, { db, secrets, urlPolicy: policy });
+  const post = createWebhookPoster({ policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
+  const now = (): number => Date.now();
+  await serveWebhooksRpc(bus, { db, secrets, urlPolicy: policy, post, now });
   await consumeJobEvents(
     bus,
     {
       db,
       secrets,
       logger,
-      post: createWebhookPoster({ policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS }),
-      now: () => Date.now(),
+      post,
+      now,
       lock: new KeyedLock(),
     },
     { prefetch: config.WEBHOOK_PREFETCH, retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS },

@@ -5,6 +5,7 @@ import { addClip, moveClip, removeClip } from '../usecases/clips.usecase';
 import type { EditorContext } from '../usecases/context';
 import { exportVideo } from '../usecases/export.usecase';
 import { instruct } from '../usecases/instruct.usecase';
+import { projectThreads } from '../usecases/threads.usecase';
 import { createProject, createVideo, getProjectState, listProjects, rename, setAspectRatio, updateContext } from '../usecases/projects.usecase';
 
 /** Binds the editor's RPC methods to their use cases. */
@@ -23,6 +24,7 @@ export function serveEditorRpc(bus: Bus, ctx: EditorContext): Promise<void> {
     removeClip: (req) => removeClip(ctx, req),
     updateContext: (req) => updateContext(ctx, req),
     setAspectRatio: (req) => setAspectRatio(ctx, req),
+    threads: (req) => projectThreads(ctx, req),
     export: (req) => exportVideo(ctx, req),
   });
 }

@@ -36,3 +36,21 @@ export async function threadOf(db: Db, videoId: string, limit = 50): Promise<Tur
 export async function insertEvents(db: Db, turnId: string, events: AgentEvent[]): Promise<void> {
   if (events.length) await db('agent_events').insert(events.map((event, seq) => ({ turn_id: turnId, seq, event: JSON.stringify(event) })));
 }
+
+/**
+ * The latest `perVideo` turns of each of these videos, any status, oldest first within a video:
+ * the dashboard's view of the chat threads (the agent's own context uses `threadOf`).
+ */
+export async function recentTurnsOfVideos(db: Db, videoIds: string[], perVideo: number): Promise<TurnRow[]> {
+  if (!videoIds.length) return [];
+  const ranked = db('turns')
+    .select('id', 'video_id', 'instruction', 'assistant_text', 'status', 'created_at')
+    .select(db.raw('row_number() OVER (PARTITION BY video_id ORDER BY created_at DESC, id DESC) AS n'))
+    .whereIn('video_id', videoIds)
+    .as('ranked');
+  return db
+    .from(ranked)
+    .select('id', 'video_id', 'instruction', 'assistant_text', 'status', 'created_at')
+    .where('n', '<=', perVideo)
+    .orderBy([{ column: 'video_id' }, { column: 'created_at' }, { column: 'id' }]);
+}

@@ -10,13 +10,14 @@ import { createLogger } from '@mf/logger';
 import { migrations } from '../../migrations';
 import { loadGatewayConfig } from '../config';
 import { createApiKey, revokeApiKey } from '../usecases/api-keys.usecase';
-import { createUser, grantCredits, requireUserByEmail } from '../usecases/users.usecase';
+import { createUser, grantCredits, requireUserByEmail, ROLES, setUserRole } from '../usecases/users.usecase';
 import { clearWebhook, listWebhookDeliveries, setWebhook } from '../usecases/webhooks.usecase';
 
 class UsageError extends Error {}
 
 const USAGE = `usage: npm run --silent admin -- <command> [flags]
   user:create   --email E [--password P] [--credits N]   -> {user_id, email}
+  user:role     --email E --role admin|user              -> {user_id, email, role}
   key:create    --email E --scopes s1,s2|all [--name N]  -> {id, key, prefix, scopes}
   key:revoke    --id N                                   -> {id, revoked_at}
   credits:grant --email E --amount N                     -> {credits_remaining}
@@ -56,6 +57,12 @@ const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
     if (credits && bus) await grantCredits(bus, user.id, credits, `grant:user-create-${user.id}`, 'initial credits');
     return { user_id: user.id, email: user.email };
   },
+  'user:role': async (flags, ctx) => {
+    const role = need(flags, 'role');
+    if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of: ${ROLES.join(', ')}`);
+    const user = await setUserRole(ctx.db, need(flags, 'email'), role);
+    return { user_id: user.id, email: user.email, role: user.role };
+  },
   'key:create': async (flags, ctx) => {
     const user = await requireUserByEmail(ctx.db, need(flags, 'email'));
     const k = await createApiKey(ctx.db, user.id, need(flags, 'scopes').split(','), flags.name ?? '');
@@ -81,7 +88,7 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
   try {
     flags = parseArgs({
       args: rest,
-      options: { email: { type: 'string' }, password: { type: 'string' }, credits: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, amount: { type: 'string' }, 'key-id': { type: 'string' }, url: { type: 'string' }, limit: { type: 'string' } },
+      options: { email: { type: 'string' }, password: { type: 'string' }, credits: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, amount: { type: 'string' }, 'key-id': { type: 'string' }, url: { type: 'string' }, limit: { type: 'string' }, role: { type: 'string' } },
       strict: true,
     }).values as Flags;
   } catch (err) {

@@ -26,6 +26,11 @@ export async function findActiveKeyByHash(db: Knex, hash: string): Promise<Pick<
   return db('api_keys').first('id', 'user_id', 'scopes').where({ key_hash: hash }).whereNull('revoked_at');
 }
 
+/** Every key of the user, revoked ones included, newest first. */
+export async function listKeysOfUser(db: Knex, userId: number): Promise<ApiKeyRow[]> {
+  return db('api_keys').select(PUBLIC_COLUMNS).where({ user_id: userId }).orderBy('id', 'desc');
+}
+
 export async function findKeyById(db: Knex, id: number): Promise<ApiKeyRow | undefined> {
   return db('api_keys').first(PUBLIC_COLUMNS).where({ id });
 }

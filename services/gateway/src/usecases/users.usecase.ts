@@ -4,7 +4,7 @@ import type { Bus } from '@mf/bus';
 import { billingRpc } from '@mf/contracts';
 import type { Knex } from '@mf/db';
 import { AppError } from '@mf/errors';
-import { findUserByEmail, insertUser, type UserRow } from '../repositories/users.repository';
+import { findUserByEmail, insertUser, updateUserRole, type UserRow } from '../repositories/users.repository';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
@@ -33,4 +33,15 @@ export async function grantCredits(bus: Bus, userId: number, amount: number, ref
   if (!Number.isSafeInteger(amount) || amount < 1) throw AppError.badRequest('amount must be a positive integer');
   const reply = await bus.rpc(billingRpc, 'grant', { user_id: userId, amount, reference, ...(description ? { description } : {}) });
   return reply.credits_remaining;
+}
+
+export const ROLES: readonly UserRow['role'][] = ['user', 'admin'];
+
+/** Makes a user an admin of the dashboard, or a plain user again; takes effect on their next request. */
+export async function setUserRole(db: Knex, email: string, role: string): Promise<UserRow> {
+  if (!(ROLES as readonly string[]).includes(role)) throw AppError.badRequest(`role must be one of: ${ROLES.join(', ')}`);
+  const user = await requireUserByEmail(db, email);
+  const updated = await updateUserRole(db, user.id, role as UserRow['role']);
+  if (!updated) throw AppError.notFound(`no user with email ${email}`);
+  return updated;
 }

@@ -1,5 +1,5 @@
 import type { Bus } from '@mf/bus';
-import { webhooksRpc, type ListDeliveriesReply, type SetEndpointReply } from '@mf/contracts';
+import { webhooksRpc, type EndpointView, type ListDeliveriesReply, type SendTestReply, type SetEndpointReply } from '@mf/contracts';
 import type { Knex } from '@mf/db';
 import { AppError } from '@mf/errors';
 import { findKeyById } from '../repositories/api-keys.repository';
@@ -25,4 +25,19 @@ export async function clearWebhook(db: Knex, bus: Bus, apiKeyId: number, ownerId
 export async function listWebhookDeliveries(db: Knex, bus: Bus, apiKeyId: number, limit?: number, ownerId?: number): Promise<ListDeliveriesReply> {
   const userId = await keyOwner(db, apiKeyId, ownerId);
   return bus.rpc(webhooksRpc, 'listDeliveries', { api_key_id: apiKeyId, user_id: userId, ...(limit ? { limit } : {}) });
+}
+
+/** The key's webhook URL and dates (nulls when none); never the secret. */
+export async function getWebhook(db: Knex, bus: Bus, apiKeyId: number, ownerId?: number): Promise<EndpointView> {
+  const userId = await keyOwner(db, apiKeyId, ownerId);
+  return bus.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: userId });
+}
+
+/**
+ * Sends a signed `webhook.test` event to the key's webhook now and returns its recorded attempt.
+ * `timeoutMs` must outlast the dispatcher's own delivery timeout.
+ */
+export async function sendTestWebhook(db: Knex, bus: Bus, apiKeyId: number, ownerId?: number, timeoutMs?: number): Promise<SendTestReply> {
+  const userId = await keyOwner(db, apiKeyId, ownerId);
+  return bus.rpc(webhooksRpc, 'sendTest', { api_key_id: apiKeyId, user_id: userId }, { timeoutMs });
 }

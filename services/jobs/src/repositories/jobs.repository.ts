@@ -19,6 +19,22 @@ export async function findVisibleJob(db: Db, userId: number, id: string, forUpda
   return forUpdate ? q.forUpdate() : q;
 }
 
+/**
+ * A page of the user's visible jobs, newest first. Keyset pagination on (created_at, id): a job
+ * submitted while the user pages does not shift the next page.
+ */
+export async function listVisibleJobs(db: Db, userId: number, limit: number, beforeId?: string): Promise<JobRow[]> {
+  const q = db('jobs')
+    .select('*')
+    .where({ user_id: userId })
+    .whereIn('status', ['processing', 'completed', 'failed', 'cancelled'])
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit);
+  // The cursor's created_at is read in SQL: a JS Date would drop its microseconds.
+  if (beforeId !== undefined) q.andWhereRaw('(created_at, id) < (SELECT created_at, id FROM jobs WHERE id = ?)', [beforeId]);
+  return q;
+}
+
 export async function deleteJob(db: Db, id: string): Promise<void> {
   await db('jobs').where({ id }).delete();
 }

@@ -1,7 +1,7 @@
-import type { JobRef, JobResultReply, JobStatus, JobView } from '@mf/contracts';
+import type { JobRef, JobResultReply, JobStatus, JobView, ListJobsReply, ListJobsRequest } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { toView, verifyCallbackToken } from '../domain/job';
-import { findVisibleJob, pollNow } from '../repositories/jobs.repository';
+import { findVisibleJob, listVisibleJobs, pollNow } from '../repositories/jobs.repository';
 import type { JobsContext } from './context';
 
 export const JOB_NOT_FOUND = 'Job not found';
@@ -11,6 +11,18 @@ export async function getJob(ctx: JobsContext, ref: JobRef): Promise<JobView> {
   const row = await findVisibleJob(ctx.db, ref.user_id, ref.job_id);
   if (!row) throw AppError.notFound(JOB_NOT_FOUND);
   return toView(row, ctx.settings.publicBaseUrl);
+}
+
+export const DEFAULT_LIST_LIMIT = 50;
+
+/**
+ * A page of the user's jobs, newest first, each with the key it was submitted with. A `before`
+ * that is not one of the user's jobs (another user's, or deleted by retention) ends the list.
+ */
+export async function listJobs(ctx: JobsContext, req: ListJobsRequest): Promise<ListJobsReply> {
+  if (req.before !== undefined && !(await findVisibleJob(ctx.db, req.user_id, req.before))) return { jobs: [] };
+  const rows = await listVisibleJobs(ctx.db, req.user_id, req.limit ?? DEFAULT_LIST_LIMIT, req.before);
+  return { jobs: rows.map((row) => ({ ...toView(row, ctx.settings.publicBaseUrl), api_key_id: row.api_key_id })) };
 }
 
 /** A job's outputs as storage keys, for services that build on them (the editor's assets). */

@@ -6,6 +6,15 @@ export const USER_AGENT = 'Mediaforge-Webhooks/1.0';
 /** The X-Service-Event values: the job event routing keys (job.cancelled is ours, see api-behaviour.md). */
 export type WebhookEvent = 'job.completed' | 'job.failed' | 'job.cancelled';
 
+/** The event a user sends from the dashboard to check their receiver (no job, never retried). */
+export const TEST_EVENT = 'webhook.test';
+export type TestEvent = typeof TEST_EVENT;
+
+/** The test event's body: which key it is for and when it was sent. */
+export function testEventBody(apiKeyId: number, sentAt: Date): string {
+  return JSON.stringify({ event: TEST_EVENT, api_key_id: apiKeyId, sent_at: sentAt.toISOString() });
+}
+
 /**
  * The webhook body, keys in the contract's order. `model` is the upstream endpoint path: the
  * contract says so for webhook bodies.
@@ -25,7 +34,7 @@ export function webhookBody(payload: JobEventPayload): string {
 }
 
 export interface SignedHeaderInput {
-  event: WebhookEvent;
+  event: WebhookEvent | TestEvent;
   eventId: string;
   attempt: number;
   /** Unix seconds. */

@@ -3,6 +3,7 @@ import { webhooksRpc } from '@mf/contracts';
 import type { EndpointsContext } from '../usecases/context';
 import { listDeliveries } from '../usecases/list-deliveries.usecase';
 import { clearEndpoint, getEndpoint, setEndpoint } from '../usecases/manage-endpoint.usecase';
+import { sendTestEvent } from '../usecases/send-test-event.usecase';
 
 /** Binds the webhooks RPC methods to their use cases. */
 export function serveWebhooksRpc(bus: Bus, ctx: EndpointsContext): Promise<void> {
@@ -11,5 +12,6 @@ export function serveWebhooksRpc(bus: Bus, ctx: EndpointsContext): Promise<void>
     clearEndpoint: (req) => clearEndpoint(ctx, req),
     getEndpoint: (req) => getEndpoint(ctx, req),
     listDeliveries: (req) => listDeliveries(ctx.db, req),
+    sendTest: (req) => sendTestEvent(ctx, req),
   });
 }

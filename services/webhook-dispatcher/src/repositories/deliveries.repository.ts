@@ -20,8 +20,9 @@ export interface DeliveryRow extends NewDelivery {
   created_at: Date;
 }
 
-export async function recordDelivery(db: Knex, delivery: NewDelivery): Promise<void> {
-  await db('deliveries').insert(delivery);
+export async function recordDelivery(db: Knex, delivery: NewDelivery): Promise<DeliveryRow> {
+  const [row] = await db('deliveries').insert(delivery).returning('*');
+  return row;
 }
 
 /** Whether some attempt of this event to this key's endpoint was answered with a 2xx. */

@@ -1,24 +1,26 @@
-import type { ListDeliveriesReply, ListDeliveriesRequest } from '@mf/contracts';
+import type { DeliveryView, ListDeliveriesReply, ListDeliveriesRequest } from '@mf/contracts';
 import type { Knex } from '@mf/db';
-import { listDeliveries as listRows } from '../repositories/deliveries.repository';
+import { listDeliveries as listRows, type DeliveryRow } from '../repositories/deliveries.repository';
 
 export const DEFAULT_DELIVERIES_LIMIT = 50;
 
 /** The key's delivery attempts, newest first (the key's webhook usage records). */
 export async function listDeliveries(db: Knex, req: ListDeliveriesRequest): Promise<ListDeliveriesReply> {
   const rows = await listRows(db, req.api_key_id, req.user_id, req.limit ?? DEFAULT_DELIVERIES_LIMIT);
+  return { deliveries: rows.map(deliveryView) };
+}
+
+export function deliveryView(r: DeliveryRow): DeliveryView {
   return {
-    deliveries: rows.map((r) => ({
-      id: r.id,
-      event_id: r.event_id,
-      event: r.event,
-      job_id: r.job_id,
-      attempt: r.attempt,
-      url: r.url,
-      status_code: r.status_code,
-      error: r.error,
-      duration_ms: r.duration_ms,
-      created_at: r.created_at.toISOString(),
-    })),
+    id: r.id,
+    event_id: r.event_id,
+    event: r.event,
+    job_id: r.job_id,
+    attempt: r.attempt,
+    url: r.url,
+    status_code: r.status_code,
+    error: r.error,
+    duration_ms: r.duration_ms,
+    created_at: r.created_at.toISOString(),
   };
 }

@@ -27,7 +27,7 @@ export interface EditorRouteOptions {
 }
 
 /** The contract's project id shape; anything else cannot exist. */
-const PROJECT_ID = /^prj_[A-Za-z0-9]{1,64}$/;
+export const PROJECT_ID = /^prj_[A-Za-z0-9]{1,64}$/;
 /** The contract caps the other ids at 100 characters; a longer one cannot exist. */
 const REF_MAX = 100;
 

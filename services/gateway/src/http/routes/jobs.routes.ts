@@ -5,7 +5,8 @@ import { AppError } from '@mf/errors';
 import { requestId } from '@mf/http';
 import { authOf } from '../auth.middleware';
 
-const JOB_ID = /^job_[A-Za-z0-9]{1,64}$/;
+/** The shape of a job id; anything else cannot exist. */
+export const JOB_ID = /^job_[A-Za-z0-9]{1,64}$/;
 
 /** GET and DELETE /jobs/:id: any key, owner check in jobs (another user's job is a 404). */
 export function jobsRoutes(bus: Bus): Router {

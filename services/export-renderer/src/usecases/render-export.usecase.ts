@@ -1,0 +1,75 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { RenderReply, RenderRequest } from '@mf/contracts';
+import type { Logger } from '@mf/logger';
+import { exportError, exportErrorCode } from '../domain/export-errors';
+import { videoClipsOf } from '../domain/timeline';
+import { toExportError } from '../render/failures';
+import { runPipeline } from '../render/pipeline';
+import { failRun, finishRun, startRun } from '../repositories/runs.repository';
+import type { ExportContext } from './context';
+
+export interface RenderOptions {
+  logger?: Logger;
+  /** When the caller stops waiting (epoch ms): the export gets no longer than that. */
+  deadline?: number;
+}
+
+/**
+ * The exports.render RPC. In order: 400 no_video_clips; 503 storage_unconfigured when storage
+ * fails its check (before the rate window, so our outage costs no user an export); 429
+ * rate_limited; then the run, within EXPORT_TIMEOUT_MS, in a scratch dir that is removed however
+ * it ends. Every failure is an AppError with the contract's code and a message safe for users.
+ */
+export async function renderExport(ctx: ExportContext, req: RenderRequest, opts: RenderOptions = {}): Promise<RenderReply> {
+  const logger = (opts.logger ?? ctx.logger).child({ userId: req.user_id, projectId: req.project_id, videoId: req.video_id });
+  if (videoClipsOf(req.clips).length === 0) throw exportError('no_video_clips');
+
+  try {
+    await ctx.storage.check();
+  } catch (err) {
+    logger.warn({ err }, 'export refused: storage fails its check');
+    throw exportError('storage_unconfigured');
+  }
+
+  const run = await startRun(ctx.db, { user_id: req.user_id, project_id: req.project_id, video_id: req.video_id }, ctx.settings.rateLimit);
+  if (!run.started) {
+    logger.info({ retryAfterSec: run.retryAfterSec }, 'export refused: rate limit');
+    throw exportError('rate_limited', undefined, { 'Retry-After': String(run.retryAfterSec) });
+  }
+  const runLogger = logger.child({ runId: run.runId });
+  const startedAt = Date.now();
+
+  const controller = new AbortController();
+  let timedOut = false;
+  const untilDeadline = opts.deadline !== undefined && Number.isFinite(opts.deadline) ? opts.deadline - startedAt : Infinity;
+  const budgetMs = Math.max(0, Math.min(ctx.settings.exportTimeoutMs, untilDeadline));
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, budgetMs);
+
+  let workDir: string | undefined;
+  try {
+    await mkdir(ctx.settings.workDir, { recursive: true });
+    workDir = await mkdtemp(path.join(ctx.settings.workDir, 'export-'));
+    const result = await runPipeline(ctx, req, workDir, controller.signal, runLogger);
+    const wallMs = Date.now() - startedAt;
+    await finishRun(ctx.db, run.runId, { duration_sec: result.reply.duration_sec, wall_ms: wallMs, cache_hits: result.cacheHits, cache_misses: result.cacheMisses });
+    runLogger.info(
+      { wallMs, stagesMs: result.stages, cacheHits: result.cacheHits, cacheMisses: result.cacheMisses, durationSec: result.reply.duration_sec, videoClips: result.reply.video_clip_count, audioClips: result.reply.audio_overlay_count, bytes: result.reply.bytes },
+      'export done',
+    );
+    return result.reply;
+  } catch (err) {
+    const failure = toExportError(err, timedOut);
+    const code = exportErrorCode(failure) ?? 'export_failed';
+    if (code === 'export_failed') runLogger.error({ err }, 'export failed unexpectedly');
+    else runLogger.warn({ code }, 'export failed');
+    await failRun(ctx.db, run.runId, code, Date.now() - startedAt).catch((dbErr: unknown) => runLogger.error({ err: dbErr }, 'export run not marked failed'));
+    throw failure;
+  } finally {
+    clearTimeout(timer);
+    if (workDir) await rm(workDir, { recursive: true, force: true }).catch((err: unknown) => runLogger.error({ err, workDir }, 'export scratch dir not removed'));
+  }
+}

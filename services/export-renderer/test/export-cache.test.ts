@@ -1,0 +1,91 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { renderExport } from '../src/usecases/render-export.usecase';
+import { clip, createHarness, renderRequest, type Harness } from './support/export-harness';
+import { streamsOf } from './support/media-checks';
+
+jest.setTimeout(180_000);
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+  const s = h.sources;
+  await Promise.all([
+    h.put('assets/wide.mp4', s.wide),
+    h.put('assets/tall.mp4', s.tall),
+    h.put('assets/square.mp4', s.square),
+    h.put('assets/still.png', s.still),
+  ]);
+});
+afterAll(async () => {
+  await h?.teardown();
+});
+afterEach(async () => {
+  expect(await readdir(h.workRoot).catch(() => [])).toEqual([]);
+});
+
+const timeline = (cut: number | null = null) => [
+  clip('video', 0, 'assets/wide.mp4', { duration_sec: cut }),
+  clip('video', 1, 'assets/tall.mp4'),
+  clip('video', 2, 'assets/square.mp4'),
+  clip('video', 3, 'assets/still.png', { kind: 'image', duration_sec: 1 }),
+];
+
+async function cacheCounts(videoId: string): Promise<{ cache_hits: number; cache_misses: number }> {
+  return h.db('export_runs').select('cache_hits', 'cache_misses').where({ video_id: videoId }).first();
+}
+
+describe('normalised-clip cache', () => {
+  it('re-renders only the clip whose source object changed, then only the clip whose cut changed', async () => {
+    const cacheDir = path.join(h.workRoot, '..', 'shared-cache');
+    const ctx = h.context({ EXPORT_CACHE_DIR: cacheDir });
+
+    const first = renderRequest(timeline());
+    await renderExport(ctx, first);
+    expect(await cacheCounts(first.video_id)).toEqual({ cache_hits: 0, cache_misses: 4 });
+
+    // Same key, new content: a new ETag.
+    await h.put('assets/square.mp4', h.sources.tallAlt);
+    const second = renderRequest(timeline());
+    const reply = await renderExport(ctx, second);
+    expect(await cacheCounts(second.video_id)).toEqual({ cache_hits: 3, cache_misses: 1 });
+    // The changed clip is 2 s where the old one was 1.5 s: the output follows the new source.
+    expect(reply.duration_sec).toBeCloseTo(2 + 2 + 2 + 1, 1);
+
+    const third = renderRequest(timeline(1));
+    await renderExport(ctx, third);
+    expect(await cacheCounts(third.video_id)).toEqual({ cache_hits: 3, cache_misses: 1 });
+
+    // Every cached clip carries identical H.264 headers: the condition for joining them with -c copy.
+    const cached = (await readdir(cacheDir)).filter((n) => n.endsWith('.mov'));
+    expect(cached).toHaveLength(6);
+    const headers = new Set<string | undefined>();
+    for (const name of cached) {
+      const { streams } = await streamsOf(path.join(cacheDir, name));
+      headers.add(streams.find((s) => s.codec_type === 'video')?.extradata_hash);
+    }
+    expect(headers.size).toBe(1);
+  });
+
+  it('renders a clip used twice in one export once', async () => {
+    const ctx = h.context();
+    const req = renderRequest([clip('video', 0, 'assets/tall.mp4'), clip('video', 1, 'assets/tall.mp4'), clip('video', 2, 'assets/wide.mp4')]);
+    const reply = await renderExport(ctx, req);
+    expect(await cacheCounts(req.video_id)).toEqual({ cache_hits: 1, cache_misses: 2 });
+    expect(reply.duration_sec).toBeCloseTo(6, 1);
+  });
+
+  it("joins cached clips from a cache dir whose path holds quotes and spaces (the concat list's quoting)", async () => {
+    const ctx = h.context({ EXPORT_CACHE_DIR: path.join(h.workRoot, '..', "it's a cache") });
+    const req = renderRequest([clip('video', 0, 'assets/still.png', { kind: 'image', duration_sec: 0.5 }), clip('video', 1, 'assets/tall.mp4')]);
+    await expect(renderExport(ctx, req)).resolves.toMatchObject({ duration_sec: 2.5, video_clip_count: 2 });
+  });
+
+  it('keeps the cache under EXPORT_CACHE_MAX_BYTES by dropping clips once no export reads them', async () => {
+    const cacheDir = path.join(h.workRoot, '..', 'tiny-cache');
+    const ctx = h.context({ EXPORT_CACHE_DIR: cacheDir, EXPORT_CACHE_MAX_BYTES: '0' });
+    const req = renderRequest(timeline());
+    await expect(renderExport(ctx, req)).resolves.toMatchObject({ video_clip_count: 4 });
+    expect((await readdir(cacheDir)).filter((n) => n.endsWith('.mov'))).toEqual([]);
+  });
+});

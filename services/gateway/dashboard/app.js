@@ -1,0 +1,187 @@
+// Entry point: session bootstrap, header, and the hash router that renders one page at a time.
+import { api, onUnauthorized, setCsrfToken } from './js/api.js';
+import { h } from './js/dom.js';
+import { currentPath, matchRoute, navigate } from './js/router.js';
+import { announce, clearErrors, clearStaleStatus, pageHeading, showError } from './js/ui.js';
+import { signinPage, signupPage } from './js/pages/auth.js';
+import { overviewPage } from './js/pages/overview.js';
+import { keysPage } from './js/pages/keys.js';
+import { keyPage } from './js/pages/key.js';
+import { jobsPage } from './js/pages/jobs.js';
+import { jobPage } from './js/pages/job.js';
+import { projectsPage } from './js/pages/projects.js';
+import { projectPage } from './js/pages/project.js';
+import { adminPage } from './js/pages/admin.js';
+
+const routes = [
+  { path: '/signin', title: 'Sign in', page: signinPage, public: true },
+  { path: '/signup', title: 'Sign up', page: signupPage, public: true },
+  { path: '/', title: 'Overview', page: overviewPage, nav: 'overview' },
+  { path: '/keys', title: 'API keys', page: keysPage, nav: 'keys' },
+  { path: '/keys/:id', title: 'API key', page: keyPage, nav: 'keys' },
+  { path: '/jobs', title: 'Jobs', page: jobsPage, nav: 'jobs' },
+  { path: '/jobs/:id', title: 'Job', page: jobPage, nav: 'jobs' },
+  { path: '/projects', title: 'Projects', page: projectsPage, nav: 'projects' },
+  { path: '/projects/:id', title: 'Project', page: projectPage, nav: 'projects' },
+  { path: '/admin', title: 'Admin', page: adminPage, nav: 'admin', admin: true },
+];
+
+const main = document.getElementById('main');
+let session = null; // { user: {id, email, role}, csrf_token }
+let current = null; // { root, cleanups }
+let returnTo = null; // the page asked for before signing in
+let firstRender = true;
+let flash = null; // an error to show on the next page (clearing errors on navigation would hide it)
+
+function setSession(value) {
+  session = value && value.user ? { user: value.user, csrf_token: value.csrf_token } : null;
+  setCsrfToken(session ? session.csrf_token : null);
+  renderHeader();
+}
+
+function renderHeader() {
+  const nav = document.getElementById('nav');
+  const account = document.getElementById('account');
+  nav.hidden = !session;
+  account.hidden = !session;
+  document.getElementById('nav-admin').hidden = !(session && session.user.role === 'admin');
+  document.getElementById('account-email').textContent = session ? session.user.email : '';
+}
+
+function markNav(navKey) {
+  for (const link of document.querySelectorAll('#nav a[data-nav]')) {
+    if (link.dataset.nav === navKey) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
+
+function teardown() {
+  if (!current) return;
+  for (const fn of current.cleanups) {
+    try {
+      fn();
+    } catch {
+      /* a page's cleanup must not stop the next page */
+    }
+  }
+  current.root.remove();
+  current = null;
+}
+
+function render() {
+  const path = currentPath();
+  if (path === null) return; // an in-page anchor, not a route
+  const match = matchRoute(routes, path);
+  if (match && !match.route.public && !session) {
+    returnTo = window.location.hash;
+    navigate('#/signin');
+    return;
+  }
+  if (match && match.route.public && session) {
+    navigate('#/');
+    return;
+  }
+  teardown();
+  clearErrors();
+  clearStaleStatus();
+  if (flash) {
+    showError(flash);
+    flash = null;
+  }
+  // data-path says which page is on screen (styles and browser tests can rely on it).
+  const root = h('div', { class: 'page', dataset: { path } });
+  main.append(root);
+  const page = { root, cleanups: [] };
+  current = page;
+  markNav(match ? match.route.nav : null);
+  document.title = `${match ? match.route.title : 'Not found'} · Mediaforge`;
+
+  const ctx = {
+    root,
+    params: match ? match.params : {},
+    session,
+    setSession,
+    navigate,
+    /** Runs when the user leaves the page (stop polls and timers). */
+    onCleanup: (fn) => page.cleanups.push(fn),
+    /** False once the user has left: late answers must not act on the next page. */
+    isCurrent: () => current === page,
+    afterSignIn: () => {
+      const target = returnTo && returnTo !== '#/signin' && returnTo !== '#/signup' ? returnTo : '#/';
+      returnTo = null;
+      navigate(target);
+    },
+  };
+
+  let result;
+  try {
+    if (!match) result = notFound(ctx);
+    else if (match.route.admin && session.user.role !== 'admin') result = adminsOnly(ctx);
+    else result = match.route.page(ctx);
+  } catch (err) {
+    result = Promise.reject(err);
+  }
+
+  // Focus the new page's heading after a navigation, so keyboard and screen-reader users start there.
+  if (!firstRender) {
+    const heading = root.querySelector('h1');
+    if (heading) heading.focus();
+  }
+  firstRender = false;
+  Promise.resolve(result).catch((err) => {
+    if (ctx.isCurrent()) showError(err);
+  });
+}
+
+function notFound(ctx) {
+  ctx.root.append(pageHeading('Page not found'), h('p', null, 'There is nothing at this address. ', h('a', { href: '#/' }, 'Go to the overview'), '.'));
+}
+
+function adminsOnly(ctx) {
+  ctx.root.append(pageHeading('Admins only'), h('p', null, 'This page is for administrators. Ask one to give your account the admin role.'));
+}
+
+async function signOut(button) {
+  button.disabled = true;
+  try {
+    await api.post('/signout');
+  } catch (err) {
+    // A session that is already gone is signed out anyway.
+    if (err.status !== 401) {
+      showError(err);
+      return;
+    }
+  } finally {
+    button.disabled = false;
+  }
+  setSession(null);
+  navigate('#/signin');
+  announce('You are signed out.');
+}
+
+async function boot() {
+  document.getElementById('skip-link').addEventListener('click', (event) => {
+    // The hash is the router's: move focus without changing it.
+    event.preventDefault();
+    main.focus();
+  });
+  const signOutButton = document.getElementById('signout');
+  signOutButton.addEventListener('click', () => signOut(signOutButton));
+  onUnauthorized(() => {
+    if (!session) return;
+    setSession(null);
+    returnTo = window.location.hash;
+    flash = 'Your session has ended. Please sign in again.';
+    navigate('#/signin');
+  });
+  try {
+    setSession(await api.get('/me'));
+  } catch (err) {
+    if (err.status !== 401) showError(err);
+    setSession(null);
+  }
+  window.addEventListener('hashchange', render);
+  render();
+}
+
+boot();

@@ -1,0 +1,72 @@
+// DOM building with DOM APIs only. Text always becomes a text node and attributes are set one by
+// one, so a value from the API can never turn into markup (no innerHTML anywhere in the app).
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+// Set as properties: the attribute only holds the initial value.
+const PROPERTIES = new Set(['value', 'checked', 'indeterminate']);
+
+/** An element: h('a', { href, class: 'x', onclick }, 'text', child, [more children]). */
+export function h(tag, props, ...children) {
+  const el = document.createElement(tag);
+  setProps(el, props);
+  append(el, children);
+  return el;
+}
+
+/** An SVG element; same props as h(). */
+export function svg(tag, props, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  setProps(el, props);
+  append(el, children);
+  return el;
+}
+
+function setProps(el, props) {
+  if (!props) return;
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2).toLowerCase(), value);
+    else if (key === 'dataset') Object.assign(el.dataset, value);
+    else if (PROPERTIES.has(key)) el[key] = value;
+    else if (key === 'href' || key === 'src') el.setAttribute(key, safeUrl(value));
+    else el.setAttribute(key, value === true ? '' : String(value));
+  }
+}
+
+/** Appends strings (as text), numbers, nodes and nested arrays; skips null, undefined and false. */
+export function append(parent, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return parent;
+}
+
+/**
+ * Links and media sources from API data: only http(s), blob and same-document URLs. CSP blocks
+ * javascript: already; this keeps a bad value from becoming a dead or misleading link too.
+ */
+export function safeUrl(value) {
+  const text = String(value);
+  if (text.startsWith('#')) return text;
+  try {
+    const url = new URL(text, window.location.href);
+    return ['http:', 'https:', 'blob:'].includes(url.protocol) ? text : 'about:blank';
+  } catch {
+    return 'about:blank';
+  }
+}
+
+let sequence = 0;
+/** A document-unique id, to tie labels, descriptions and headings to their elements. */
+export function uid(prefix = 'id') {
+  sequence += 1;
+  return `${prefix}-${sequence}`;
+}
+
+/** Replaces an element's children, with the same rules as h() (unlike replaceChildren, which prints null). */
+export function replace(parent, ...children) {
+  parent.replaceChildren();
+  return append(parent, children);
+}

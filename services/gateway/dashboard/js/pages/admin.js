@@ -1,0 +1,63 @@
+import { api, query, seg } from '../api.js';
+import { h, replace, uid } from '../dom.js';
+import { number, time } from '../format.js';
+import { announce, dataTable, empty, field, pageHeading, scrollTable, withBusy } from '../ui.js';
+
+function grantForm(user) {
+  const amountId = uid('amount');
+  const amount = h('input', { id: amountId, type: 'number', name: 'amount', min: '1', step: '1', required: true, inputmode: 'numeric', class: 'amount' });
+  const submit = h('button', { type: 'submit', class: 'primary small' }, 'Grant');
+  const result = h('span', { class: 'grant-result' });
+  return h(
+    'form',
+    {
+      class: 'grant-form',
+      'aria-label': `Grant credits to ${user.email}`,
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const n = Number(amount.value);
+        const reply = await withBusy(submit, () => api.post(`/admin/users/${seg(user.id)}/credits`, { amount: n }));
+        if (!reply) return;
+        amount.value = '';
+        result.textContent = `Balance now ${number(reply.credits_remaining)}`;
+        announce(`Granted ${number(n)} credits to ${user.email}. Their balance is now ${number(reply.credits_remaining)}.`);
+      },
+    },
+    h('label', { for: amountId, class: 'visually-hidden' }, `Credits to grant to ${user.email}`),
+    amount,
+    submit,
+    result,
+  );
+}
+
+export function adminPage(ctx) {
+  const email = h('input', { type: 'search', name: 'email', required: true, autocomplete: 'off', placeholder: 'name@example.com' });
+  const searchButton = h('button', { type: 'submit', class: 'primary' }, 'Find user');
+  const results = h('div');
+  const form = h(
+    'form',
+    {
+      class: 'card search-form',
+      'aria-labelledby': 'find-user-heading',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const reply = await withBusy(searchButton, () => api.get(`/admin/users${query({ email: email.value.trim() })}`));
+        if (!reply || !ctx.isCurrent()) return;
+        // The count is announced; the table itself is not read out on every search.
+        announce(reply.users.length === 1 ? '1 user found.' : `${reply.users.length} users found.`);
+        if (reply.users.length === 0) {
+          replace(results, empty('No user with this email.'));
+          return;
+        }
+        const rows = reply.users.map((u) =>
+          h('tr', null, h('td', null, u.email), h('td', null, u.role), h('td', null, time(u.created_at)), h('td', null, grantForm(u))),
+        );
+        replace(results, h('section', { class: 'card' }, h('h2', null, 'Users found'), scrollTable('Users found', dataTable({ caption: 'Users matching the email', columns: ['Email', 'Role', 'Signed up', 'Grant credits'], rows }))));
+      },
+    },
+    h('h2', { id: 'find-user-heading' }, 'Find a user'),
+    field('Email', email, 'The user’s email address.'),
+    h('div', { class: 'actions' }, searchButton),
+  );
+  ctx.root.append(pageHeading('Admin'), h('p', { class: 'lede' }, 'Find a user by email and grant credits. Every grant is a row in their ledger.'), form, results);
+}

@@ -1,0 +1,58 @@
+import { api } from '../api.js';
+import { h } from '../dom.js';
+import { announce, field, pageHeading, withBusy } from '../ui.js';
+
+const MIN_PASSWORD = 10; // the API's rule (docs/dashboard-api.md)
+
+function authForm(ctx, { title, submitLabel, endpoint, passwordAutocomplete, passwordHint, welcome, footer }) {
+  const email = h('input', { type: 'email', name: 'email', autocomplete: 'username', required: true, maxlength: '320' });
+  const password = h('input', { type: 'password', name: 'password', autocomplete: passwordAutocomplete, required: true, minlength: passwordHint ? String(MIN_PASSWORD) : null });
+  const submit = h('button', { type: 'submit', class: 'primary' }, submitLabel);
+  const form = h(
+    'form',
+    {
+      class: 'card auth-form',
+      'aria-label': title,
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const result = await withBusy(submit, () => api.post(endpoint, { email: email.value.trim(), password: password.value }));
+        if (!result) {
+          password.focus();
+          return;
+        }
+        ctx.setSession(result);
+        announce(welcome(result.user));
+        ctx.afterSignIn();
+      },
+    },
+    field('Email', email),
+    field('Password', password, passwordHint),
+    h('div', { class: 'actions' }, submit),
+  );
+  ctx.root.classList.add('auth-page');
+  ctx.root.append(pageHeading(title), form, footer);
+  if (!document.activeElement || document.activeElement === document.body) email.focus();
+}
+
+export function signinPage(ctx) {
+  authForm(ctx, {
+    title: 'Sign in',
+    submitLabel: 'Sign in',
+    endpoint: '/signin',
+    passwordAutocomplete: 'current-password',
+    welcome: () => 'Welcome back.',
+    footer: h('p', null, 'No account yet? ', h('a', { href: '#/signup' }, 'Create one'), '.'),
+  });
+}
+
+export function signupPage(ctx) {
+  authForm(ctx, {
+    title: 'Create an account',
+    submitLabel: 'Sign up',
+    endpoint: '/signup',
+    passwordAutocomplete: 'new-password',
+    passwordHint: `At least ${MIN_PASSWORD} characters.`,
+    welcome: (user) => `Welcome, ${user.email}. Your account is ready.`,
+    footer: h('p', null, 'Already have an account? ', h('a', { href: '#/signin' }, 'Sign in'), '.'),
+  });
+}

@@ -1,0 +1,186 @@
+import { api, seg } from '../api.js';
+import { h, replace } from '../dom.js';
+import { durationMs, time } from '../format.js';
+import { announce, confirmDialog, dataTable, empty, field, loading, pageHeading, scrollTable, secretBox, showError, withBusy } from '../ui.js';
+import { revokeKey, scopeList } from './keys.js';
+
+function deliveryResult(d) {
+  if (d.status_code !== null && d.status_code !== undefined) {
+    const ok = d.status_code >= 200 && d.status_code < 300;
+    return h('span', { class: ok ? 'result-ok' : 'result-bad' }, `HTTP ${d.status_code}`);
+  }
+  return h('span', { class: 'result-bad' }, d.error || 'no answer');
+}
+
+function deliveryRow(d) {
+  return h(
+    'tr',
+    { dataset: { event: d.event } },
+    h('td', null, time(d.created_at)),
+    h('td', null, h('code', null, d.event)),
+    h('td', null, d.job_id ? h('a', { href: `#/jobs/${seg(d.job_id)}` }, d.job_id) : '–'),
+    h('td', { class: 'num' }, String(d.attempt ?? '–')),
+    h('td', null, deliveryResult(d)),
+    h('td', { class: 'num' }, durationMs(d.duration_ms)),
+  );
+}
+
+export async function keyPage(ctx) {
+  const id = ctx.params.id;
+  const heading = pageHeading('API key');
+  ctx.root.append(h('p', { class: 'breadcrumb' }, h('a', { href: '#/keys' }, '← All keys')), heading);
+  const body = h('div', null, loading());
+  ctx.root.append(body);
+
+  const { keys } = await api.get('/keys');
+  if (!ctx.isCurrent()) return;
+  const key = keys.find((k) => String(k.id) === id);
+  if (!key) {
+    heading.textContent = 'Key not found';
+    replace(body, h('p', null, 'There is no key with this id among yours.'));
+    return;
+  }
+  const active = !key.revoked_at;
+
+  const revokeButton = h('button', { type: 'button', class: 'danger' }, 'Revoke this key');
+  revokeButton.addEventListener('click', async () => {
+    if (await revokeKey(key, revokeButton)) ctx.navigate('#/keys');
+  });
+  const details = h(
+    'section',
+    { class: 'card', 'aria-label': 'Key details' },
+    h(
+      'dl',
+      { class: 'details' },
+      h('dt', null, 'Prefix'),
+      h('dd', null, h('code', null, key.prefix)),
+      h('dt', null, 'Scopes'),
+      h('dd', null, scopeList(key.scopes)),
+      h('dt', null, 'Created'),
+      h('dd', null, time(key.created_at)),
+      h('dt', null, 'Last used'),
+      h('dd', null, time(key.last_used_at)),
+      h('dt', null, 'Status'),
+      h('dd', null, active ? h('span', { class: 'badge badge-active' }, 'active') : h('span', { class: 'badge badge-revoked' }, 'revoked ', time(key.revoked_at))),
+    ),
+    active ? h('div', { class: 'actions' }, revokeButton) : null,
+  );
+
+  // Webhook: the URL, the one-time secret, clear.
+  const webhookSection = h('section', { class: 'card', 'aria-labelledby': 'webhook-heading' });
+  const secretSlot = h('div', { class: 'slot' });
+  const current = h('p', { class: 'webhook-current' });
+  const urlInput = h('input', { type: 'url', name: 'url', required: true, placeholder: 'https://example.com/hooks/mediaforge', autocomplete: 'url', maxlength: '2048' });
+  const saveButton = h('button', { type: 'submit', class: 'primary' }, 'Save webhook URL');
+  const clearButton = h('button', { type: 'button', class: 'secondary' }, 'Clear webhook');
+  const testButton = h('button', { type: 'button', class: 'secondary' }, 'Send test event');
+  const refreshButton = h('button', { type: 'button', class: 'secondary' }, 'Refresh log');
+  let webhookUrl = null;
+
+  function showWebhook(view) {
+    webhookUrl = view.url;
+    if (view.url) replace(current, 'Sending events to ', h('code', { class: 'break' }, view.url), ' (since ', time(view.updated_at || view.created_at), ').');
+    else replace(current, 'No webhook set: nothing is sent for this key’s jobs.');
+    urlInput.value = view.url || '';
+    clearButton.hidden = !view.url;
+    testButton.disabled = !view.url;
+    testButton.title = view.url ? '' : 'Set a webhook URL first';
+  }
+
+  const form = h(
+    'form',
+    {
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const url = urlInput.value.trim();
+        const result = await withBusy(saveButton, () => api.put(`/keys/${seg(key.id)}/webhook`, { url }));
+        if (!result || !ctx.isCurrent()) return;
+        if (result.secret) {
+          const box = secretBox({
+            heading: 'Signing secret',
+            label: 'Webhook signing secret',
+            value: result.secret,
+            note: 'Store it with your server’s secrets now: it is shown only this once. To rotate it, clear the webhook and set the URL again.',
+            testId: 'webhook-secret',
+          });
+          replace(secretSlot, box);
+          box.querySelector('input').focus();
+          announce('Webhook saved. Copy the signing secret now: it is shown only once.');
+        } else {
+          announce('Webhook URL saved. Deliveries keep the signing secret you already have.');
+        }
+        showWebhook({ url: result.url, updated_at: new Date().toISOString() });
+      },
+    },
+    field('Webhook URL', urlInput, 'We POST a signed JSON event here when a job of this key completes, fails or is cancelled.'),
+    h('div', { class: 'actions' }, saveButton, clearButton),
+  );
+
+  clearButton.addEventListener('click', async () => {
+    const ok = await confirmDialog({
+      title: 'Clear the webhook?',
+      body: 'Nothing is sent for this key until you set a URL again, and the signing secret is deleted: a new URL gets a new secret.',
+      confirmLabel: 'Clear webhook',
+      danger: true,
+    });
+    if (!ok) return;
+    const result = await withBusy(clearButton, () => api.del(`/keys/${seg(key.id)}/webhook`));
+    if (!result || !ctx.isCurrent()) return;
+    secretSlot.replaceChildren();
+    showWebhook({ url: null });
+    announce('Webhook cleared.');
+    urlInput.focus();
+  });
+
+  webhookSection.append(h('h2', { id: 'webhook-heading' }, 'Webhook'), current, active ? form : h('p', { class: 'hint' }, 'A revoked key sends no webhooks.'), secretSlot);
+
+  // Delivery log.
+  const logSection = h('section', { class: 'card', 'aria-labelledby': 'log-heading' });
+  const logBody = h('div', null, loading());
+
+  async function loadLog() {
+    const { deliveries } = await api.get(`/keys/${seg(key.id)}/webhook/deliveries`);
+    if (!ctx.isCurrent()) return;
+    replace(logBody, 
+      deliveries.length === 0
+        ? empty('No deliveries yet.')
+        : scrollTable('Delivery log', dataTable({ caption: 'Delivery attempts, newest first', columns: ['Time', 'Event', 'Job', 'Attempt', 'Result', 'Duration'], rows: deliveries.map(deliveryRow) })),
+    );
+  }
+
+  testButton.addEventListener('click', async () => {
+    const result = await withBusy(testButton, () => api.post(`/keys/${seg(key.id)}/webhook/test`));
+    if (!result || !ctx.isCurrent()) return;
+    const d = result.delivery || {};
+    announce(d.status_code ? `Test event delivered: your server answered HTTP ${d.status_code}.` : `Test event not delivered: ${d.error || 'no answer'}.`);
+    await withBusy(testButton, loadLog);
+  });
+  refreshButton.addEventListener('click', async () => {
+    await withBusy(refreshButton, loadLog);
+    announce('Delivery log updated.');
+  });
+
+  logSection.append(
+    h('h2', { id: 'log-heading' }, 'Delivery log'),
+    h('p', { class: 'hint' }, 'Every attempt to reach your webhook: failed attempts are retried after 30 s, 2 min and 10 min.'),
+    h('div', { class: 'actions' }, active ? testButton : null, refreshButton),
+    logBody,
+  );
+
+  // Shown complete: the webhook state and the log load together before the page appears.
+  const [webhook] = await Promise.all([
+    api.get(`/keys/${seg(key.id)}/webhook`).catch((err) => {
+      showError(err);
+      return null;
+    }),
+    loadLog().catch((err) => {
+      showError(err);
+      replace(logBody, empty('The delivery log could not be loaded. Try Refresh log.'));
+    }),
+  ]);
+  if (!ctx.isCurrent()) return;
+  if (webhook) showWebhook(webhook);
+  else current.textContent = 'The webhook could not be loaded.';
+  heading.textContent = `API key “${key.name || key.prefix}”`;
+  replace(body, details, webhookSection, logSection);
+}

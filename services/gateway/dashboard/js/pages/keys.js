@@ -1,0 +1,117 @@
+import { api, seg } from '../api.js';
+import { h, replace, uid } from '../dom.js';
+import { time } from '../format.js';
+import { SCOPES } from '../scopes.js';
+import { announce, confirmDialog, dataTable, empty, field, loading, pageHeading, scrollTable, secretBox, showError, withBusy } from '../ui.js';
+
+export function scopeList(scopes) {
+  return h('ul', { class: 'chips' }, scopes.map((s) => h('li', null, s)));
+}
+
+/** Asks, then revokes; resolves true when the key was revoked. */
+export async function revokeKey(key, button) {
+  const ok = await confirmDialog({
+    title: `Revoke the key “${key.name || key.prefix}”?`,
+    body: 'Every request made with it is refused from now on (401), and its webhook stops. This cannot be undone.',
+    confirmLabel: 'Revoke key',
+    danger: true,
+  });
+  if (!ok) return false;
+  const result = await withBusy(button, () => api.del(`/keys/${seg(key.id)}`));
+  if (!result) return false;
+  announce(`The key “${key.name || key.prefix}” is revoked.`);
+  return true;
+}
+
+function createForm(onCreated) {
+  const name = h('input', { type: 'text', name: 'name', required: true, maxlength: '100', autocomplete: 'off' });
+  const boxes = SCOPES.map((scope) => {
+    const id = uid('scope');
+    const input = h('input', { type: 'checkbox', id, name: 'scopes', value: scope.name, checked: Boolean(scope.always), disabled: Boolean(scope.always) });
+    return { scope, input, el: h('div', { class: 'check' }, input, h('label', { for: id }, h('code', null, scope.name), ' ', h('span', { class: 'hint' }, scope.description))) };
+  });
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Create key');
+  const form = h(
+    'form',
+    {
+      class: 'card',
+      'aria-labelledby': 'create-key-heading',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const scopes = boxes.filter((b) => b.input.checked).map((b) => b.scope.name);
+        const result = await withBusy(submit, () => api.post('/keys', { name: name.value.trim(), scopes }));
+        if (!result) return;
+        form.reset();
+        for (const b of boxes) if (b.scope.always) b.input.checked = true;
+        try {
+          await onCreated(result);
+        } catch (err) {
+          showError(err);
+        }
+      },
+    },
+    h('h2', { id: 'create-key-heading' }, 'Create a key'),
+    field('Name', name, 'So you can tell your keys apart, for example “production server”.'),
+    h('fieldset', null, h('legend', null, 'Scopes'), boxes.map((b) => b.el)),
+    h('div', { class: 'actions' }, submit),
+  );
+  return form;
+}
+
+export async function keysPage(ctx) {
+  const newKeySlot = h('div', { class: 'slot' });
+  const listSection = h('section', { class: 'card', 'aria-labelledby': 'keys-heading' }, h('h2', { id: 'keys-heading' }, 'Your keys'), loading());
+
+  async function loadList() {
+    const { keys } = await api.get('/keys');
+    if (!ctx.isCurrent()) return;
+    if (keys.length === 0) {
+      replace(listSection, h('h2', { id: 'keys-heading' }, 'Your keys'), empty('No keys yet. Create one above to call the API.'));
+      return;
+    }
+    const rows = keys.map((key) => {
+      const label = key.name || key.prefix;
+      let action;
+      if (key.revoked_at) {
+        action = h('span', { class: 'badge badge-revoked' }, 'revoked ', time(key.revoked_at));
+      } else {
+        action = h('button', { type: 'button', class: 'danger small', 'aria-label': `Revoke key ${label}` }, 'Revoke');
+        action.addEventListener('click', async () => {
+          if (await revokeKey(key, action)) await loadList();
+        });
+      }
+      return h(
+        'tr',
+        { dataset: { keyId: String(key.id) } },
+        h('td', null, h('a', { href: `#/keys/${seg(key.id)}` }, key.name || '(no name)')),
+        h('td', null, h('code', null, key.prefix)),
+        h('td', null, scopeList(key.scopes)),
+        h('td', null, time(key.created_at)),
+        h('td', null, time(key.last_used_at)),
+        h('td', null, action),
+      );
+    });
+    replace(listSection, 
+      h('h2', { id: 'keys-heading' }, 'Your keys'),
+      scrollTable('Your keys', dataTable({ caption: 'API keys, newest first', columns: ['Name', 'Prefix', 'Scopes', 'Created', 'Last used', 'Status'], rows })),
+      h('p', { class: 'hint' }, 'Open a key to set its webhook and see its deliveries.'),
+    );
+  }
+
+  const form = createForm(async ({ key, secret_key }) => {
+    const box = secretBox({
+      heading: 'Your new API key',
+      label: `API key “${key.name}”`,
+      value: secret_key,
+      note: 'Copy it now and keep it secret: this is the only time it is shown. Send it as “Authorization: Bearer <key>”.',
+      testId: 'new-key',
+    });
+    replace(newKeySlot, box);
+    announce(`Key “${key.name}” created. Copy it now: it is shown only once.`);
+    box.querySelector('input').focus();
+    await loadList();
+  });
+
+  ctx.root.append(pageHeading('API keys'), form, newKeySlot, listSection);
+  await loadList();
+}

@@ -1,0 +1,18 @@
+import type { Bus } from '@mf/bus';
+import type { Knex } from '@mf/db';
+import type { LoginThrottle } from './login-throttle';
+import type { CookiePolicy } from './session-cookie';
+import type { SessionStore } from './session-store';
+
+/** What the dashboard API needs, passed in (tests give their own store, throttle and clock). */
+export interface DashboardDeps {
+  db: Knex;
+  bus: Bus;
+  sessions: SessionStore;
+  throttle: LoginThrottle;
+  cookies: CookiePolicy;
+  /** Origin of state-changing requests a browser may send besides the request's own host. */
+  publicBaseUrl: string;
+  /** How long the webhook test may take (longer than the dispatcher's delivery timeout). */
+  webhookTestTimeoutMs: number;
+}

@@ -1,0 +1,445 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { REPO_ROOT } from '@mf/fleet';
+import { launchBrowser, newWatchedContext, type WatchedContext } from '../support/browser';
+import { api, startFleet, type Fleet } from '../support/fleet';
+import { startReferenceServer } from '../support/reference-server';
+import { startReceiver, verifySignature } from '../support/webhook-receiver';
+
+// Page functions run in the browser, but this file compiles without the DOM library: they reach
+// the page through these minimal shapes (the casts vanish in the compiled function).
+interface PageWindow {
+  document: { documentElement: { scrollWidth: number } };
+  loadedOnce?: boolean;
+  navigator: { clipboard: { readText: () => Promise<string> } };
+  fetch: typeof fetch;
+}
+interface MediaElement {
+  readyState: number;
+  duration: number;
+  error: { code: number } | null;
+  addEventListener: (type: string, listener: () => void, options?: { once: boolean }) => void;
+}
+const isFocused = (el: { matches: (selector: string) => boolean }) => el.matches(':focus');
+
+const SHOTS = path.join(REPO_ROOT, 'test-artifacts', 'dashboard');
+const PASSWORD = 'correct horse battery';
+const ffmpeg = (...args: string[]) => execFileSync('ffmpeg', ['-v', 'error', '-y', ...args]);
+
+/**
+ * The dashboard driven in a real browser (Debian's Chromium) against the whole fleet: the issue's
+ * flow from sign-up to a revoked key, then the editor project page and a phone-sized screen.
+ * The steps share one user and run in order.
+ */
+describe('dashboard in the browser', () => {
+  let fleet: Fleet;
+  let browser: Browser;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let ref: Awaited<ReturnType<typeof startReferenceServer>>;
+  let customer: WatchedContext;
+  let page: Page;
+  const mediaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-dashboard-e2e-'));
+  const email = `ui${Date.now()}@example.test`;
+  // Shared by the steps below.
+  let apiKey = '';
+  let keyId = '';
+  let webhookSecret = '';
+  let videoJobId = '';
+  let cancelJobId = '';
+  let projectId = '';
+  // Every state-changing call the pages make to the dashboard API, with its CSRF header.
+  const writes: { path: string; csrf: string | undefined }[] = [];
+
+  const base = () => `${fleet.baseUrl}/dashboard/`;
+  const shot = (p: Page, name: string) => p.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  /** Opens a route and waits until its page is the one on screen. */
+  const go = async (p: Page, hash: string) => {
+    await p.goto(`${base()}${hash}`);
+    await p.locator(`main > .page[data-path="${hash.slice(1)}"] h1`).waitFor();
+  };
+  /** The polite live region says this (status messages are what screen readers hear). */
+  const waitForStatus = (p: Page, text: string | RegExp) => p.locator('#status', { hasText: text }).waitFor();
+
+  beforeAll(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    const media = (name: string) => path.join(mediaDir, name);
+    ffmpeg('-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=24', '-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '2', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', media('clip.mp4'));
+    ffmpeg('-f', 'lavfi', '-i', 'sine=frequency=220', '-t', '3', '-c:a', 'aac', media('music.m4a'));
+    ref = await startReferenceServer({
+      '/clip.mp4': { file: media('clip.mp4'), contentType: 'video/mp4' },
+      '/music.m4a': { file: media('music.m4a'), contentType: 'audio/mp4' },
+    });
+    receiver = await startReceiver();
+    fleet = await startFleet({
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      RATE_LIMIT_PER_MINUTE: '100000',
+      // The editor imports the test media from the https reference server on 127.0.0.1.
+      ALLOW_PRIVATE_URLS: 'true',
+    });
+    browser = await launchBrowser();
+    customer = await newWatchedContext(browser);
+    page = customer.page;
+    await customer.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fleet.baseUrl });
+    customer.context.on('request', (req) => {
+      const url = new URL(req.url());
+      if (url.pathname.startsWith('/dashboard/api/') && req.method() !== 'GET') writes.push({ path: `${req.method()} ${url.pathname}`, csrf: req.headers()['x-csrf-token'] });
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await fleet?.shutdown();
+    await receiver?.close();
+    await ref?.close();
+    fs.rmSync(mediaDir, { recursive: true, force: true });
+  });
+
+  it('sends a signed-out visitor to sign in, and signs a new user up', async () => {
+    await page.goto(base());
+    await page.waitForURL(/#\/signin$/);
+    await shot(page, 'signin');
+    await page.getByRole('link', { name: 'Create one' }).click();
+    await page.getByRole('heading', { name: 'Create an account' }).waitFor();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await shot(page, 'signup');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await waitForStatus(page, 'Your account is ready');
+    expect(await page.locator('#account-email').textContent()).toBe(email);
+    // A new account has nothing yet.
+    expect(await page.locator('.stat-main dd').textContent()).toBe('0');
+    // Not an admin: no admin link, and the admin page says so.
+    expect(await page.locator('#nav-admin').isHidden()).toBe(true);
+    await go(page, '#/admin');
+    expect(await page.locator('h1').textContent()).toBe('Admins only');
+  });
+
+  it('lets an admin find the user by email and grant credits, which the user sees as balance, chart and ledger', async () => {
+    const adminEmail = `admin${Date.now()}@example.test`;
+    await fleet.admin('user:create', '--email', adminEmail, '--password', PASSWORD);
+    await fleet.admin('user:role', '--email', adminEmail, '--role', 'admin');
+    const admin = await newWatchedContext(browser);
+    try {
+      await admin.page.goto(`${base()}#/admin`);
+      await admin.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await admin.page.getByLabel('Email').fill(adminEmail);
+      await admin.page.getByLabel('Password').fill(PASSWORD);
+      await admin.page.getByRole('button', { name: 'Sign in' }).click();
+      // Back to the page asked for before signing in.
+      await admin.page.getByRole('heading', { name: 'Admin' }).waitFor();
+      expect(await admin.page.locator('#nav-admin').isVisible()).toBe(true);
+      await admin.page.getByRole('searchbox', { name: 'Email' }).fill(email);
+      await admin.page.getByRole('button', { name: 'Find user' }).click();
+      const amount = admin.page.getByLabel(`Credits to grant to ${email}`);
+      await amount.fill('5000');
+      await admin.page.getByRole('button', { name: 'Grant' }).click();
+      await admin.page.locator('.grant-result', { hasText: /Balance now 5,?000/ }).waitFor();
+      await shot(admin.page, 'admin');
+    } finally {
+      await admin.context.close();
+    }
+
+    await go(page, '#/');
+    await page.locator('.stat-main dd', { hasText: /^5,?000$/ }).waitFor();
+    const chart = page.getByRole('img', { name: /Credits over time/ });
+    expect(await chart.count()).toBe(1);
+    // The chart's text alternative states the figures.
+    expect(await chart.locator('desc').textContent()).toMatch(/5,?000 credits/);
+    const rows = page.locator('table.data tbody tr');
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().locator('td').nth(1).textContent()).toBe('Grant');
+    expect(await rows.first().locator('td').nth(4).textContent()).toMatch(/^\+5,?000$/);
+    await shot(page, 'overview');
+  });
+
+  it('creates a key with video:write whose full value is shown once, and which works against the public API', async () => {
+    await go(page, '#/keys');
+    const modelsRead = page.getByRole('checkbox', { name: /models:read/ });
+    expect(await modelsRead.isChecked()).toBe(true);
+    expect(await modelsRead.isDisabled()).toBe(true);
+    await page.getByLabel('Name', { exact: true }).fill('render server');
+    await page.getByRole('checkbox', { name: /video:write/ }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+
+    const secret = page.getByTestId('new-key');
+    await secret.waitFor();
+    apiKey = await secret.inputValue();
+    expect(apiKey).toMatch(/^mf_live_/);
+    // The secret field has focus, ready to copy; the copy button is a real button.
+    expect(await secret.evaluate(isFocused)).toBe(true);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await waitForStatus(page, 'Copied to the clipboard.');
+    expect(await page.evaluate(() => (globalThis as unknown as PageWindow).navigator.clipboard.readText())).toBe(apiKey);
+    const row = page.locator('tbody tr', { hasText: 'render server' });
+    const prefix = (await row.locator('td').nth(1).textContent()) ?? '';
+    expect(apiKey.startsWith(prefix)).toBe(true);
+    expect(await row.locator('td').nth(2).textContent()).toContain('video:write');
+    expect(await row.locator('td').nth(4).textContent()).toBe('never');
+    keyId = (await row.getAttribute('data-key-id')) ?? '';
+    await shot(page, 'keys');
+
+    // Shown once: after a reload the page holds no trace of it.
+    await page.reload();
+    await page.locator('tbody tr', { hasText: 'render server' }).waitFor();
+    expect(await page.content()).not.toContain(apiKey);
+
+    const account = await api(fleet, 'GET', '/api/v1/account', { key: apiKey });
+    expect(account.status).toBe(200);
+    expect(account.body).toMatchObject({ credits_remaining: 5000, api_key: { id: Number(keyId) } });
+    expect(account.body.api_key.scopes).toEqual(expect.arrayContaining(['models:read', 'video:write']));
+  });
+
+  it("sets the key's webhook URL and shows the signing secret once", async () => {
+    await go(page, '#/keys');
+    await page.getByRole('link', { name: 'render server' }).click();
+    await page.getByRole('heading', { name: 'API key “render server”' }).waitFor();
+    await page.locator('.webhook-current', { hasText: 'No webhook set' }).waitFor();
+    await page.getByLabel('Webhook URL').fill(receiver.url);
+    await page.getByRole('button', { name: 'Save webhook URL' }).click();
+    const secret = page.getByTestId('webhook-secret');
+    await secret.waitFor();
+    webhookSecret = await secret.inputValue();
+    expect(webhookSecret).toMatch(/^whsec_/);
+    expect(await page.locator('.webhook-current').textContent()).toContain(receiver.url);
+
+    await page.reload();
+    await page.locator('.webhook-current', { hasText: receiver.url }).waitFor();
+    expect(await page.content()).not.toContain(webhookSecret);
+    expect(await page.getByTestId('webhook-secret').count()).toBe(0);
+  });
+
+  it('shows jobs live: a job submitted meanwhile appears and completes with a playable video, another is cancelled from the list', async () => {
+    const submit = (body: object) => api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: apiKey, body });
+    // A long render keeps the list polling while the page is open.
+    const long = await submit({ prompt: 'a long sunset to be cancelled', duration_seconds: 15 });
+    expect(long.status).toBe(202);
+    cancelJobId = long.body.job_id;
+
+    await go(page, '#/jobs');
+    // Gone if the page reloads: what follows must arrive through the poll alone.
+    await page.evaluate(() => ((globalThis as unknown as PageWindow).loadedOnce = true));
+    const longCard = page.locator(`li[data-job-id="${cancelJobId}"]`);
+    await longCard.waitFor();
+    expect(await longCard.getAttribute('data-status')).toBe('processing');
+    expect(await longCard.textContent()).toContain('3,405 credits');
+    expect(await page.locator('.live-note').textContent()).toContain('updating every 2 seconds');
+
+    // Submitted while the page is open: it appears by itself.
+    const video = await submit({ prompt: 'a paper boat on a pond', duration_seconds: 4, resolution: '480p' });
+    expect(video.status).toBe(202);
+    videoJobId = video.body.job_id;
+    await page.locator(`li[data-job-id="${videoJobId}"]`).waitFor({ timeout: 10_000 });
+    expect(await page.locator('li.job-card').first().getAttribute('data-job-id')).toBe(videoJobId);
+
+    // Cancel from the list, confirming in the dialog.
+    await longCard.getByRole('button', { name: `Cancel job ${cancelJobId}` }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Cancel job' }).click();
+    await page.locator(`li[data-job-id="${cancelJobId}"][data-status="cancelled"]`).waitFor();
+    await waitForStatus(page, `Job ${cancelJobId} cancelled: 3,405 credits refunded.`);
+    expect(await longCard.textContent()).toContain('3,405 credits, refunded');
+
+    // The video job turns completed without a reload (the 2 s poll), with a video that plays.
+    const card = page.locator(`li[data-job-id="${videoJobId}"][data-status="completed"]`);
+    await card.waitFor({ timeout: 90_000 });
+    expect(await page.evaluate(() => (globalThis as unknown as PageWindow).loadedOnce)).toBe(true);
+    const media = await card.locator('video').evaluate(
+      (v: MediaElement) =>
+        new Promise<{ readyState: number; duration: number; error: number | null }>((resolve) => {
+          const done = () => resolve({ readyState: v.readyState, duration: v.duration, error: v.error ? v.error.code : null });
+          if (v.readyState >= 1) done();
+          else {
+            v.addEventListener('loadedmetadata', done, { once: true });
+            v.addEventListener('error', done, { once: true });
+          }
+        }),
+    );
+    expect(media.error).toBeNull();
+    expect(media.readyState).toBeGreaterThanOrEqual(1);
+    expect(Math.abs(media.duration - 4)).toBeLessThan(0.2);
+    expect(await card.locator('.badge').textContent()).toBe('completed');
+    expect(await card.getByRole('button', { name: /Cancel job/ }).isVisible()).toBe(false);
+    await shot(page, 'jobs');
+
+    await card.getByRole('link', { name: videoJobId }).click();
+    await page.getByRole('heading', { name: `Job ${videoJobId}` }).waitFor();
+    await page.locator('.preview-large video').waitFor();
+    expect(await page.getByRole('link', { name: 'Download' }).getAttribute('href')).toMatch(new RegExp(`/media/jobs/${videoJobId}/`));
+    await shot(page, 'job');
+
+    // Balance: 5000, less the video (4 s x 101), the cancelled job refunded.
+    const account = await api(fleet, 'GET', '/api/v1/account', { key: apiKey });
+    expect(account.body.credits_remaining).toBe(5000 - 404);
+  });
+
+  it("lists the job's webhook delivery in the key's delivery log, and sends a test event on request", async () => {
+    await go(page, `#/keys/${keyId}`);
+    const completedRow = page.locator('tbody tr[data-event="job.completed"]', { hasText: videoJobId });
+    // Deliveries follow the job's event; refresh the log until it is there.
+    for (let i = 0; i < 60 && (await completedRow.count()) === 0; i++) {
+      await page.waitForTimeout(500);
+      await page.getByRole('button', { name: 'Refresh log' }).click();
+    }
+    expect(await completedRow.locator('td').nth(4).textContent()).toBe('HTTP 200');
+
+    // The receiver got exactly that event, signed with the secret the page showed once.
+    const hook = receiver.received.find((r) => r.headers['x-service-event'] === 'job.completed');
+    expect(hook).toBeDefined();
+    expect(JSON.parse(hook!.rawBody)).toMatchObject({ job_id: videoJobId, status: 'completed' });
+    expect(verifySignature(webhookSecret, hook!.headers['x-service-signature'] as string, hook!.rawBody)).toBe(true);
+
+    const before = receiver.received.length;
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await waitForStatus(page, 'Test event delivered: your server answered HTTP 200.');
+    await page.locator('tbody tr[data-event="webhook.test"]').waitFor();
+    expect(receiver.received.length).toBe(before + 1);
+    const test = receiver.received[before];
+    expect(test.headers['x-service-event']).toBe('webhook.test');
+    expect(verifySignature(webhookSecret, test.headers['x-service-signature'] as string, test.rawBody)).toBe(true);
+    await shot(page, 'key');
+  });
+
+  it('revokes the key through a keyboard-operated confirmation; Escape keeps it, and a revoked key gets 401', async () => {
+    await go(page, '#/keys');
+    const revoke = page.getByRole('button', { name: 'Revoke key render server' });
+    await revoke.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: /Revoke the key “render server”/ });
+    await dialog.waitFor();
+    // The safe choice has the focus; Escape closes and gives the focus back.
+    expect(await dialog.getByRole('button', { name: 'Cancel' }).evaluate(isFocused)).toBe(true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await revoke.evaluate(isFocused)).toBe(true);
+    expect((await api(fleet, 'GET', '/api/v1/account', { key: apiKey })).status).toBe(200);
+
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    await page.keyboard.press('Tab');
+    expect(await dialog.getByRole('button', { name: 'Revoke key' }).evaluate(isFocused)).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.locator('tbody tr', { hasText: 'render server' }).locator('.badge-revoked').waitFor();
+    await waitForStatus(page, 'The key “render server” is revoked.');
+
+    const refused = await api(fleet, 'GET', '/api/v1/account', { key: apiKey });
+    expect(refused.status).toBe(401);
+  });
+
+  it("shows an editor project: each video's tracks in order, the media library, and the export with a player and a download link", async () => {
+    const editor = await fleet.admin('key:create', '--email', email, '--scopes', 'video-editor:write,video-editor:read', '--name', 'editor');
+    const edit = async (method: string, p: string, body?: unknown) => {
+      const res = await api(fleet, method, `/api/v1/media-studio/projects${p}`, { key: String(editor.key), body });
+      if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+    const { project } = await edit('POST', '', { name: 'Harbour teaser', aspect_ratio: '16:9' });
+    projectId = project.id;
+    const p = `/${project.id}`;
+    const still = (await edit('POST', `${p}/assets`, { url: `${ref.url}/ref.png` })).asset;
+    const clip = (await edit('POST', `${p}/assets`, { url: `${ref.url}/clip.mp4` })).asset;
+    const music = (await edit('POST', `${p}/assets`, { url: `${ref.url}/music.m4a` })).asset;
+    await edit('POST', `${p}/clips`, { track: 'video', asset_id: clip.id });
+    // Placed first: the timeline must follow idx, not the order of placement.
+    await edit('POST', `${p}/clips`, { track: 'video', asset_id: still.id, idx: 0, duration_sec: 1 });
+    await edit('POST', `${p}/clips`, { track: 'music', asset_id: music.id, volume: 0.5 });
+    const exported = await edit('POST', `${p}/export`, {});
+
+    await go(page, '#/projects');
+    await page.getByRole('link', { name: 'Harbour teaser' }).waitFor();
+    await shot(page, 'projects');
+    await page.getByRole('link', { name: 'Harbour teaser' }).click();
+    await page.getByRole('heading', { name: 'Harbour teaser', level: 1 }).waitFor();
+
+    const videoTrack = page.getByRole('list', { name: 'Video', exact: true });
+    expect(await videoTrack.locator('li.clip').evaluateAll((els) => els.map((el) => el.getAttribute('title')))).toEqual(['ref.png', 'clip.mp4']);
+    expect(await page.getByRole('list', { name: 'Music', exact: true }).locator('li.clip').count()).toBe(1);
+    expect(await page.getByRole('list', { name: 'Voice', exact: true }).textContent()).toBe('No clips');
+    expect(await page.locator('.library li.asset').count()).toBe(3);
+    // No instruct turns (no language model in this fleet): the thread says so.
+    expect(await page.getByText('No messages yet.').count()).toBe(1);
+
+    const download = page.getByRole('link', { name: 'Download mp4' });
+    expect(await download.getAttribute('href')).toBe(exported.video_url);
+    const player = page.locator('.exports video');
+    const readyState = await player.evaluate(
+      (v: MediaElement) =>
+        new Promise<number>((resolve) => {
+          if (v.readyState >= 1) resolve(v.readyState);
+          else v.addEventListener('loadedmetadata', () => resolve(v.readyState), { once: true });
+        }),
+    );
+    expect(readyState).toBeGreaterThanOrEqual(1);
+    await shot(page, 'project');
+  });
+
+  it('shows a failed sign-in, then fits every page on a 375 px wide phone screen without horizontal scrolling', async () => {
+    const phone = await newWatchedContext(browser, { width: 375, height: 812 });
+    try {
+      const p = phone.page;
+      await p.goto(`${base()}#/signin`);
+      await p.getByLabel('Email').fill(email);
+      // An API error is shown in the alert region, and the form stays for another try.
+      await p.getByLabel('Password').fill('not the password');
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await p.getByRole('alert').filter({ hasText: 'Invalid email or password' }).waitFor();
+      expect(await p.getByRole('alert').filter({ hasText: 'Invalid email or password' }).isVisible()).toBe(true);
+      await p.getByLabel('Password').fill(PASSWORD);
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await p.getByRole('heading', { name: 'Overview' }).waitFor();
+      await p.locator('.chart').waitFor();
+      expect(await p.evaluate(() => (globalThis as unknown as PageWindow).document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+      await p.screenshot({ path: path.join(SHOTS, 'overview-375.png') });
+
+      const tooWide: string[] = [];
+      for (const hash of ['#/keys', `#/keys/${keyId}`, '#/jobs', `#/jobs/${videoJobId}`, '#/projects', `#/projects/${projectId}`]) {
+        await go(p, hash);
+        await p.locator('.loading').waitFor({ state: 'detached' });
+        const width = await p.evaluate(() => (globalThis as unknown as PageWindow).document.documentElement.scrollWidth);
+        if (width > 375) tooWide.push(`${hash}: ${width}px`);
+      }
+      expect(tooWide).toEqual([]);
+      await p.screenshot({ path: path.join(SHOTS, 'project-375.png'), fullPage: true });
+    } finally {
+      await phone.context.close();
+    }
+  });
+
+  it('sent the CSRF token with every state-changing call, ran without script errors, and signs out', async () => {
+    await go(page, '#/');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await waitForStatus(page, 'You are signed out.');
+
+    // Sign-up has no session yet (its Origin is checked instead); every other write carries the token.
+    const paths = writes.map((w) => w.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'POST /dashboard/api/signup',
+        'POST /dashboard/api/keys',
+        `PUT /dashboard/api/keys/${keyId}/webhook`,
+        `DELETE /dashboard/api/jobs/${cancelJobId}`,
+        `POST /dashboard/api/keys/${keyId}/webhook/test`,
+        `DELETE /dashboard/api/keys/${keyId}`,
+        'POST /dashboard/api/signout',
+      ]),
+    );
+    const withoutToken = writes.filter((w) => !/^[\w-]{16,}$/.test(w.csrf ?? '')).map((w) => w.path);
+    expect(withoutToken).toEqual(['POST /dashboard/api/signup']);
+
+    // Signed out for real: the server no longer knows the session.
+    const me = await page.evaluate(async () => (await (globalThis as unknown as PageWindow).fetch('/dashboard/api/me', { credentials: 'same-origin' })).status);
+    expect(me).toBe(401);
+    await page.goto(`${base()}#/keys`);
+    await page.waitForURL(/#\/signin$/);
+
+    // The only errors in the console are the expected 401s of a signed-out visitor's /me.
+    const unexpected = customer.problems.filter((msg) => !/Failed to load resource: the server responded with a status of 401/.test(msg));
+    expect(unexpected).toEqual([]);
+  });
+});
