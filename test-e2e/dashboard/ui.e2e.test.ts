@@ -60,8 +60,28 @@ describe('dashboard in the browser', () => {
     await p.goto(`${base()}${hash}`);
     await p.locator(`main > .page[data-path="${hash.slice(1)}"] h1`).waitFor();
   };
-  /** The polite live region says this (status messages are what screen readers hear). */
-  const waitForStatus = (p: Page, text: string | RegExp) => p.locator('#status', { hasText: text }).waitFor();
+  /**
+   * The polite live region said this at some point (status messages are what screen readers hear).
+   * Every message is recorded, because a later one (a job completing) may replace it before we look.
+   */
+  const waitForStatus = (p: Page, text: string | RegExp) =>
+    p.waitForFunction(
+      ([source, flags]) => {
+        const log = (globalThis as unknown as { __statusLog?: string[] }).__statusLog ?? [];
+        return flags === null ? log.some((m) => m.includes(source)) : log.some((m) => new RegExp(source, flags).test(m));
+      },
+      typeof text === 'string' ? ([text, null] as const) : ([text.source, text.flags] as const),
+      { timeout: 30_000 },
+    );
+  /** Records every text the status region shows, from the first moment of every document. */
+  const STATUS_LOG = `(() => {
+    const log = [];
+    globalThis.__statusLog = log;
+    new MutationObserver(() => {
+      const text = document.getElementById('status')?.textContent;
+      if (text && log[log.length - 1] !== text) log.push(text);
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  })();`;
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
@@ -82,6 +102,7 @@ describe('dashboard in the browser', () => {
     });
     browser = await launchBrowser();
     customer = await newWatchedContext(browser);
+    await customer.context.addInitScript(STATUS_LOG);
     page = customer.page;
     await customer.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fleet.baseUrl });
     customer.context.on('request', (req) => {

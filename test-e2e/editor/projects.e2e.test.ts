@@ -281,11 +281,10 @@ describe('editor projects', () => {
   });
 
   describe('export', () => {
-    it('answers 501 past the scope check until the export service lands', async () => {
+    it('answers 404 without an export code for a project that does not exist (the contract\'s 404 row)', async () => {
       const user = await userWithKey(fleet, EDITOR);
       const res = await api(fleet, 'POST', `${PROJECTS}/prj_abc/export`, { key: user.key, body: {} });
-      // A 5xx body repeats the request id (docs/api-behaviour.md).
-      expect([res.status, res.body]).toEqual([501, { error: 'Not implemented yet: video export is not available on this server version', request_id: res.headers.get('x-request-id') }]);
+      expect([res.status, res.body]).toEqual([404, { error: 'Project not found' }]);
     });
   });
 
