@@ -1,3 +1,4 @@
 export * from './models';
 export * from './fal-endpoints';
 export * from './validate-request';
+export * from './validation';

@@ -1,4 +1,5 @@
 import { SEED_MAX } from '@mf/contracts';
+import { fail, given, rejectUnknownFields, run, type Validated } from './validation';
 import { IMAGE_ASPECT_RATIOS, PROMPT_MAX, VIDEO_ASPECT_RATIOS, VIDEO_DURATIONS, VIDEO_RESOLUTIONS } from './models';
 
 /**
@@ -7,7 +8,6 @@ import { IMAGE_ASPECT_RATIOS, PROMPT_MAX, VIDEO_ASPECT_RATIOS, VIDEO_DURATIONS, 
  * (duration for duration_seconds) never silently falls back to a default and costs money.
  * An explicit null counts as "not given" for optional fields.
  */
-export type Validated<T> = { ok: true; value: T } | { ok: false; error: string };
 
 export interface VideoRequest {
   prompt: string;
@@ -34,20 +34,13 @@ export const IMAGE_URLS_MAX = 9;
 const VIDEO_FIELDS = ['prompt', 'image_url', 'fast', 'duration_seconds', 'aspect_ratio', 'resolution', 'generate_audio', 'seed'] as const;
 const IMAGE_FIELDS = ['prompt', 'image_urls', 'num_images', 'aspect_ratio', 'seed'] as const;
 
-class Invalid extends Error {}
-const fail = (message: string): never => {
-  throw new Invalid(message);
-};
-
 function asObject(body: unknown, fields: readonly string[]): Record<string, unknown> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) fail('Invalid JSON body');
   const obj = body as Record<string, unknown>;
-  const unknown = Object.keys(obj).filter((k) => !fields.includes(k));
-  if (unknown.length) fail(`unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.map((k) => k.slice(0, 64)).join(', ')} (accepted: ${fields.join(', ')})`);
+  rejectUnknownFields(obj, fields);
   return obj;
 }
 
-const given = (v: unknown): boolean => v !== undefined && v !== null;
 
 function prompt(v: unknown): string {
   if (typeof v !== 'string' || v.trim() === '') fail('prompt is required (non-empty string)');
@@ -82,14 +75,6 @@ function seed(v: unknown): number | null {
   return v as number;
 }
 
-function run<T>(fn: () => T): Validated<T> {
-  try {
-    return { ok: true, value: fn() };
-  } catch (err) {
-    if (err instanceof Invalid) return { ok: false, error: err.message };
-    throw err;
-  }
-}
 
 export function validateVideoRequest(body: unknown): Validated<VideoRequest> {
   return run(() => {

@@ -4,3 +4,4 @@ export { runFfmpeg, FfmpegError } from './run';
 export type { FfmpegErrorKind, RunFfmpegOptions } from './run';
 export { probe, ProbeError } from './probe';
 export type { ProbeOptions, ProbeResult } from './probe';
+export { seededRandom } from './seeded-random';

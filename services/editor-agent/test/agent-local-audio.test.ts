@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { probe } from '@mf/media';
-import { LocalAudioGenerator, resolveVoice, sfxKind, seededRandom } from '../src/media/local-audio';
+import { seededRandom } from '@mf/media';
+import { LocalAudioGenerator, resolveVoice, sfxKind } from '../src/media/local-audio';
 
 const run = promisify(execFile);
 

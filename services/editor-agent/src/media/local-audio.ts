@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { probe, runFfmpeg } from '@mf/media';
+import { probe, runFfmpeg, seededRandom } from '@mf/media';
 import type { AudioFile, AudioGenerator } from './audio';
 
 export interface LocalAudioOptions {
@@ -115,17 +115,6 @@ function fileArg(file: string): string {
 
 // ---------------------------------------------------------------- deterministic synthesis
 
-/** mulberry32: a tiny seeded generator, so the same seed always gives the same piece. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T>(rand: () => number, items: readonly T[]): T => items[Math.floor(rand() * items.length)];
 const num = (v: number): string => v.toFixed(4);

@@ -1,4 +1,4 @@
-import { isHttpsUrl, type Validated } from '@mf/catalog';
+import { fail, given, isHttpsUrl, rejectUnknownFields, run, type Validated } from '@mf/catalog';
 import { editorRpc, PROJECT_ASPECT_RATIOS, TRACKS, type ProjectAspectRatio, type Track } from '@mf/contracts';
 
 /**
@@ -85,31 +85,16 @@ export interface GetProjectQuery {
   video_id?: string;
 }
 
-class Invalid extends Error {}
-const fail = (message: string): never => {
-  throw new Invalid(message);
-};
-
-function run<T>(fn: () => T): Validated<T> {
-  try {
-    return { ok: true, value: fn() };
-  } catch (err) {
-    if (err instanceof Invalid) return { ok: false, error: err.message };
-    throw err;
-  }
-}
 
 function asObject(body: unknown, fields: readonly string[]): Record<string, unknown> {
   // A request sent without any body (a bare POST) counts as {}; an explicit JSON null does not.
   if (body === undefined) return {};
   if (body === null || typeof body !== 'object' || Array.isArray(body)) fail(MESSAGES.invalidBody);
   const obj = body as Record<string, unknown>;
-  const unknown = Object.keys(obj).filter((k) => !fields.includes(k));
-  if (unknown.length) fail(`unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.map((k) => k.slice(0, 64)).join(', ')} (accepted: ${fields.join(', ')})`);
+  rejectUnknownFields(obj, fields);
   return obj;
 }
 
-const given = (v: unknown): boolean => v !== undefined && v !== null;
 /** Characters as a person counts them (code points), not UTF-16 units. */
 const chars = (s: string): number => [...s].length;
 

@@ -1,4 +1,5 @@
-import { drawtextFilter, layoutPrompt, MAX_DRAWN_CHARS, nthSeed, palette, seededRandom } from './render-common';
+import { seededRandom } from '@mf/media';
+import { drawtextFilter, layoutPrompt, MAX_DRAWN_CHARS, nthSeed, palette } from './render-common';
 
 describe('layoutPrompt', () => {
   it('keeps a short prompt on one line', () => {

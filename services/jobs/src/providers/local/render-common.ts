@@ -28,17 +28,6 @@ export function referenceInputArgs(file: string): string[] {
   return ['-f', 'image2', '-pattern_type', 'none', '-max_pixels', String(MAX_REFERENCE_PIXELS), '-i', fileArg(file)];
 }
 
-/** A small deterministic PRNG (mulberry32): render choices derived from the job's seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `count` colours as ffmpeg hex (0xRRGGBB) spread around the hue circle from a random start. */
 export function palette(rand: () => number, count: number): string[] {

@@ -1,5 +1,5 @@
-import { runFfmpeg } from '@mf/media';
-import { BITEXACT_ARGS, drawtextFilter, fileArg, layoutPrompt, palette, referenceInputArgs, seededRandom, withScratch } from './render-common';
+import { runFfmpeg, seededRandom } from '@mf/media';
+import { BITEXACT_ARGS, drawtextFilter, fileArg, layoutPrompt, palette, referenceInputArgs, withScratch } from './render-common';
 
 export interface RenderVideoOptions {
   outFile: string;
