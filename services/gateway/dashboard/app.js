@@ -33,6 +33,19 @@ let returnTo = null; // the page asked for before signing in
 let firstRender = true;
 let flash = null; // an error to show on the next page (clearing errors on navigation would hide it)
 
+/**
+ * The authorization request to go back to after signing in: /oauth/authorize sends a signed-out
+ * browser to #/signin?return_to=/oauth/authorize?... (docs/oauth.md). Only that same-origin path is
+ * followed, so the parameter cannot send anyone elsewhere.
+ */
+function oauthReturnTo() {
+  const hash = window.location.hash;
+  const q = hash.indexOf('?');
+  if (q === -1) return null;
+  const target = new URLSearchParams(hash.slice(q + 1)).get('return_to');
+  return target && target.startsWith('/oauth/authorize?') ? target : null;
+}
+
 function setSession(value) {
   session = value && value.user ? { user: value.user, csrf_token: value.csrf_token } : null;
   setCsrfToken(session ? session.csrf_token : null);
@@ -78,7 +91,9 @@ function render() {
     return;
   }
   if (match && match.route.public && session) {
-    navigate('#/');
+    const oauth = oauthReturnTo();
+    if (oauth) window.location.assign(oauth);
+    else navigate('#/');
     return;
   }
   teardown();
@@ -107,6 +122,11 @@ function render() {
     /** False once the user has left: late answers must not act on the next page. */
     isCurrent: () => current === page,
     afterSignIn: () => {
+      const oauth = oauthReturnTo();
+      if (oauth) {
+        window.location.assign(oauth);
+        return;
+      }
       const target = returnTo && returnTo !== '#/signin' && returnTo !== '#/signup' ? returnTo : '#/';
       returnTo = null;
       navigate(target);

@@ -1,6 +1,7 @@
 import type { Migration } from '@mf/db';
 import { usersKeysUsage } from './0001_users_keys_usage';
 import { sessions } from './0002_sessions';
+import { oauth } from './0003_oauth';
 
 /** In order. Append only. */
-export const migrations: Migration[] = [usersKeysUsage, sessions];
+export const migrations: Migration[] = [usersKeysUsage, sessions, oauth];

@@ -8,9 +8,12 @@ import { dashboardApiRouter } from './dashboard/router';
 import { cookiePolicyFor } from './dashboard/session-cookie';
 import { SessionStore } from './dashboard/session-store';
 import { dashboardStatic } from './dashboard-ui/static';
-import { apiRouter } from './http/api.router';
+import { apiRouter, type ApiDeps } from './http/api.router';
 import { mediaRoutes } from './http/routes/media.routes';
 import { providerCallbackRoutes } from './http/routes/provider-callback.routes';
+import { apiKeyVerifier } from './mcp/auth';
+import { mcpRouter } from './mcp/router';
+import { oauthRouter, oauthTokenVerifier } from './oauth';
 import { memoryRateLimiter } from './ratelimit/rate-limiter';
 import { UsageRecorder } from './usage/usage-recorder';
 
@@ -22,15 +25,16 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
     const storage = createStorage(storageConfigFromEnv(config));
     router.use(mediaRoutes(storage));
     router.use(providerCallbackRoutes(bus));
-    router.use(
-      '/api/v1',
-      apiRouter({ db, bus, usage, bodyLimit: config.BODY_LIMIT, submitTimeoutMs: config.SUBMIT_TIMEOUT_MS, instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS, exportTimeoutMs: config.EXPORT_TIMEOUT_MS, limiter: memoryRateLimiter(config.RATE_LIMIT_PER_MINUTE), falEndpoints: parseFalEndpoints(config.FAL_ENDPOINTS_JSON) }),
-    );
+    // One limiter for /api/v1 and /api/mcp: the per-key limit covers both.
+    const api: ApiDeps = { db, bus, usage, bodyLimit: config.BODY_LIMIT, submitTimeoutMs: config.SUBMIT_TIMEOUT_MS, instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS, exportTimeoutMs: config.EXPORT_TIMEOUT_MS, limiter: memoryRateLimiter(config.RATE_LIMIT_PER_MINUTE), falEndpoints: parseFalEndpoints(config.FAL_ENDPOINTS_JSON) };
+    router.use('/api/v1', apiRouter(api));
+    router.use('/api/mcp', mcpRouter({ ...api, publicBaseUrl: config.PUBLIC_BASE_URL, logger, verifiers: [apiKeyVerifier(db), oauthTokenVerifier(db)] }));
     // The dashboard's JSON API, before the single-page app's static files at /dashboard/.
     router.use(
       '/dashboard/api',
       dashboardApiRouter({ db, bus, sessions: new SessionStore(db), throttle: new LoginThrottle(), cookies: cookiePolicyFor(config.PUBLIC_BASE_URL), publicBaseUrl: config.PUBLIC_BASE_URL, webhookTestTimeoutMs: config.WEBHOOK_TEST_TIMEOUT_MS }),
     );
+    router.use(oauthRouter({ db, sessions: new SessionStore(db), cookies: cookiePolicyFor(config.PUBLIC_BASE_URL), publicBaseUrl: config.PUBLIC_BASE_URL }));
     router.use(dashboardStatic());
     return [{ name: 'usage records', run: () => usage.stop() }];
   },

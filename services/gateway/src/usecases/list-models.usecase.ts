@@ -1,4 +1,7 @@
 import { MODELS, type FalEndpoints } from '@mf/catalog';
+import { assertScope, type AuthContext } from '../http/auth.middleware';
+
+export const MODELS_SCOPE = 'models:read';
 
 /** The models body: every catalog entry with its upstream endpoint map from configuration. */
 export function listModels(falEndpoints: FalEndpoints): { models: unknown[] } {
@@ -16,4 +19,10 @@ export function listModels(falEndpoints: FalEndpoints): { models: unknown[] } {
       credits: m.credits,
     })),
   };
+}
+
+/** GET /models for a caller: needs models:read (on every key unless removed). */
+export function listModelsFor(auth: AuthContext, falEndpoints: FalEndpoints): { models: unknown[] } {
+  assertScope(auth, MODELS_SCOPE);
+  return listModels(falEndpoints);
 }

@@ -34,6 +34,13 @@ function authForm(ctx, { title, submitLabel, endpoint, passwordAutocomplete, pas
   if (!document.activeElement || document.activeElement === document.body) email.focus();
 }
 
+/** The hash's query (an OAuth return_to), carried between sign-in and sign-up. */
+function carriedQuery() {
+  const hash = window.location.hash;
+  const q = hash.indexOf('?');
+  return q === -1 ? '' : hash.slice(q);
+}
+
 export function signinPage(ctx) {
   authForm(ctx, {
     title: 'Sign in',
@@ -41,7 +48,7 @@ export function signinPage(ctx) {
     endpoint: '/signin',
     passwordAutocomplete: 'current-password',
     welcome: () => 'Welcome back.',
-    footer: h('p', null, 'No account yet? ', h('a', { href: '#/signup' }, 'Create one'), '.'),
+    footer: h('p', null, 'No account yet? ', h('a', { href: `#/signup${carriedQuery()}` }, 'Create one'), '.'),
   });
 }
 
@@ -53,6 +60,6 @@ export function signupPage(ctx) {
     passwordAutocomplete: 'new-password',
     passwordHint: `At least ${MIN_PASSWORD} characters.`,
     welcome: (user) => `Welcome, ${user.email}. Your account is ready.`,
-    footer: h('p', null, 'Already have an account? ', h('a', { href: '#/signin' }, 'Sign in'), '.'),
+    footer: h('p', null, 'Already have an account? ', h('a', { href: `#/signin${carriedQuery()}` }, 'Sign in'), '.'),
   });
 }

@@ -1,0 +1,363 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Bus } from '@mf/bus';
+import { DEFAULT_FAL_ENDPOINTS } from '@mf/catalog';
+import { editorRpc, jobsRpc } from '@mf/contracts';
+import { AppError } from '@mf/errors';
+import { createHttpApp, finish } from '@mf/http';
+import { createLogger } from '@mf/logger';
+import type { AuthContext, TokenVerifier } from '../http/auth.middleware';
+import { memoryRateLimiter } from '../ratelimit/rate-limiter';
+import type { UsageRecord } from '../repositories/usage.repository';
+import type { UsageRecorder } from '../usage/usage-recorder';
+import { mcpRouter } from './router';
+
+const logger = createLogger('gateway-mcp-test', 'silent');
+const PRJ = 'prj_abc123';
+const ALL = ['models:read', 'video:write', 'image:write', 'jobs:read', 'video-editor:write', 'video-editor:read'];
+const TIMEOUTS = { submitTimeoutMs: 1111, instructTimeoutMs: 2222, exportTimeoutMs: 3333 };
+
+const TOOL_NAMES = [
+  'list_models',
+  'job_status',
+  'generate_media',
+  'video_editor_create_project',
+  'video_editor_list_projects',
+  'video_editor_get_state',
+  'video_editor_instruct',
+  'video_editor_export',
+  'video_editor_create_video',
+  'video_editor_rename',
+  'video_editor_import_asset',
+  'video_editor_delete_asset',
+  'video_editor_add_clip',
+  'video_editor_move_clip',
+  'video_editor_remove_clip',
+  'video_editor_update_context',
+  'video_editor_set_aspect_ratio',
+];
+
+interface RpcCall {
+  queue: string;
+  method: string;
+  request: Record<string, unknown>;
+  timeoutMs?: number;
+}
+
+type Reply = (method: string, request: Record<string, unknown>) => unknown;
+
+/** The gateway's MCP endpoint on a real port, with a recording bus and tokens `key-all`, `key-read`, `oauth-all`. */
+async function startEndpoint(opts: { limit?: number; progressIntervalMs?: number } = {}) {
+  const calls: RpcCall[] = [];
+  const usage: UsageRecord[] = [];
+  let reply: Reply = (method) => ({ echoed: method });
+  const bus = {
+    rpc: async (service: { queue: string }, method: string, request: Record<string, unknown>, o: { timeoutMs?: number } = {}) => {
+      calls.push({ queue: service.queue, method, request, timeoutMs: o.timeoutMs });
+      return reply(method, request);
+    },
+  };
+  const keys: Record<string, AuthContext> = {
+    'key-all': { userId: 7, apiKeyId: 70, scopes: ALL },
+    'key-read': { userId: 7, apiKeyId: 71, scopes: ['models:read', 'video-editor:read'] },
+  };
+  const apiKeys: TokenVerifier = async (token) => keys[token] ?? null;
+  const oauth: TokenVerifier = async (token) => (token === 'oauth-all' ? { userId: 8, apiKeyId: 80, scopes: ALL } : null);
+
+  const app = createHttpApp({ logger });
+  app.use(
+    '/api/mcp',
+    mcpRouter({
+      // Only `rpc` is used by the use cases; the rest of Bus is not needed here.
+      bus: bus as unknown as Bus,
+      // Only `record` is called, by the usage middleware.
+      usage: { record: (row: UsageRecord) => usage.push(row) } as unknown as UsageRecorder,
+      limiter: memoryRateLimiter(opts.limit ?? 1000),
+      falEndpoints: DEFAULT_FAL_ENDPOINTS,
+      bodyLimit: '1mb',
+      ...TIMEOUTS,
+      publicBaseUrl: 'https://media.example/',
+      verifiers: [apiKeys, oauth],
+      logger,
+      progressIntervalMs: opts.progressIntervalMs,
+    }),
+  );
+  finish(app, logger);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp`;
+  const clients: Client[] = [];
+  return {
+    url,
+    calls,
+    usage,
+    answer: (fn: Reply) => {
+      reply = fn;
+    },
+    connect: async (token = 'key-all') => {
+      const client = new Client({ name: 'mcp-unit-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      clients.push(client);
+      return client;
+    },
+    close: async () => {
+      await Promise.all(clients.map((c) => c.close()));
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+type Endpoint = Awaited<ReturnType<typeof startEndpoint>>;
+
+function errorOf(result: CallToolResult): Record<string, unknown> {
+  expect(result.isError).toBe(true);
+  expect(result.structuredContent).toBeUndefined();
+  const [first] = result.content;
+  if (first.type !== 'text') throw new Error(`expected a text error, got ${first.type}`);
+  return JSON.parse(first.text) as Record<string, unknown>;
+}
+
+describe('the MCP endpoint', () => {
+  let endpoint: Endpoint;
+  let client: Client;
+  beforeAll(async () => {
+    endpoint = await startEndpoint();
+    client = await endpoint.connect();
+  });
+  afterAll(() => endpoint.close());
+  beforeEach(() => {
+    endpoint.calls.length = 0;
+    endpoint.answer((method) => ({ echoed: method }));
+  });
+
+  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+
+  it('lists exactly the 17 tools, each described, with a closed input schema and an output schema', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
+    for (const tool of tools) {
+      expect([tool.name, (tool.description ?? '').length > 80]).toEqual([tool.name, true]);
+      expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
+      expect(tool.outputSchema).toMatchObject({ type: 'object' });
+    }
+    const generate = tools.find((t) => t.name === 'generate_media')!;
+    expect(generate.inputSchema.required).toEqual(['type', 'prompt']);
+    expect(generate.inputSchema.properties?.duration_seconds).toMatchObject({ type: 'integer', enum: [4, 5, 6, 8, 10, 15], default: 5 });
+    const addClip = tools.find((t) => t.name === 'video_editor_add_clip')!;
+    expect(addClip.inputSchema.required).toEqual(['project_id', 'track', 'asset_id']);
+    expect(addClip.inputSchema.properties?.track).toMatchObject({ enum: ['video', 'voice', 'sfx', 'music'] });
+  });
+
+  it('submits an image through the same use case as REST and answers the job at once, structured and as text', async () => {
+    const reply = { job_id: 'job_1', status: 'processing', model: 'imagegen-2', credits_consumed: 100, credits_remaining: 900 };
+    endpoint.answer(() => reply);
+    const result = await call('generate_media', { type: 'image', prompt: 'a lighthouse', num_images: 2 });
+    const expected = { ...reply, poll_url: '/api/v1/jobs/job_1' };
+    expect(result.structuredContent).toEqual(expected);
+    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(expected) }]);
+    expect(endpoint.calls).toEqual([
+      {
+        queue: jobsRpc.queue,
+        method: 'submit',
+        request: { user_id: 7, api_key_id: 70, type: 'image', params: { prompt: 'a lighthouse', image_urls: [], num_images: 2, aspect_ratio: '1:1', seed: expect.any(Number) } },
+        timeoutMs: TIMEOUTS.submitTimeoutMs,
+      },
+    ]);
+  });
+
+  it.each([
+    [{ type: 'video', prompt: 'waves', duration_seconds: 7 }, 'duration_seconds must be one of 4, 5, 6, 8, 10, 15'],
+    [{ type: 'video', prompt: 'waves', fast: true, image_url: 'https://x.test/a.png' }, 'fast mode supports text-to-video only (no image_url)'],
+    [{ type: 'video', prompt: 'waves', num_images: 2 }, 'unknown field: num_images (accepted: prompt, image_url, fast, duration_seconds, aspect_ratio, resolution, generate_audio, seed)'],
+    [{ type: 'image', prompt: '' }, 'prompt is required (non-empty string)'],
+    [{ type: 'audio', prompt: 'a song' }, 'type must be one of image, video'],
+  ])('refuses %j with the contract message as a 400 tool error, charging nothing', async (args, message) => {
+    expect(errorOf(await call('generate_media', args))).toEqual({ status: 400, error: message });
+    expect(endpoint.calls).toEqual([]);
+  });
+
+  it('passes insufficient credits on as a tool error with credits_required and credits_remaining', async () => {
+    endpoint.answer(() => {
+      throw AppError.insufficientCredits(1135, 200);
+    });
+    expect(errorOf(await call('generate_media', { type: 'video', prompt: 'waves' }))).toEqual({ status: 402, error: 'Insufficient credits', credits_required: 1135, credits_remaining: 200 });
+  });
+
+  it('quotes a server-side failure with the request id and keeps the detail out of the answer', async () => {
+    endpoint.answer(() => {
+      throw new Error('connection string postgres://secret');
+    });
+    const error = errorOf(await call('video_editor_list_projects'));
+    expect(error).toEqual({ status: 500, error: 'Internal error', request_id: expect.any(String) });
+  });
+
+  it('answers a 503 of the service (no language model) as a tool error with its message and retry hint', async () => {
+    endpoint.answer(() => {
+      throw AppError.unavailable('The language-model provider is not configured on this server');
+    });
+    expect(errorOf(await call('video_editor_instruct', { project_id: PRJ, instruction: 'a teaser' }))).toEqual({
+      status: 503,
+      error: 'The language-model provider is not configured on this server',
+      retry_after: 2,
+      request_id: expect.any(String),
+    });
+  });
+
+  it('reads a job of the caller, and answers an id that cannot exist with "Job not found" without asking', async () => {
+    const job = { job_id: 'job_1', status: 'completed', model: 'ImageGen 2', type: 'image', credits_consumed: 50, created_at: 't', completed_at: 't', result: { images: ['https://x.test/1.png'] }, error: null };
+    endpoint.answer(() => job);
+    expect((await call('job_status', { job_id: 'job_1' })).structuredContent).toEqual(job);
+    expect(errorOf(await call('job_status', { job_id: 'nope' }))).toEqual({ status: 404, error: 'Job not found' });
+    expect(endpoint.calls.map((c) => [c.method, c.request])).toEqual([['get', { user_id: 7, job_id: 'job_1' }]]);
+  });
+
+  it('lists the models of the catalog', async () => {
+    const result = await call('list_models');
+    expect((result.structuredContent?.models as { id: string }[]).map((m) => m.id)).toEqual(['vidgen-2.0', 'vidgen-2.0-fast', 'imagegen-2']);
+  });
+
+  describe('editor tools', () => {
+    // [tool, arguments, RPC method, RPC request fields besides user_id and project_id, timeout]
+    const cases: [string, Record<string, unknown>, string, Record<string, unknown>, number | undefined][] = [
+      ['video_editor_create_project', { name: 'Teaser', aspect_ratio: '16:9' }, 'createProject', { name: 'Teaser', description: null, aspect_ratio: '16:9' }, undefined],
+      ['video_editor_get_state', { project_id: PRJ, video_id: 'vid_2' }, 'getProject', { video_id: 'vid_2' }, undefined],
+      ['video_editor_instruct', { project_id: PRJ, instruction: 'a teaser' }, 'instruct', { api_key_id: 70, instruction: 'a teaser', image_urls: [] }, TIMEOUTS.instructTimeoutMs],
+      ['video_editor_export', { project_id: PRJ }, 'export', { fit: 'fit' }, TIMEOUTS.exportTimeoutMs],
+      ['video_editor_create_video', { project_id: PRJ }, 'createVideo', { name: 'Untitled video' }, undefined],
+      ['video_editor_rename', { project_id: PRJ, name: 'New' }, 'rename', { name: 'New' }, undefined],
+      ['video_editor_rename', { project_id: PRJ, video_id: 'vid_2', name: 'Cut 2' }, 'rename', { video_id: 'vid_2', name: 'Cut 2' }, undefined],
+      ['video_editor_import_asset', { project_id: PRJ, url: 'https://x.test/a.png' }, 'importAsset', { url: 'https://x.test/a.png' }, undefined],
+      ['video_editor_delete_asset', { project_id: PRJ, asset_id: 'ast_1' }, 'deleteAsset', { asset_id: 'ast_1' }, undefined],
+      ['video_editor_add_clip', { project_id: PRJ, track: 'video', asset_id: 'ast_1', duration_sec: 2 }, 'addClip', { track: 'video', asset_id: 'ast_1', duration_sec: 2 }, undefined],
+      ['video_editor_move_clip', { project_id: PRJ, clip_id: 'clp_1', idx: 0 }, 'moveClip', { clip_id: 'clp_1', idx: 0 }, undefined],
+      ['video_editor_remove_clip', { project_id: PRJ, clip_id: 'clp_1' }, 'removeClip', { clip_id: 'clp_1' }, undefined],
+      ['video_editor_update_context', { project_id: PRJ, context_md: '# Brief' }, 'updateContext', { context_md: '# Brief' }, undefined],
+      ['video_editor_set_aspect_ratio', { project_id: PRJ, aspect_ratio: '1:1' }, 'setAspectRatio', { aspect_ratio: '1:1' }, undefined],
+    ];
+
+    it.each(cases)('%s %j makes the REST twin\'s RPC', async (tool, args, method, fields, timeoutMs) => {
+      // The output schemas are checked for real (by both SDK ends): this reply fits every tool's.
+      const project = { id: PRJ, name: 'n', aspect_ratio: '9:16', context_md: '', created_at: 't', updated_at: 't' };
+      const replies: Record<string, unknown> = {
+        createProject: { project },
+        getProject: { project, videos: [], assets: [], clips: [] },
+        instruct: { assistant_text: 'ok?', assets_created: [], clips_created: [], context_appended: false, aspect_ratio_changed: null, media_gen_done: false, agent_events: [] },
+        export: { asset_id: 'ast_9', video_url: 'https://x.test/e.mp4', duration_sec: 3, video_clip_count: 1, audio_overlay_count: 0 },
+        createVideo: { video: { id: 'vid_2', name: 'Untitled video', aspect_ratio: '9:16', created_at: 't' } },
+        rename: { project },
+        importAsset: { asset: { id: 'ast_1', kind: 'image', source: 'import', url: 'https://x.test/a.png', metadata: {} } },
+        deleteAsset: { deleted: true, clips_removed: 0 },
+        addClip: { clip: { id: 'clp_1', video_id: 'vid_1', track: 'video', idx: 0, asset_id: 'ast_1', duration_sec: 2, start_sec: null, volume: 1 } },
+        moveClip: { clip: { id: 'clp_1', video_id: 'vid_1', track: 'video', idx: 0, asset_id: 'ast_1', duration_sec: null, start_sec: null, volume: 1 } },
+        removeClip: { removed: true },
+        updateContext: { project },
+        setAspectRatio: { project },
+      };
+      endpoint.answer((m) => replies[m]);
+      const result = await call(tool, args);
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual(replies[method]);
+      const owner = method === 'createProject' ? { user_id: 7 } : { user_id: 7, project_id: PRJ };
+      expect(endpoint.calls).toEqual([{ queue: editorRpc.queue, method, request: { ...owner, ...fields }, timeoutMs }]);
+    });
+
+    it.each([
+      ['video_editor_add_clip', { project_id: PRJ, track: 'subtitles', asset_id: 'ast_1' }, 400, 'track must be one of video, voice, sfx, music'],
+      ['video_editor_move_clip', { project_id: PRJ, clip_id: 'clp_1', idx: -1 }, 400, 'idx must be an integer of at least 0'],
+      ['video_editor_import_asset', { project_id: PRJ, url: 'http://x.test/a.png' }, 400, 'url must be a https URL'],
+      ['video_editor_create_project', { title: 'x' }, 400, 'unknown field: title (accepted: name, description, aspect_ratio)'],
+      ['video_editor_instruct', { project_id: PRJ, instruction: '  ' }, 400, 'instruction or image_urls is required'],
+      ['video_editor_get_state', { project_id: 'p1' }, 404, 'Project not found'],
+      ['video_editor_remove_clip', { project_id: PRJ }, 404, 'Clip not found'],
+    ])('%s %j: %i "%s", without calling the service', async (tool, args, status, message) => {
+      expect(errorOf(await call(tool, args))).toEqual({ status, error: message });
+      expect(endpoint.calls).toEqual([]);
+    });
+  });
+
+  it('refuses a tool whose scope the key lacks, naming the scope, before anything else', async () => {
+    const readOnly = await endpoint.connect('key-read');
+    endpoint.answer(() => ({ projects: [] }));
+    const write = (await readOnly.callTool({ name: 'video_editor_create_project', arguments: {} })) as CallToolResult;
+    expect(errorOf(write)).toEqual({ status: 403, error: 'This API key lacks the required scope: video-editor:write', required_scope: 'video-editor:write' });
+    const video = (await readOnly.callTool({ name: 'generate_media', arguments: { type: 'video', prompt: 'x' } })) as CallToolResult;
+    expect(errorOf(video)).toMatchObject({ status: 403, required_scope: 'video:write' });
+    const read = (await readOnly.callTool({ name: 'video_editor_list_projects', arguments: {} })) as CallToolResult;
+    expect(read.isError).toBeFalsy();
+    expect(endpoint.calls.map((c) => c.method)).toEqual(['listProjects']);
+  });
+
+  it('accepts a token any verifier of the list knows (an OAuth token after the API keys)', async () => {
+    const viaOAuth = await endpoint.connect('oauth-all');
+    endpoint.answer(() => ({ projects: [] }));
+    await viaOAuth.callTool({ name: 'video_editor_list_projects', arguments: {} });
+    expect(endpoint.calls.map((c) => c.request)).toEqual([{ user_id: 8 }]);
+  });
+});
+
+describe('HTTP behaviour of the MCP endpoint', () => {
+  let endpoint: Endpoint;
+  afterEach(() => endpoint.close());
+
+  const initialize = (token?: string) =>
+    fetch(endpoint.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } }),
+    });
+
+  it('answers 401 with the protected-resource metadata challenge to a missing or unknown token', async () => {
+    endpoint = await startEndpoint();
+    const metadata = 'https://media.example/.well-known/oauth-protected-resource/api/mcp';
+    const missing = await initialize();
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadata}"`);
+    expect(await missing.json()).toEqual({ error: 'Missing Authorization header' });
+    const unknown = await initialize('not-a-key');
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadata}", error="invalid_token"`);
+    expect(await unknown.json()).toEqual({ error: 'Invalid or revoked API key' });
+    expect(endpoint.usage).toEqual([]);
+  });
+
+  it.each(['GET', 'DELETE'])('answers %s with 405 and a JSON-RPC error (stateless: no session, no stream)', async (method) => {
+    endpoint = await startEndpoint();
+    const res = await fetch(endpoint.url, { method, headers: { authorization: 'Bearer key-all', accept: 'text/event-stream' } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+  });
+
+  it('records one usage row per HTTP request and applies the per-key rate limit', async () => {
+    endpoint = await startEndpoint({ limit: 1 });
+    const first = await initialize('key-all');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('mcp-session-id')).toBeNull();
+    const second = await initialize('key-all');
+    expect(second.status).toBe(429);
+    expect(second.headers.get('retry-after')).toMatch(/^\d+$/);
+    await new Promise((r) => setTimeout(r, 20)); // usage rows are written when each response finishes
+    expect(endpoint.usage.map((u) => [u.api_key_id, u.method, u.path, u.status])).toEqual([
+      [70, 'POST', '/api/mcp', 200],
+      [70, 'POST', '/api/mcp', 429],
+    ]);
+  });
+
+  it('sends progress notifications during a long tool call when the client asks for them', async () => {
+    endpoint = await startEndpoint({ progressIntervalMs: 20 });
+    endpoint.answer(async () => {
+      await new Promise((r) => setTimeout(r, 150));
+      return { asset_id: 'ast_9', video_url: 'https://x.test/e.mp4', duration_sec: 3, video_clip_count: 1, audio_overlay_count: 0 };
+    });
+    const client = await endpoint.connect();
+    const progress: number[] = [];
+    const result = await client.callTool({ name: 'video_editor_export', arguments: { project_id: PRJ } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    expect(result.structuredContent).toMatchObject({ video_url: 'https://x.test/e.mp4' });
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+  });
+});

@@ -1,0 +1,80 @@
+import type { IncomingMessage } from 'node:http';
+import { Router, type RequestHandler } from 'express';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Bus } from '@mf/bus';
+import type { FalEndpoints } from '@mf/catalog';
+import { jsonBody, requestId } from '@mf/http';
+import type { Logger } from '@mf/logger';
+import { authOf } from '../http/auth.middleware';
+import { rateLimit } from '../http/rate-limit.middleware';
+import { recordUsage } from '../http/usage.middleware';
+import type { RateLimiter } from '../ratelimit/rate-limiter';
+import type { UsageRecorder } from '../usage/usage-recorder';
+import { mcpAuthenticate, resourceMetadataUrl, type TokenVerifier } from './auth';
+import { buildMcpServer } from './server';
+
+export interface McpDeps {
+  bus: Bus;
+  /** Shared with /api/v1: the per-key limit covers both. */
+  limiter: RateLimiter;
+  usage: UsageRecorder;
+  falEndpoints: FalEndpoints;
+  bodyLimit: string;
+  submitTimeoutMs: number;
+  instructTimeoutMs: number;
+  exportTimeoutMs: number;
+  publicBaseUrl: string;
+  /** Asked in order for each bearer token (API keys, OAuth access tokens). */
+  verifiers: readonly TokenVerifier[];
+  logger: Logger;
+  /** How often long tool calls report progress (tests shorten it). */
+  progressIntervalMs?: number;
+}
+
+/** JSON-RPC "method not allowed", as the SDK's stateless examples answer GET and DELETE. */
+const methodNotAllowed: RequestHandler = (_req, res) => {
+  res.status(405).setHeader('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+};
+
+/**
+ * /api/mcp: the MCP streamable HTTP endpoint, stateless. Each POST gets a new server and transport,
+ * so no session lives in a process and any replica can answer. The chain before it is the REST
+ * API's: authentication, usage record and rate limit (each HTTP request counts once), JSON body.
+ */
+export function mcpRouter(deps: McpDeps): Router {
+  const router = Router();
+  router.use(mcpAuthenticate(deps.verifiers, resourceMetadataUrl(deps.publicBaseUrl)), recordUsage(deps.usage), rateLimit(deps.limiter), jsonBody(deps.bodyLimit));
+
+  router.post('/', async (req, res) => {
+    const id = requestId(req);
+    const server = buildMcpServer(
+      {
+        bus: deps.bus,
+        auth: authOf(req),
+        correlationId: id,
+        falEndpoints: deps.falEndpoints,
+        submitTimeoutMs: deps.submitTimeoutMs,
+        instructTimeoutMs: deps.instructTimeoutMs,
+        exportTimeoutMs: deps.exportTimeoutMs,
+      },
+      { logger: deps.logger, progressIntervalMs: deps.progressIntervalMs },
+    );
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      // As a plain IncomingMessage: the SDK would read `req.auth` as its own AuthInfo; the tools
+      // already have the caller bound, so nothing of it is needed there.
+      await transport.handleRequest(req as IncomingMessage, res, req.body);
+    } catch (err) {
+      (req.log ?? deps.logger).error({ err, requestId: id }, 'MCP request failed');
+      if (!res.headersSent) res.status(500).json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null });
+    }
+  });
+
+  router.all('/', methodNotAllowed);
+  return router;
+}

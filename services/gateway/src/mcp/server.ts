@@ -1,0 +1,83 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isAppError } from '@mf/errors';
+import type { Logger } from '@mf/logger';
+import { TOOLS, type ToolContext, type ToolSpec } from './tools';
+
+/** How often a long tool call reports progress to a client that asked for it (its timers reset on each). */
+export const PROGRESS_INTERVAL_MS = 10_000;
+
+const INSTRUCTIONS = [
+  'Generative media: images, videos, and a multi-track video editor with an AI editing agent. generate_media and video_editor_instruct spend the credits of the key owner; the other tools are free.',
+  'Generation is asynchronous: generate_media returns a job_id at once; call job_status every 2-5 seconds until status is completed (result URLs), failed or cancelled.',
+  'Editor: video_editor_create_project, then either loop video_editor_instruct (answer the agent until the timeline is right) or edit directly (import_asset, add_clip, move_clip, ...); check with video_editor_get_state; finish with video_editor_export for an mp4 URL.',
+  'A tool error carries the HTTP status and the error body of the REST API as JSON, e.g. {"status":402,"error":"Insufficient credits","credits_required":1135,"credits_remaining":200}.',
+].join('\n');
+
+/** The JSON text of a tool error: the REST status and body, so a client can act on the figures. */
+export function errorText(err: unknown, requestId: string): { text: string; internal: boolean } {
+  if (!isAppError(err)) return { text: JSON.stringify({ status: 500, error: 'Internal error', request_id: requestId }), internal: true };
+  const retryAfter = err.headers['Retry-After'];
+  const body: Record<string, unknown> = { status: err.status, ...err.body };
+  if (retryAfter !== undefined && body.retry_after === undefined) body.retry_after = Number(retryAfter);
+  // As over REST: a server-side failure is quoted by its request id, the detail stays in the log.
+  if (err.status >= 500) body.request_id = requestId;
+  return { text: JSON.stringify(body), internal: err.status >= 500 };
+}
+
+function success(value: object): CallToolResult {
+  // Spread into a plain record: structuredContent is typed as an index-signature object.
+  const structured: Record<string, unknown> = { ...value };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+/** Runs `work`, calling `report` with a rising count every `intervalMs` until it settles. */
+async function withProgress<T>(intervalMs: number, report: (n: number) => Promise<void>, work: () => Promise<T>): Promise<T> {
+  let n = 0;
+  // A lost notification only costs the client a timer reset: never fail the call for it.
+  const timer = setInterval(() => void report(++n).catch(() => undefined), intervalMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export interface McpServerOptions {
+  logger: Logger;
+  /** Default PROGRESS_INTERVAL_MS. */
+  progressIntervalMs?: number;
+}
+
+function register(server: McpServer, tool: ToolSpec, ctx: ToolContext, { logger, progressIntervalMs = PROGRESS_INTERVAL_MS }: McpServerOptions): void {
+  server.registerTool(
+    tool.name,
+    { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
+    async (args, extra) => {
+      const run = () => tool.run(args, ctx);
+      // Only when the client asked for progress (a token): that is what resets its request timer.
+      const token = tool.long ? extra._meta?.progressToken : undefined;
+      try {
+        const value =
+          token === undefined
+            ? await run()
+            : await withProgress(progressIntervalMs, (progress) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, message: `${tool.name} still running` } }), run);
+        return success(value);
+      } catch (err) {
+        const { text, internal } = errorText(err, ctx.correlationId);
+        if (internal) logger.error({ err, tool: tool.name, requestId: ctx.correlationId }, 'MCP tool failed');
+        return { isError: true, content: [{ type: 'text', text }] };
+      }
+    },
+  );
+}
+
+/**
+ * A server for one HTTP request (stateless: any replica can serve any request). The caller's
+ * context is bound here, so every tool runs as the authenticated key.
+ */
+export function buildMcpServer(ctx: ToolContext, opts: McpServerOptions): McpServer {
+  const server = new McpServer({ name: 'mediaforge', version: '1.0.0' }, { instructions: INSTRUCTIONS });
+  for (const tool of TOOLS) register(server, tool, ctx, opts);
+  return server;
+}
