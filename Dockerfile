@@ -94,6 +94,12 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/libs ./libs
 COPY --from=build /app/services/${SERVICE} ./services/${SERVICE}
 
+# The one writable place under /app: local scratch and caches (.data/local-provider of jobs,
+# .data/export-cache of export-renderer, .data/media with STORAGE_DRIVER=local). Owned by node so
+# a named volume or an emptyDir mounted there starts writable; the rest of /app stays read-only.
+RUN mkdir -p /app/.data/export-cache /app/.data/local-provider /app/.data/media \
+ && chown -R node:node /app/.data
+
 # The node user (uid 1000) comes with the base image.
 USER node
 

@@ -7,8 +7,8 @@ const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts'
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/*/src/**/*.test.ts'] },
-    { ...common, displayName: 'integration', testMatch: ['<rootDir>/{libs,services}/*/test/**/*.test.ts'], setupFilesAfterEnv: ['<rootDir>/libs/testing/src/jest-integration-timeout.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/*/src/**/*.test.ts', '<rootDir>/sdk/src/**/*.test.ts'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/{libs,services}/*/test/**/*.test.ts', '<rootDir>/deploy/test/**/*.test.ts'], setupFilesAfterEnv: ['<rootDir>/libs/testing/src/jest-integration-timeout.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.e2e.test.ts'], setupFilesAfterEnv: ['<rootDir>/test-e2e/support/timeouts.ts'] },
   ],
 };

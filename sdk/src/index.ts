@@ -1,1 +1,10 @@
-export {};
+export { MediaforgeClient, SDK_VERSION } from './client';
+export type { MediaforgeClientOptions, RequestOptions, WaitForJobOptions } from './client';
+export {
+  ApiError, AuthenticationError, PermissionError, InsufficientCreditsError, NotFoundError, ConflictError,
+  ValidationError, RateLimitError, ServerError, ExportError, ConnectionError, JobFailedError, WaitTimeoutError,
+  WebhookVerificationError,
+} from './errors';
+export { verifyWebhook, computeSignature, signWebhook, parseSignatureHeader } from './webhooks';
+export type { VerifyWebhookOptions, WebhookHeaders } from './webhooks';
+export type * from './types';

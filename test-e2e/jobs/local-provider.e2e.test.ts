@@ -1,5 +1,5 @@
 import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
-import { balance, waitForJob } from '../support/jobs';
+import { balance, balanceBecomes, waitForJob } from '../support/jobs';
 import { downloadAndProbe } from '../support/media';
 
 /** Generation end to end with the embedded local provider (real ffmpeg renders). */
@@ -181,7 +181,7 @@ describe('generation jobs with the local provider', () => {
       expect(submit.status).toBe(202);
       const job = await waitForJob(fleet, u.key, submit.body.job_id);
       expect(job).toMatchObject({ status: 'failed', result: null, error: expect.any(String) });
-      expect(await balance(fleet, u.key)).toBe(1000);
+      expect(await balanceBecomes(fleet, u.key, 1000)).toBe(1000);
     } finally {
       await ref.close();
     }

@@ -19,3 +19,24 @@ export async function balance(fleet: Fleet, key: string): Promise<number> {
   if (res.status !== 200) throw new Error(`account: ${res.status}`);
   return res.body.credits_remaining as number;
 }
+
+/**
+ * Waits until the balance is `expected`. A failed job becomes visible in the same commit that
+ * records its refund as owed; the refund itself lands a moment later (see docs/jobs.md).
+ */
+export async function balanceBecomes(fleet: Fleet, key: string, expected: number, timeoutMs = 15_000): Promise<number> {
+  const until = Date.now() + timeoutMs;
+  let now = await balance(fleet, key);
+  while (now !== expected && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 100));
+    now = await balance(fleet, key);
+  }
+  return now;
+}
+
+/** Polls a condition (a side effect that follows a visible state change). */
+export async function eventually(check: () => boolean, timeoutMs = 15_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (!check() && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  return check();
+}

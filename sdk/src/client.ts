@@ -1,0 +1,294 @@
+import { ApiError, ConnectionError, JobFailedError, WaitTimeoutError, errorFromResponse, parseRetryAfter } from './errors';
+import type {
+  Account, AddClipParams, AssetResponse, CancelJobResponse, ClipResponse, CreateProjectParams, CreateVideoParams,
+  DeleteAssetResponse, ErrorBody, ExportParams, ExportResponse, GenerateImageParams, GenerateVideoParams, GetProjectOptions,
+  ImportAssetParams, InstructParams, InstructResponse, Job, ListModelsResponse, ListProjectsResponse, MoveClipParams,
+  ProjectResponse, ProjectState, RemoveClipResponse, RenameParams, SetAspectRatioParams, SubmitResponse,
+  UpdateContextParams, VideoResponse,
+} from './types';
+
+export const SDK_VERSION = '0.1.0';
+
+type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface MediaforgeClientOptions {
+  /** e.g. http://localhost:8080 (without /api/v1). */
+  baseUrl: string;
+  apiKey: string;
+  /** Retries after the first attempt (429, 5xx, network errors; see docs/sdk.md). Default 3. */
+  maxRetries?: number;
+  /** A fetch implementation (defaults to the global fetch of Node 20). */
+  fetch?: FetchLike;
+  userAgent?: string;
+  /** Per-attempt timeout in ms (default none: export and instruct may take minutes). */
+  timeoutMs?: number;
+  /** Backoff base and cap for retries, in ms (defaults 500 and 20000). */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+}
+
+export interface RequestOptions {
+  /** Overrides the client's maxRetries for this call. */
+  maxRetries?: number;
+  signal?: AbortSignal;
+}
+
+export interface WaitForJobOptions {
+  /** First poll interval (default 1000 ms); grows x1.5 per poll up to maxIntervalMs. */
+  intervalMs?: number;
+  /** Longest interval between polls (default 10000 ms). */
+  maxIntervalMs?: number;
+  /** Give up after this long with a WaitTimeoutError (default 15 min). */
+  timeoutMs?: number;
+  /** Called with every job read. */
+  onPoll?: (job: Job, elapsedMs: number) => void;
+  signal?: AbortSignal;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+interface Call {
+  method: Method;
+  path: string;
+  body?: unknown;
+  query?: Record<string, string | undefined>;
+  exportRoute?: boolean;
+  opts?: RequestOptions;
+}
+
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+const enc = encodeURIComponent;
+
+/**
+ * A typed client of the mediaforge API (shared/spec/API.md). Every method resolves the parsed
+ * response body or rejects with a typed ApiError subclass.
+ */
+export class MediaforgeClient {
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly maxRetries: number;
+  private readonly fetchImpl: FetchLike;
+  private readonly userAgent: string;
+  private readonly timeoutMs: number | undefined;
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+
+  constructor(options: MediaforgeClientOptions) {
+    if (!options || !options.baseUrl) throw new TypeError('MediaforgeClient: baseUrl is required');
+    if (!options.apiKey) throw new TypeError('MediaforgeClient: apiKey is required');
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.apiKey = options.apiKey;
+    this.maxRetries = Math.max(0, options.maxRetries ?? 3);
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    this.userAgent = options.userAgent ?? `mediaforge-sdk-node/${SDK_VERSION}`;
+    this.timeoutMs = options.timeoutMs;
+    this.retryBaseMs = options.retryBaseMs ?? 500;
+    this.retryMaxMs = options.retryMaxMs ?? 20_000;
+  }
+
+  // ---- models, account ----
+
+  listModels(opts?: RequestOptions): Promise<ListModelsResponse> {
+    return this.request({ method: 'GET', path: '/models', opts });
+  }
+
+  getAccount(opts?: RequestOptions): Promise<Account> {
+    return this.request({ method: 'GET', path: '/account', opts });
+  }
+
+  // ---- generation ----
+
+  generateVideo(params: GenerateVideoParams, opts?: RequestOptions): Promise<SubmitResponse> {
+    return this.request({ method: 'POST', path: '/video/vidgen-2/generate', body: params, opts });
+  }
+
+  generateImage(params: GenerateImageParams, opts?: RequestOptions): Promise<SubmitResponse> {
+    return this.request({ method: 'POST', path: '/image/imagegen/generate', body: params, opts });
+  }
+
+  // ---- jobs ----
+
+  getJob(id: string, opts?: RequestOptions): Promise<Job> {
+    return this.request({ method: 'GET', path: `/jobs/${enc(id)}`, opts });
+  }
+
+  cancelJob(id: string, opts?: RequestOptions): Promise<CancelJobResponse> {
+    return this.request({ method: 'DELETE', path: `/jobs/${enc(id)}`, opts });
+  }
+
+  /**
+   * Polls a job until it ends: resolves the completed Job; rejects with JobFailedError when it
+   * fails or is cancelled, WaitTimeoutError after timeoutMs. Intervals grow x1.5 from intervalMs up
+   * to maxIntervalMs (each poll itself retries 429/5xx as any GET does).
+   */
+  async waitForJob(id: string, options: WaitForJobOptions = {}): Promise<Job> {
+    const { intervalMs = 1000, maxIntervalMs = 10_000, timeoutMs = 15 * 60_000, onPoll, signal } = options;
+    const started = Date.now();
+    let interval = Math.max(1, intervalMs);
+    let last: Job | null = null;
+    for (;;) {
+      last = await this.getJob(id, { signal });
+      onPoll?.(last, Date.now() - started);
+      if (last.status === 'completed') return last;
+      if (last.status === 'failed' || last.status === 'cancelled') throw new JobFailedError(last);
+      const left = timeoutMs - (Date.now() - started);
+      if (left <= 0) throw new WaitTimeoutError(id, timeoutMs, last);
+      await sleep(Math.min(interval, left), signal);
+      interval = Math.min(maxIntervalMs, Math.ceil(interval * 1.5));
+    }
+  }
+
+  // ---- editor: the contract's operations ----
+
+  createProject(params: CreateProjectParams = {}, opts?: RequestOptions): Promise<ProjectResponse> {
+    return this.request({ method: 'POST', path: '/media-studio/projects', body: params, opts });
+  }
+
+  listProjects(opts?: RequestOptions): Promise<ListProjectsResponse> {
+    return this.request({ method: 'GET', path: '/media-studio/projects', opts });
+  }
+
+  getProject(id: string, options: GetProjectOptions & RequestOptions = {}): Promise<ProjectState> {
+    const { videoId, ...opts } = options;
+    return this.request({ method: 'GET', path: `/media-studio/projects/${enc(id)}`, query: { video_id: videoId }, opts });
+  }
+
+  instruct(id: string, body: InstructParams, opts?: RequestOptions): Promise<InstructResponse> {
+    return this.request({ method: 'POST', path: `/media-studio/projects/${enc(id)}/instruct`, body, opts });
+  }
+
+  /** Rejects with ExportError (code, exportMessage) for the export failures of docs/export.md. */
+  exportVideo(id: string, body: ExportParams = {}, opts?: RequestOptions): Promise<ExportResponse> {
+    return this.request({ method: 'POST', path: `/media-studio/projects/${enc(id)}/export`, body, exportRoute: true, opts });
+  }
+
+  // ---- editor: direct edits (docs/editor-api.md) ----
+
+  createVideo(id: string, body: CreateVideoParams = {}, opts?: RequestOptions): Promise<VideoResponse> {
+    return this.request({ method: 'POST', path: `/media-studio/projects/${enc(id)}/videos`, body, opts });
+  }
+
+  renameProject(id: string, body: RenameParams, opts?: RequestOptions): Promise<ProjectResponse> {
+    return this.request({ method: 'PATCH', path: `/media-studio/projects/${enc(id)}`, body, opts });
+  }
+
+  renameVideo(id: string, videoId: string, body: RenameParams, opts?: RequestOptions): Promise<VideoResponse> {
+    return this.request({ method: 'PATCH', path: `/media-studio/projects/${enc(id)}/videos/${enc(videoId)}`, body, opts });
+  }
+
+  importAsset(id: string, body: ImportAssetParams, opts?: RequestOptions): Promise<AssetResponse> {
+    return this.request({ method: 'POST', path: `/media-studio/projects/${enc(id)}/assets`, body, opts });
+  }
+
+  deleteAsset(id: string, assetId: string, opts?: RequestOptions): Promise<DeleteAssetResponse> {
+    return this.request({ method: 'DELETE', path: `/media-studio/projects/${enc(id)}/assets/${enc(assetId)}`, opts });
+  }
+
+  addClip(id: string, body: AddClipParams, opts?: RequestOptions): Promise<ClipResponse> {
+    return this.request({ method: 'POST', path: `/media-studio/projects/${enc(id)}/clips`, body, opts });
+  }
+
+  moveClip(id: string, clipId: string, body: MoveClipParams, opts?: RequestOptions): Promise<ClipResponse> {
+    return this.request({ method: 'PATCH', path: `/media-studio/projects/${enc(id)}/clips/${enc(clipId)}`, body, opts });
+  }
+
+  removeClip(id: string, clipId: string, opts?: RequestOptions): Promise<RemoveClipResponse> {
+    return this.request({ method: 'DELETE', path: `/media-studio/projects/${enc(id)}/clips/${enc(clipId)}`, opts });
+  }
+
+  updateContext(id: string, body: UpdateContextParams, opts?: RequestOptions): Promise<ProjectResponse> {
+    return this.request({ method: 'PUT', path: `/media-studio/projects/${enc(id)}/context`, body, opts });
+  }
+
+  setAspectRatio(id: string, body: SetAspectRatioParams, opts?: RequestOptions): Promise<ProjectResponse> {
+    return this.request({ method: 'PUT', path: `/media-studio/projects/${enc(id)}/aspect-ratio`, body, opts });
+  }
+
+  // ---- transport ----
+
+  /**
+   * Whether a failed attempt may be retried. GET and DELETE (idempotent): 429, 5xx and network
+   * errors. Others (POST, PATCH, PUT): only 429 and 503, where the request was not processed
+   * (a generate is charged before the provider call, so repeating anything else may charge twice).
+   */
+  private static retryable(method: Method, status: number | 'network'): boolean {
+    const idempotent = method === 'GET' || method === 'DELETE';
+    if (status === 'network') return idempotent;
+    if (status === 429 || status === 503) return true;
+    return idempotent && status >= 500;
+  }
+
+  /** Full-jitter exponential backoff, at least the server's Retry-After. */
+  private delayMs(attempt: number, retryAfterSec: number | null): number {
+    const exp = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** attempt);
+    const jittered = exp / 2 + Math.random() * (exp / 2);
+    if (retryAfterSec !== null) return Math.max(retryAfterSec * 1000, 0) + Math.random() * Math.min(250, this.retryBaseMs);
+    return jittered;
+  }
+
+  private url(path: string, query?: Record<string, string | undefined>): string {
+    const u = `${this.baseUrl}/api/v1${path}`;
+    const q = Object.entries(query ?? {}).filter(([, v]) => v !== undefined && v !== '') as [string, string][];
+    return q.length ? `${u}?${new URLSearchParams(q).toString()}` : u;
+  }
+
+  private async request<T>(call: Call): Promise<T> {
+    const maxRetries = Math.max(0, call.opts?.maxRetries ?? this.maxRetries);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.apiKey}`,
+      accept: 'application/json',
+      'user-agent': this.userAgent,
+    };
+    let body: string | undefined;
+    if (call.body !== undefined) {
+      body = JSON.stringify(call.body);
+      headers['content-type'] = 'application/json';
+    }
+    const url = this.url(call.path, call.query);
+    for (let attempt = 0; ; attempt++) {
+      let res: Response;
+      try {
+        const signals = [call.opts?.signal, this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined].filter(Boolean) as AbortSignal[];
+        const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+        res = await this.fetchImpl(url, { method: call.method, headers, body, signal });
+      } catch (err) {
+        if (call.opts?.signal?.aborted) throw err;
+        if (attempt < maxRetries && MediaforgeClient.retryable(call.method, 'network')) {
+          await sleep(this.delayMs(attempt, null), call.opts?.signal);
+          continue;
+        }
+        throw new ConnectionError(`${call.method} ${url}: ${(err as Error).message ?? String(err)}`, err);
+      }
+      const text = await res.text();
+      let parsed: unknown = null;
+      if (text) {
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = text;
+        }
+      }
+      if (res.ok) return parsed as T;
+      if (attempt < maxRetries && MediaforgeClient.retryable(call.method, res.status)) {
+        await sleep(this.delayMs(attempt, parseRetryAfter(res.headers.get('retry-after'))), call.opts?.signal);
+        continue;
+      }
+      const errBody = parsed && typeof parsed === 'object' && typeof (parsed as ErrorBody).error === 'string' ? (parsed as ErrorBody) : (parsed as string | null);
+      throw errorFromResponse(res.status, errBody, res.headers, { exportRoute: call.exportRoute });
+    }
+  }
+}
+
