@@ -39,6 +39,8 @@ export interface BusOptions {
   /** Publisher-confirm wait, ms. */
   publishTimeoutMs?: number;
   registry?: client.Registry;
+  /** Declare every durable queue as a quorum queue (replicated; set before the first deploy: a queue's type cannot change). */
+  quorumQueues?: boolean;
   /** Give up connecting after this many attempts (a CLI wants to fail fast; services retry forever). */
   maxConnectAttempts?: number;
 }
@@ -396,7 +398,7 @@ export class Bus {
       channel.on('error', (err: Error) => this.log.warn({ err: err.message, queue }, 'rpc server channel error'));
       // No dead-letter exchange: every request is answered and acked, and one that expires in the
       // queue (its caller gave up) should vanish, not pile up in a DLQ.
-      await channel.assertQueue(queue, { durable: true });
+      await channel.assertQueue(queue, this.durable());
       await channel.prefetch(opts.prefetch ?? 20);
       const { consumerTag } = await channel.consume(queue, (msg) => {
         if (!msg) return;
@@ -496,8 +498,8 @@ export class Bus {
       const channel = await conn.createChannel();
       channel.on('error', (err: Error) => this.log.warn({ err: err.message, queue }, 'consumer channel error'));
       await channel.assertQueue(queue, {
-        durable: true,
-        arguments: { 'x-dead-letter-exchange': deadLetterExchange(this.opts.service), 'x-dead-letter-routing-key': queue },
+        ...this.durable(),
+        arguments: { ...this.durable().arguments, 'x-dead-letter-exchange': deadLetterExchange(this.opts.service), 'x-dead-letter-routing-key': queue },
       });
       await this.assertDeadLetterQueue(channel, queue);
       for (const pattern of spec.bindings) await channel.bindQueue(queue, EXCHANGES.events, pattern);
@@ -505,8 +507,8 @@ export class Bus {
         // A retried message keeps its original routing key in a header; the delay queue dead-letters
         // into the default exchange with the work queue's name, so it lands back in `queue`.
         await channel.assertQueue(delayQueue(queue, delay), {
-          durable: true,
-          arguments: { 'x-message-ttl': delay, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': queue },
+          ...this.durable(),
+          arguments: { ...this.durable().arguments, 'x-message-ttl': delay, 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': queue },
         });
       }
       await channel.prefetch(spec.prefetch ?? 10);
@@ -521,8 +523,13 @@ export class Bus {
     });
   }
 
+  /** Options of every durable queue: classic by default, quorum when configured. */
+  private durable(): { durable: true; arguments: Record<string, unknown> } {
+    return { durable: true, arguments: this.opts.quorumQueues ? { 'x-queue-type': 'quorum' } : {} };
+  }
+
   private async assertDeadLetterQueue(channel: Channel, queue: string): Promise<void> {
-    await channel.assertQueue(deadLetterQueue(queue), { durable: true });
+    await channel.assertQueue(deadLetterQueue(queue), this.durable());
     await channel.bindQueue(deadLetterQueue(queue), deadLetterExchange(this.opts.service), queue);
   }
 

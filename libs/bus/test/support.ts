@@ -1,6 +1,5 @@
 import * as amqp from 'amqplib';
 import { billingRpc, type AccountReply, type JobEventPayload } from '@mf/contracts';
-// @mf/testing is not a dependency of @mf/bus (and must not become one here), so it is imported by path.
 import { createTestVhost, infra, silentLogger, type TestVhost } from '@mf/testing';
 import { Bus, type BusOptions } from '../src';
 
@@ -104,7 +103,7 @@ interface MgmtConnection {
   client_properties?: { connection_name?: string };
 }
 
-async function management(method: string, path: string): Promise<Response> {
+export async function management(method: string, path: string): Promise<Response> {
   const base = new URL((await infra()).rabbitManagementUrl);
   const auth = Buffer.from(`${decodeURIComponent(base.username || 'guest')}:${decodeURIComponent(base.password || 'guest')}`).toString('base64');
   return fetch(`${base.protocol}//${base.host}${path}`, { method, headers: { authorization: `Basic ${auth}`, 'x-reason': 'bus integration test' } });

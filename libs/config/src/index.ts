@@ -31,6 +31,8 @@ export const commonEnv = {
   AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).default('amqp://guest:guest@127.0.0.1:5672'),
   /** pino level: trace, debug, info, warn, error, fatal, silent. */
   LOG_LEVEL: Joi.string().valid('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent').default('info'),
+  /** Declare the broker queues as quorum queues (replicated RabbitMQ clusters); decide before the first deploy. */
+  AMQP_QUORUM_QUEUES: Joi.boolean().default(false),
   /** Default timeout of a request/reply call to another service, in ms. */
   RPC_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(5000),
   /** Max time a graceful shutdown may take before the process exits anyway, in ms. */
@@ -47,6 +49,7 @@ export interface ServiceEnv {
   PORT: number;
   DATABASE_URL: string;
   AMQP_URL: string;
+  AMQP_QUORUM_QUEUES: boolean;
   LOG_LEVEL: string;
   RPC_TIMEOUT_MS: number;
   SHUTDOWN_TIMEOUT_MS: number;

@@ -13,6 +13,7 @@ export interface BaseServiceConfig {
   PORT: number;
   DATABASE_URL: string;
   AMQP_URL: string;
+  AMQP_QUORUM_QUEUES?: boolean;
   RPC_TIMEOUT_MS: number;
   SHUTDOWN_TIMEOUT_MS: number;
 }
@@ -71,7 +72,7 @@ export async function startService<C extends BaseServiceConfig>(spec: ServiceSpe
 
   const registry = createRegistry(spec.name);
   const app = createHttpApp({ logger, registry });
-  const bus = new Bus({ url: config.AMQP_URL, service: spec.name, logger, rpcTimeoutMs: config.RPC_TIMEOUT_MS, registry });
+  const bus = new Bus({ url: config.AMQP_URL, service: spec.name, logger, rpcTimeoutMs: config.RPC_TIMEOUT_MS, registry, quorumQueues: config.AMQP_QUORUM_QUEUES });
   let ready = false;
   mountHealth(app, registry, {
     startup: () => {
