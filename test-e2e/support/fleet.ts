@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT, SERVICES, startServiceProcess, waitReady, type ServiceName, type ServiceProcess } from '@mf/fleet';
 import { freshTestEnv, type TestEnv } from '@mf/testing';
+import { assertResponseMatches } from './openapi-validator';
 import { testTls } from './tls';
 
 const run = promisify(execFile);
@@ -151,5 +152,10 @@ export async function api(fleet: Fleet, method: string, urlPath: string, opts: {
   } catch {
     /* not JSON: keep the text so a test can show it */
   }
+  // Every /api/v1 response must match the OpenAPI description (docs/openapi.md); /media is not JSON.
+  if (OPENAPI_VALIDATION && urlPath.startsWith('/api/v1/')) assertResponseMatches(method, urlPath, res.status, res.headers, parsed);
   return { status: res.status, headers: res.headers, body: parsed };
 }
+
+/** Response validation against the OpenAPI document; E2E_OPENAPI_VALIDATION=0 turns it off. */
+const OPENAPI_VALIDATION = process.env.E2E_OPENAPI_VALIDATION !== '0';

@@ -14,6 +14,7 @@ import { providerCallbackRoutes } from './http/routes/provider-callback.routes';
 import { apiKeyVerifier } from './mcp/auth';
 import { mcpRouter } from './mcp/router';
 import { oauthRouter, oauthTokenVerifier } from './oauth';
+import { openApiRoutes } from './openapi/openapi.routes';
 import { memoryRateLimiter } from './ratelimit/rate-limiter';
 import { UsageRecorder } from './usage/usage-recorder';
 
@@ -27,6 +28,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
     router.use(providerCallbackRoutes(bus));
     // One limiter for /api/v1 and /api/mcp: the per-key limit covers both.
     const api: ApiDeps = { db, bus, usage, bodyLimit: config.BODY_LIMIT, submitTimeoutMs: config.SUBMIT_TIMEOUT_MS, instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS, exportTimeoutMs: config.EXPORT_TIMEOUT_MS, limiter: memoryRateLimiter(config.RATE_LIMIT_PER_MINUTE), falEndpoints: parseFalEndpoints(config.FAL_ENDPOINTS_JSON) };
+    router.use(openApiRoutes()); // public: before the authenticated /api/v1 router
     router.use('/api/v1', apiRouter(api));
     router.use('/api/mcp', mcpRouter({ ...api, publicBaseUrl: config.PUBLIC_BASE_URL, logger, verifiers: [apiKeyVerifier(db), oauthTokenVerifier(db)] }));
     // The dashboard's JSON API, before the single-page app's static files at /dashboard/.
