@@ -50,6 +50,8 @@ export const EXPORT_ERROR_CODES = [
   'storage_unconfigured',
   'export_timeout',
   'ffmpeg_timeout',
+  // Ours: the renderer could not be reached at all (503; docs/export.md).
+  'export_unavailable',
 ] as const;
 export type ExportErrorCode = (typeof EXPORT_ERROR_CODES)[number];
 

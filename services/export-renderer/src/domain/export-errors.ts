@@ -12,6 +12,7 @@ export const EXPORT_ERROR_STATUS: Record<ExportErrorCode, number> = {
   storage_unconfigured: 503,
   export_timeout: 504,
   ffmpeg_timeout: 504,
+  export_unavailable: 503,
 };
 
 /** What the end user reads: no paths, keys or encoder output. */
@@ -25,6 +26,7 @@ const DEFAULT_MESSAGES: Record<ExportErrorCode, string> = {
   storage_unconfigured: 'Export storage is unavailable right now. Try again later.',
   export_timeout: 'The project is too long to render in one pass. Split it into shorter videos and export each.',
   ffmpeg_timeout: 'Rendering a clip took too long. Split the project into shorter videos and export each.',
+  export_unavailable: 'Exporting is temporarily unavailable. Try again in a moment.',
 };
 
 /** An export failure as the contract shapes it: `{ error: <code>, message }` with the code's status. */

@@ -5,6 +5,9 @@
  * Written by hand from the code (services/gateway/src/http, usecases, libs/contracts); see docs/openapi.md.
  */
 
+import { IMAGE_ASPECT_RATIOS as CATALOG_IMAGE_ASPECT_RATIOS, VIDEO_ASPECT_RATIOS as CATALOG_VIDEO_ASPECT_RATIOS } from '@mf/catalog';
+import { EXPORT_ERROR_CODES as CONTRACT_EXPORT_ERROR_CODES, PROJECT_ASPECT_RATIOS as CONTRACT_PROJECT_ASPECT_RATIOS, TRACKS as CONTRACT_TRACKS } from '@mf/contracts';
+import { SCOPES as API_SCOPES } from '../auth/scopes';
 type Json = Record<string, unknown>;
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -12,22 +15,13 @@ const resp = (name: string): Json => ({ $ref: `#/components/responses/${name}` }
 const jsonContent = (schema: Json): Json => ({ 'application/json': { schema } });
 
 const VIDEO_DURATIONS = [4, 5, 6, 8, 10, 15];
-const VIDEO_ASPECT_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9'];
-const IMAGE_ASPECT_RATIOS = ['1:1', '16:9', '9:16', '4:3', '3:4'];
-const PROJECT_ASPECT_RATIOS = ['9:16', '1:1', '4:5', '16:9', '4:3'];
-const TRACKS = ['video', 'voice', 'sfx', 'music'];
-const SCOPES = ['models:read', 'video:write', 'image:write', 'jobs:read', 'video-editor:write', 'video-editor:read'];
-const EXPORT_ERROR_CODES = [
-  'no_video_clips',
-  'corrupt_source',
-  'rate_limited',
-  'ffmpeg_failed',
-  'export_failed',
-  'source_fetch_failed',
-  'storage_unconfigured',
-  'export_timeout',
-  'ffmpeg_timeout',
-];
+// Every enum comes from the module that enforces it, so the description cannot drift from the rules.
+const VIDEO_ASPECT_RATIOS = [...CATALOG_VIDEO_ASPECT_RATIOS];
+const IMAGE_ASPECT_RATIOS = [...CATALOG_IMAGE_ASPECT_RATIOS];
+const PROJECT_ASPECT_RATIOS = [...CONTRACT_PROJECT_ASPECT_RATIOS];
+const TRACKS = [...CONTRACT_TRACKS];
+const SCOPES = [...API_SCOPES];
+const EXPORT_ERROR_CODES = [...CONTRACT_EXPORT_ERROR_CODES];
 
 const httpsUrl: Json = { type: 'string', format: 'uri', pattern: '^https://', maxLength: 4096, description: 'An https URL on a public address.' };
 const timestamp: Json = { type: 'string', format: 'date-time', description: 'ISO 8601, UTC.' };
