@@ -5,3 +5,4 @@ export type { TestDatabase, TestVhost } from './fresh';
 export { freshTestEnv } from './env';
 export type { TestEnv } from './env';
 export { silentLogger } from './logger';
+export { FakeBilling } from './fake-billing';

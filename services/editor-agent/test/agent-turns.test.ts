@@ -8,10 +8,8 @@ import { imageCost, videoCost } from '@mf/catalog';
 import {
   billingRpc,
   jobsRpc,
-  type ChargeReply,
   type InstructReply,
   type JobResultReply,
-  type RefundReply,
   type SubmitJobReply,
   type SubmitJobRequest,
 } from '@mf/contracts';
@@ -19,7 +17,7 @@ import { createDb, migrate, type Knex } from '@mf/db';
 import { AppError, isAppError } from '@mf/errors';
 import { probe } from '@mf/media';
 import { createStorage, type Storage } from '@mf/storage';
-import { freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
+import { FakeBilling, freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
 import { migrations } from '../migrations';
 import { OpenAiCompatibleClient, PROVIDER_FAILED } from '../src/agent/openai-client';
 import { ONE_MEDIA_RULE, VIDEO_PROMPT_LAYOUT } from '../src/agent/system-prompt';
@@ -31,43 +29,6 @@ import { createProject, getProjectState } from '../src/usecases/projects.usecase
 import { callTools, say, startFakeLlm, stepOfTurn, toolCall, toolResults, type FakeLlm, type LlmRequest, type Script } from './support/fake-llm';
 
 const run = promisify(execFile);
-
-/** In-memory billing on the real contract (as in the jobs harness): one charge and one refund per reference. */
-class FakeBilling {
-  balances = new Map<number, number>();
-  charges = new Map<string, { user: number; amount: number }>();
-  refunds = new Map<string, number>();
-  handlers = {
-    charge: async (req: { user_id: number; reference: string; amount: number }): Promise<ChargeReply> => {
-      if (this.refunds.has(req.reference)) throw AppError.conflict('closed');
-      if (this.charges.has(req.reference)) return { charged: req.amount, credits_remaining: this.balance(req.user_id), duplicate: true };
-      if (this.balance(req.user_id) < req.amount) throw AppError.insufficientCredits(req.amount, this.balance(req.user_id));
-      this.balances.set(req.user_id, this.balance(req.user_id) - req.amount);
-      this.charges.set(req.reference, { user: req.user_id, amount: req.amount });
-      return { charged: req.amount, credits_remaining: this.balance(req.user_id), duplicate: false };
-    },
-    refund: async (req: { user_id: number; reference: string }): Promise<RefundReply> => {
-      if (this.refunds.has(req.reference)) return { refunded: this.refunds.get(req.reference)!, credits_remaining: this.balance(req.user_id), duplicate: true };
-      const amount = this.charges.get(req.reference)?.amount ?? 0;
-      this.refunds.set(req.reference, amount);
-      this.balances.set(req.user_id, this.balance(req.user_id) + amount);
-      return { refunded: amount, credits_remaining: this.balance(req.user_id), duplicate: false };
-    },
-    grant: async (): Promise<never> => {
-      throw new Error('not used');
-    },
-    account: async (): Promise<never> => {
-      throw new Error('not used');
-    },
-    ledger: async () => ({ entries: [] }),
-  };
-  balance(user: number): number {
-    return this.balances.get(user) ?? 0;
-  }
-  refundsOf(prefix: string): [string, number][] {
-    return [...this.refunds.entries()].filter(([ref]) => ref.startsWith(prefix));
-  }
-}
 
 interface FakeJob {
   id: string;

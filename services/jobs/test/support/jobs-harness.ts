@@ -3,50 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { Bus } from '@mf/bus';
 import { DEFAULT_FAL_ENDPOINTS } from '@mf/catalog';
-import { billingRpc, type ChargeReply, type RefundReply } from '@mf/contracts';
+import { billingRpc } from '@mf/contracts';
 import { createDb, migrate, type Knex } from '@mf/db';
-import { AppError } from '@mf/errors';
 import { createStorage } from '@mf/storage';
-import { freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
+import { FakeBilling, freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
+
+export { FakeBilling };
 import { migrations } from '../../migrations';
 import type { Provider, ProviderJob, ProviderStatus } from '../../src/providers/provider';
 import type { JobsContext } from '../../src/usecases/context';
-
-/** An in-memory billing on the real contract: balances, one charge and one refund per reference. */
-export class FakeBilling {
-  balances = new Map<number, number>();
-  charges = new Map<string, { user: number; amount: number }>();
-  refunds = new Map<string, number>();
-
-  handlers = {
-    charge: async (req: { user_id: number; reference: string; amount: number }): Promise<ChargeReply> => {
-      if (this.refunds.has(req.reference)) throw AppError.conflict('closed');
-      if (this.charges.has(req.reference)) return { charged: req.amount, credits_remaining: this.balance(req.user_id), duplicate: true };
-      if (this.balance(req.user_id) < req.amount) throw AppError.insufficientCredits(req.amount, this.balance(req.user_id));
-      this.balances.set(req.user_id, this.balance(req.user_id) - req.amount);
-      this.charges.set(req.reference, { user: req.user_id, amount: req.amount });
-      return { charged: req.amount, credits_remaining: this.balance(req.user_id), duplicate: false };
-    },
-    refund: async (req: { user_id: number; reference: string }): Promise<RefundReply> => {
-      if (this.refunds.has(req.reference)) return { refunded: this.refunds.get(req.reference)!, credits_remaining: this.balance(req.user_id), duplicate: true };
-      const amount = this.charges.get(req.reference)?.amount ?? 0;
-      this.refunds.set(req.reference, amount);
-      this.balances.set(req.user_id, this.balance(req.user_id) + amount);
-      return { refunded: amount, credits_remaining: this.balance(req.user_id), duplicate: false };
-    },
-    grant: async () => {
-      throw new Error('not used');
-    },
-    account: async () => {
-      throw new Error('not used');
-    },
-    ledger: async () => ({ entries: [] }),
-  };
-
-  balance(user: number): number {
-    return this.balances.get(user) ?? 0;
-  }
-}
 
 /** A provider whose answers the test scripts; counts every status call per request. */
 export class ScriptedProvider implements Provider {

@@ -1,0 +1,47 @@
+import type { ChargeReply, LedgerReply, RefundReply } from '@mf/contracts';
+import { AppError } from '@mf/errors';
+
+/**
+ * An in-memory billing on the real contract, for services' integration tests: balances, one
+ * charge and one refund per reference, a refund closing its reference. Serve `handlers` with
+ * `bus.serveRpc(billingRpc, fake.handlers)`.
+ */
+export class FakeBilling {
+  balances = new Map<number, number>();
+  charges = new Map<string, { user: number; amount: number }>();
+  refunds = new Map<string, number>();
+
+  handlers = {
+    charge: async (req: { user_id: number; reference: string; amount: number }): Promise<ChargeReply> => {
+      if (this.refunds.has(req.reference)) throw AppError.conflict('closed');
+      if (this.charges.has(req.reference)) return { charged: req.amount, credits_remaining: this.balance(req.user_id), duplicate: true };
+      if (this.balance(req.user_id) < req.amount) throw AppError.insufficientCredits(req.amount, this.balance(req.user_id));
+      this.balances.set(req.user_id, this.balance(req.user_id) - req.amount);
+      this.charges.set(req.reference, { user: req.user_id, amount: req.amount });
+      return { charged: req.amount, credits_remaining: this.balance(req.user_id), duplicate: false };
+    },
+    refund: async (req: { user_id: number; reference: string }): Promise<RefundReply> => {
+      if (this.refunds.has(req.reference)) return { refunded: this.refunds.get(req.reference)!, credits_remaining: this.balance(req.user_id), duplicate: true };
+      const amount = this.charges.get(req.reference)?.amount ?? 0;
+      this.refunds.set(req.reference, amount);
+      this.balances.set(req.user_id, this.balance(req.user_id) + amount);
+      return { refunded: amount, credits_remaining: this.balance(req.user_id), duplicate: false };
+    },
+    grant: async (): Promise<never> => {
+      throw new Error('not used');
+    },
+    account: async (): Promise<never> => {
+      throw new Error('not used');
+    },
+    ledger: async (): Promise<LedgerReply> => ({ entries: [] }),
+  };
+
+  balance(user: number): number {
+    return this.balances.get(user) ?? 0;
+  }
+
+  /** Refunds whose reference starts with prefix (e.g. 'media:'). */
+  refundsOf(prefix: string): [string, number][] {
+    return [...this.refunds.entries()].filter(([ref]) => ref.startsWith(prefix));
+  }
+}
