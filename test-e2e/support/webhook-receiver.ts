@@ -5,6 +5,8 @@ export interface ReceivedWebhook {
   headers: http.IncomingHttpHeaders;
   rawBody: string;
   receivedAt: number;
+  /** The status the receiver answered with ('hang': it never answered). */
+  answeredWith?: number | 'hang';
 }
 
 /**
@@ -17,9 +19,10 @@ export async function startReceiver(answer: (n: number, req: ReceivedWebhook) =>
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const hook = { headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      const hook: ReceivedWebhook = { headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
       received.push(hook);
       const status = answer(received.length, hook);
+      hook.answeredWith = status;
       if (status === 'hang') return; // never answers
       res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
     });

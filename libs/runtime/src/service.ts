@@ -7,6 +7,7 @@ import { createHttpApp, finish } from '@mf/http';
 import { createLogger, type Logger } from '@mf/logger';
 import { createRegistry, mountHealth } from './health';
 import { closeServer, listen } from './server';
+import { startupGate } from './startup-gate';
 import { onShutdown, type ShutdownStep } from './shutdown';
 
 export interface BaseServiceConfig {
@@ -83,6 +84,7 @@ export async function startService<C extends BaseServiceConfig>(spec: ServiceSpe
       if (!bus.connected) throw new Error('not connected');
     },
   });
+  app.use(startupGate(() => ready));
   const router = express.Router();
   app.use(router);
   finish(app, logger);
