@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib/ensure.sh
 ensure_all
 ensure_browser
+ensure_redis
 say "type check"
 pnpm run -s build
 say "tests"

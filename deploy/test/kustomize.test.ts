@@ -76,6 +76,11 @@ describe.each(OVERLAYS.map((o) => [o]))('overlay %s', (overlay) => {
     }
     for (const o of objs) expect(o.metadata?.labels?.['app.kubernetes.io/instance']).toBe(overlay === 'dev' ? 'mediaforge-dev' : 'mediaforge');
   });
+
+  it('counts the gateway rate limit in a shared store when the gateway may run more than one replica', () => {
+    expect(get(objs, 'HorizontalPodAutoscaler', 'gateway').spec.maxReplicas).toBeGreaterThan(1);
+    expect(['postgres', 'redis']).toContain(get(objs, 'ConfigMap', 'gateway-config').data.RATE_LIMIT_STORE);
+  });
 });
 
 describe('the resolver', () => {

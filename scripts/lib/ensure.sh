@@ -85,6 +85,21 @@ ensure_browser() {
   fi
 }
 
+# The rate limit's Redis store is tested against a local Redis (REDIS_URL, default 127.0.0.1:6379).
+# No persistence: the tests' counters are throwaway.
+ensure_redis() {
+  port_open 127.0.0.1 6379 && return 0
+  if ! command -v redis-server >/dev/null 2>&1; then
+    say "installing Redis (rate-limit store tests)"
+    apt_install redis-server
+  fi
+  command -v redis-server >/dev/null 2>&1 || { say "redis-server missing: the Redis rate-limit tests will fail"; return 0; }
+  say "starting Redis"
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save '' --appendonly no >&2
+  for _ in $(seq 1 20); do port_open 127.0.0.1 6379 && return 0; sleep 0.5; done
+  say "Redis did not come up on 127.0.0.1:6379"; return 1
+}
+
 ensure_all() {
   ensure_pnpm
   ensure_media_tools

@@ -1,4 +1,5 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { WINDOW_SEC } from './window';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -16,8 +17,9 @@ export interface RateLimiter {
 }
 
 /**
- * Wraps any rate-limiter-flexible store: memory per process (the contract's behaviour today);
- * its Postgres and Redis stores share the count across gateway replicas with the same interface.
+ * Wraps any rate-limiter-flexible store: memory per process (the contract's behaviour), or its
+ * Postgres and Redis stores, which share the count across gateway replicas (limiter-from-config.ts).
+ * A store failure is passed through: the shared stores answer from their insurance limiter instead.
  */
 export function flexibleRateLimiter(store: RateLimiterAbstract, limit: number, now: () => number = Date.now): RateLimiter {
   const decide = (res: RateLimiterRes, allowed: boolean): RateLimitDecision => ({
@@ -40,5 +42,5 @@ export function flexibleRateLimiter(store: RateLimiterAbstract, limit: number, n
 }
 
 export function memoryRateLimiter(limitPerMinute: number): RateLimiter {
-  return flexibleRateLimiter(new RateLimiterMemory({ points: limitPerMinute, duration: 60 }), limitPerMinute);
+  return flexibleRateLimiter(new RateLimiterMemory({ points: limitPerMinute, duration: WINDOW_SEC }), limitPerMinute);
 }
