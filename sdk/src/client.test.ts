@@ -84,6 +84,42 @@ describe('MediaforgeClient requests', () => {
   });
 });
 
+describe('Idempotency-Key', () => {
+  it('sends a fresh key with every POST and none with GET, PATCH, PUT or DELETE', async () => {
+    srv = await server([{ status: 200, body: {} }]);
+    const c = client(srv.url);
+    await c.generateImage({ prompt: 'a' });
+    await c.generateImage({ prompt: 'a' });
+    await c.createProject();
+    await c.getAccount();
+    await c.renameProject('prj_1', { name: 'B' });
+    await c.setAspectRatio('prj_1', { aspect_ratio: '1:1' });
+    await c.cancelJob('job_1');
+    const keys = srv.seen.map((s) => s.headers['idempotency-key']);
+    expect(keys.slice(0, 3)).toEqual([expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/), expect.any(String), expect.any(String)]);
+    expect(new Set(keys.slice(0, 3)).size).toBe(3);
+    expect(keys.slice(3)).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
+  it('sends the key given for the call', async () => {
+    srv = await server([{ status: 202, body: submit }]);
+    await client(srv.url).generateVideo({ prompt: 'x' }, { idempotencyKey: 'order-42-video' });
+    expect(srv.seen[0].headers['idempotency-key']).toBe('order-42-video');
+  });
+
+  it('reuses the same key on its own retries', async () => {
+    srv = await server([
+      { status: 503, body: { error: 'Service temporarily unavailable, retry shortly', request_id: 'r1' }, headers: { 'retry-after': '0' } },
+      { status: 429, body: { error: 'Rate limit exceeded' }, headers: { 'retry-after': '0' } },
+      { status: 202, body: submit },
+    ]);
+    await client(srv.url).generateImage({ prompt: 'x' });
+    const keys = srv.seen.map((s) => s.headers['idempotency-key']);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+  });
+});
+
 describe('retries', () => {
   it('retries a 429 after the Retry-After seconds, then succeeds', async () => {
     srv = await server([{ status: 429, body: { error: 'Rate limit exceeded', retry_after: 1 }, headers: { 'retry-after': '1' } }, { status: 200, body: { models: [] } }]);
@@ -125,6 +161,27 @@ describe('retries', () => {
     const flaky = (input: string, init?: RequestInit): Promise<Response> => (++calls === 1 ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init));
     await expect(client(srv.url, { fetch: flaky }).cancelJob('job_1')).resolves.toMatchObject({ refunded_credits: 50 });
     expect(calls).toBe(2);
+  });
+
+  it('retries a POST after a network error, with the same Idempotency-Key', async () => {
+    srv = await server([{ status: 202, body: submit }]);
+    const keys: (string | null)[] = [];
+    let calls = 0;
+    const flaky = (input: string, init?: RequestInit): Promise<Response> => {
+      keys.push(new Headers(init?.headers).get('idempotency-key'));
+      return ++calls === 1 ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init);
+    };
+    await expect(client(srv.url, { fetch: flaky }).generateVideo({ prompt: 'x' })).resolves.toEqual(submit);
+    expect(calls).toBe(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
+  it('does not retry a replayed answer: it is final for its key', async () => {
+    srv = await server([{ status: 503, body: { error: 'Service temporarily unavailable, retry shortly', request_id: 'r1' }, headers: { 'retry-after': '0', 'idempotent-replayed': 'true' } }]);
+    const err = await client(srv.url).generateImage({ prompt: 'x' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServerError);
+    expect(srv.seen).toHaveLength(1);
   });
 
   it('maxRetries 0 disables retries', async () => {

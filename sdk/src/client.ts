@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ApiError, ConnectionError, JobFailedError, WaitTimeoutError, errorFromResponse, parseRetryAfter } from './errors';
 import type {
   Account, AddClipParams, AssetResponse, CancelJobResponse, ClipResponse, CreateProjectParams, CreateVideoParams,
@@ -31,6 +32,11 @@ export interface RequestOptions {
   /** Overrides the client's maxRetries for this call. */
   maxRetries?: number;
   signal?: AbortSignal;
+  /**
+   * POST only: the Idempotency-Key to send (1-255 characters). Default: a fresh UUID per call. The
+   * SDK's own retries of the call reuse it; pass your own to make your retries safe as well.
+   */
+  idempotencyKey?: string;
 }
 
 export interface WaitForJobOptions {
@@ -221,12 +227,15 @@ export class MediaforgeClient {
 
   /**
    * Whether a failed attempt may be retried. GET and DELETE (idempotent): 429, 5xx and network
-   * errors. Others (POST, PATCH, PUT): only 429 and 503, where the request was not processed
-   * (a generate is charged before the provider call, so repeating anything else may charge twice).
+   * errors. POST: 429, 503 and network errors, always with the call's Idempotency-Key, so a request
+   * that did run is answered from the server's record instead of running (and charging) twice; a
+   * 500 or 502 would only be replayed, so it is not retried. PATCH and PUT: only 429 and 503, where
+   * the request was not processed. A replayed answer is final for its key: never retried.
    */
-  private static retryable(method: Method, status: number | 'network'): boolean {
+  private static retryable(method: Method, status: number | 'network', replayed = false): boolean {
+    if (replayed) return false;
     const idempotent = method === 'GET' || method === 'DELETE';
-    if (status === 'network') return idempotent;
+    if (status === 'network') return idempotent || method === 'POST';
     if (status === 429 || status === 503) return true;
     return idempotent && status >= 500;
   }
@@ -252,6 +261,8 @@ export class MediaforgeClient {
       accept: 'application/json',
       'user-agent': this.userAgent,
     };
+    // One key for every attempt of this call: a retry of a request that did run replays its answer.
+    if (call.method === 'POST') headers['idempotency-key'] = call.opts?.idempotencyKey ?? randomUUID();
     let body: string | undefined;
     if (call.body !== undefined) {
       body = JSON.stringify(call.body);
@@ -282,7 +293,7 @@ export class MediaforgeClient {
         }
       }
       if (res.ok) return parsed as T;
-      if (attempt < maxRetries && MediaforgeClient.retryable(call.method, res.status)) {
+      if (attempt < maxRetries && MediaforgeClient.retryable(call.method, res.status, res.headers.get('idempotent-replayed') === 'true')) {
         await sleep(this.delayMs(attempt, parseRetryAfter(res.headers.get('retry-after'))), call.opts?.signal);
         continue;
       }

@@ -20,10 +20,22 @@ export interface Fleet {
   stopService: (name: ServiceName, signal?: NodeJS.Signals) => Promise<number | string>;
   /** Starts a stopped service again (optionally with changed variables) and waits until it is ready. */
   startService: (name: ServiceName, envOverride?: Record<string, string>) => Promise<void>;
+  /**
+   * Starts one more replica of a service on a free port, with the fleet's variables (database,
+   * vhost) plus `envOverride`, and waits until it is ready. shutdown() stops it too.
+   */
+  startReplica: (name: ServiceName, envOverride?: Record<string, string>) => Promise<Replica>;
   /** Runs the admin CLI as the README shows it; resolves its JSON output, rejects with its stderr. */
   admin: (...args: string[]) => Promise<Record<string, unknown>>;
   /** Stops every service with SIGTERM; resolves each one's exit code. */
   shutdown: () => Promise<Record<string, number | string>>;
+}
+
+/** An extra replica of a service (Fleet.startReplica). For the gateway, `api()` takes it in place of the fleet. */
+export interface Replica {
+  baseUrl: string;
+  port: number;
+  stop: (signal?: NodeJS.Signals) => Promise<number | string>;
 }
 
 async function freePort(): Promise<number> {
@@ -68,6 +80,7 @@ export async function startFleet(extraEnv: Record<string, string> = {}): Promise
   const logDir = path.join(REPO_ROOT, 'test-artifacts', 'e2e', testEnv.db.name);
   fs.mkdirSync(logDir, { recursive: true });
   const procs = new Map<ServiceName, ServiceProcess>();
+  const replicas: ServiceProcess[] = [];
 
   const launch = async (name: ServiceName, envOverride: Record<string, string> = {}): Promise<void> => {
     const log = fs.createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
@@ -93,6 +106,15 @@ export async function startFleet(extraEnv: Record<string, string> = {}): Promise
     logDir,
     stopService: (name, signal = 'SIGTERM') => procs.get(name)!.stop(signal),
     startService: (name, envOverride) => launch(name, envOverride),
+    startReplica: async (name, envOverride = {}) => {
+      const port = await freePort();
+      const log = fs.createWriteStream(path.join(logDir, `${name}-replica-${replicas.length + 1}.log`), { flags: 'a' });
+      const proc = startServiceProcess(name, port, { ...env, ...envOverride }, (line) => log.write(`${line}\n`));
+      void proc.exited.then(() => log.end());
+      replicas.push(proc);
+      await waitReady(proc, 120_000);
+      return { baseUrl: `http://127.0.0.1:${port}`, port, stop: (signal = 'SIGTERM') => proc.stop(signal) };
+    },
     admin: async (...args) => {
       try {
         const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'services/gateway/src/admin/cli.ts'), ...args], {
@@ -108,6 +130,7 @@ export async function startFleet(extraEnv: Record<string, string> = {}): Promise
     },
     shutdown: async () => {
       const codes: Record<string, number | string> = {};
+      await Promise.all(replicas.map((p) => p.stop('SIGTERM')));
       await Promise.all([...procs.entries()].map(async ([name, p]) => (codes[name] = await p.stop('SIGTERM'))));
       await testEnv.teardown();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -136,7 +159,7 @@ export async function userWithKey(fleet: Fleet, scopes: string, credits = 0): Pr
 /** fetch against the gateway with a Bearer key, JSON body in and out. */
 // Bodies are arbitrary JSON that each test asserts field by field, hence `any`.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function api(fleet: Fleet, method: string, urlPath: string, opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: any }> {
+export async function api(fleet: Pick<Fleet, 'baseUrl'>, method: string, urlPath: string, opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: any }> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   let body: string | undefined;

@@ -2,6 +2,8 @@ import type { Migration } from '@mf/db';
 import { usersKeysUsage } from './0001_users_keys_usage';
 import { sessions } from './0002_sessions';
 import { oauth } from './0003_oauth';
+import { idempotency } from './0004_idempotency';
+import { rateLimits } from './0005_rate_limits';
 
 /** In order. Append only. */
-export const migrations: Migration[] = [usersKeysUsage, sessions, oauth];
+export const migrations: Migration[] = [usersKeysUsage, sessions, oauth, idempotency, rateLimits];

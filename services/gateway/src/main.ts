@@ -9,13 +9,14 @@ import { cookiePolicyFor } from './dashboard/session-cookie';
 import { SessionStore } from './dashboard/session-store';
 import { dashboardStatic } from './dashboard-ui/static';
 import { apiRouter, type ApiDeps } from './http/api.router';
+import { startIdempotency } from './idempotency';
 import { mediaRoutes } from './http/routes/media.routes';
 import { providerCallbackRoutes } from './http/routes/provider-callback.routes';
 import { apiKeyVerifier } from './mcp/auth';
 import { mcpRouter } from './mcp/router';
 import { oauthRouter, oauthTokenVerifier } from './oauth';
 import { openApiRoutes } from './openapi/openapi.routes';
-import { memoryRateLimiter } from './ratelimit/rate-limiter';
+import { limiterFromConfig } from './ratelimit/limiter-from-config';
 import { UsageRecorder } from './usage/usage-recorder';
 
 runMain('gateway', loadGatewayConfig, (config, logger) => ({
@@ -23,11 +24,14 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
   migrations,
   setup: async ({ db, bus, router }) => {
     const usage = new UsageRecorder(db, logger, config.USAGE_FLUSH_MS);
+    const rateLimit = await limiterFromConfig(config, { db, schema: 'gateway', logger });
+    logger.info({ store: rateLimit.store, perMinute: config.RATE_LIMIT_PER_MINUTE }, 'rate limit store');
     const storage = createStorage(storageConfigFromEnv(config));
+    const idempotency = startIdempotency({ db, logger, ttlHours: config.IDEMPOTENCY_TTL_HOURS, submitTimeoutMs: config.SUBMIT_TIMEOUT_MS, instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS, exportTimeoutMs: config.EXPORT_TIMEOUT_MS });
     router.use(mediaRoutes(storage));
     router.use(providerCallbackRoutes(bus));
     // One limiter for /api/v1 and /api/mcp: the per-key limit covers both.
-    const api: ApiDeps = { db, bus, usage, bodyLimit: config.BODY_LIMIT, submitTimeoutMs: config.SUBMIT_TIMEOUT_MS, instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS, exportTimeoutMs: config.EXPORT_TIMEOUT_MS, limiter: memoryRateLimiter(config.RATE_LIMIT_PER_MINUTE), falEndpoints: parseFalEndpoints(config.FAL_ENDPOINTS_JSON) };
+    const api: ApiDeps = { db, bus, usage, bodyLimit: config.BODY_LIMIT, submitTimeoutMs: config.SUBMIT_TIMEOUT_MS, instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS, exportTimeoutMs: config.EXPORT_TIMEOUT_MS, limiter: rateLimit.limiter, falEndpoints: parseFalEndpoints(config.FAL_ENDPOINTS_JSON), idempotency: idempotency.middleware };
     router.use(openApiRoutes()); // public: before the authenticated /api/v1 router
     router.use('/api/v1', apiRouter(api));
     router.use('/api/mcp', mcpRouter({ ...api, publicBaseUrl: config.PUBLIC_BASE_URL, logger, verifiers: [apiKeyVerifier(db), oauthTokenVerifier(db)] }));
@@ -38,6 +42,10 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
     );
     router.use(oauthRouter({ db, sessions: new SessionStore(db), cookies: cookiePolicyFor(config.PUBLIC_BASE_URL), publicBaseUrl: config.PUBLIC_BASE_URL }));
     router.use(dashboardStatic());
-    return [{ name: 'usage records', run: () => usage.stop() }];
+    return [
+      { name: 'usage records', run: () => usage.stop() },
+      { name: 'idempotency key purge', run: () => idempotency.stop() },
+      { name: 'rate-limit store', run: () => rateLimit.close() },
+    ];
   },
 }));

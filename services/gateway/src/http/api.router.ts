@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { Bus } from '@mf/bus';
 import type { FalEndpoints } from '@mf/catalog';
 import type { Knex } from '@mf/db';
@@ -25,12 +25,14 @@ export interface ApiDeps {
   /** How long an editor instruct call may wait for the agent's turn. */
   instructTimeoutMs: number;
   exportTimeoutMs: number;
+  /** Idempotency-Key handling of POSTs (../idempotency): after the body parser, before the routes. */
+  idempotency: RequestHandler;
 }
 
-/** /api/v1: authenticate, record usage, rate-limit, parse the body, then the routes. */
+/** /api/v1: authenticate, record usage, rate-limit, parse the body, Idempotency-Key, then the routes. */
 export function apiRouter(deps: ApiDeps): Router {
   const api = Router();
-  api.use(authenticate(deps.db), recordUsage(deps.usage), rateLimit(deps.limiter), jsonBody(deps.bodyLimit));
+  api.use(authenticate(deps.db), recordUsage(deps.usage), rateLimit(deps.limiter), jsonBody(deps.bodyLimit), deps.idempotency);
   api.use(modelsRoutes(deps.falEndpoints));
   api.use(accountRoutes(deps.bus));
   api.use(generateRoutes(deps.bus, { submitTimeoutMs: deps.submitTimeoutMs }));

@@ -8,6 +8,7 @@
 import { IMAGE_ASPECT_RATIOS as CATALOG_IMAGE_ASPECT_RATIOS, VIDEO_ASPECT_RATIOS as CATALOG_VIDEO_ASPECT_RATIOS } from '@mf/catalog';
 import { EXPORT_ERROR_CODES as CONTRACT_EXPORT_ERROR_CODES, PROJECT_ASPECT_RATIOS as CONTRACT_PROJECT_ASPECT_RATIOS, TRACKS as CONTRACT_TRACKS } from '@mf/contracts';
 import { SCOPES as API_SCOPES } from '../auth/scopes';
+import { withIdempotencyKeyDocs } from '../idempotency/openapi';
 type Json = Record<string, unknown>;
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -80,7 +81,8 @@ const projectId = pathParam('id', 'Project id (`prj_` + 1-64 letters or digits).
 const projectSchemaRef = ref('Project');
 const editorErrors: Json = { '502': resp('BadGateway') };
 
-export const openApiDocument = {
+// withIdempotencyKeyDocs adds the Idempotency-Key header, its 422 and Idempotent-Replayed to every POST under /api/v1.
+export const openApiDocument = withIdempotencyKeyDocs({
   openapi: '3.1.0',
   info: {
     title: 'Mediaforge API',
@@ -787,7 +789,7 @@ export const openApiDocument = {
       },
     },
   },
-};
+});
 
 /** A JSON error response with the request id header. */
 function errorResponse(description: string, schema: Json): Json {

@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler, Response } from 'express';
+import type { Logger } from '@mf/logger';
+import { authOf } from '../http/auth.middleware';
+import { abortableSleep, acquireKey, type AcquireDeps } from './acquire';
+import { releasesKey } from './decide';
+import { requestFingerprint } from './fingerprint';
+import { IDEMPOTENCY_KEY_HEADER, KEY_REUSED, REPLAYED_HEADER, idempotencyKeyOf } from './key-header';
+import type { KeyStore } from './key-store';
+import { persistBeforeSending } from './persist-before-sending';
+
+export interface IdempotencyDeps {
+  store: KeyStore;
+  logger: Logger;
+  ttlMs: number;
+  /** The lease of a request to `path` (relative to the router's mount point). */
+  leaseMs: (path: string) => number;
+  /** Defaults suit production; tests pass a clock and a short poll. */
+  pollMs?: number;
+  now?: () => Date;
+  sleep?: AcquireDeps['sleep'];
+}
+
+export const DEFAULT_POLL_MS = 75;
+
+/** Aborts when the client goes away before its response was sent. */
+function clientGone(res: Response): AbortSignal {
+  const ac = new AbortController();
+  res.once('close', () => ac.abort());
+  return ac.signal;
+}
+
+/**
+ * The Idempotency-Key header of every POST (docs/api-behaviour.md): the first request with a key
+ * runs and its answer is stored; a retry with the same key and request replays that answer with
+ * `Idempotent-Replayed: true`; the same key with another request is a 422. Mount it after
+ * authentication and the body parser. Without the header, nothing changes.
+ */
+export function idempotency(deps: IdempotencyDeps): RequestHandler {
+  const acquire: AcquireDeps = {
+    store: deps.store,
+    ttlMs: deps.ttlMs,
+    pollMs: deps.pollMs ?? DEFAULT_POLL_MS,
+    now: deps.now ?? (() => new Date()),
+    sleep: deps.sleep ?? abortableSleep,
+    newOwner: randomUUID,
+  };
+  return async (req, res, next) => {
+    if (req.method !== 'POST') return next();
+    const key = idempotencyKeyOf(req.header(IDEMPOTENCY_KEY_HEADER));
+    if (key === null) return next();
+    const { userId } = authOf(req);
+    const request = { userId, key, fingerprint: requestFingerprint(req.method, req.originalUrl, req.body), leaseMs: deps.leaseMs(req.path) };
+    const log = deps.logger.child({ idempotency_key: key, user_id: userId });
+    const outcome = await acquireKey(acquire, request, clientGone(res));
+    switch (outcome.kind) {
+      case 'mismatch':
+        throw KEY_REUSED();
+      case 'abandoned':
+        log.info('client left while waiting for the first request with its Idempotency-Key');
+        return;
+      case 'replay':
+        res.setHeader(REPLAYED_HEADER, 'true');
+        res.status(outcome.status).json(outcome.body);
+        return;
+      case 'run': {
+        const lease = outcome.lease;
+        persistBeforeSending(res, {
+          persist: async (status, body) => {
+            if (releasesKey(status)) return deps.store.release(lease);
+            if (!(await deps.store.complete(lease, status, body))) log.warn({ status }, 'Idempotency-Key was taken over while this request ran; its answer is not stored');
+          },
+          onError: (err) => log.error({ err }, 'Idempotency-Key response could not be stored; sent anyway'),
+          // Nothing replayable: free the key rather than make retries wait out the lease.
+          onUncaptured: () => void deps.store.release(lease).catch((err: unknown) => log.error({ err }, 'Idempotency-Key release failed')),
+        });
+        next();
+      }
+    }
+  };
+}
