@@ -26,9 +26,23 @@ export interface ImageParams {
 export type JobStatus = 'processing' | 'completed' | 'failed' | 'cancelled';
 export type JobResult = { video: string } | { images: string[] } | null;
 
-export type SubmitJobRequest =
-  | { user_id: number; api_key_id: number; type: 'video'; params: VideoParams }
-  | { user_id: number; api_key_id: number; type: 'image'; params: ImageParams };
+/**
+ * A client's Idempotency-Key, digested by the gateway (with the request's fingerprint): a submit
+ * whose key matches a job of the same user made within `window_hours` returns that job instead of
+ * charging again, so a retry after an unknown outcome (a 503) is safe.
+ */
+export interface SubmitIdempotency {
+  key: string;
+  window_hours: number;
+}
+
+interface SubmitOwner {
+  user_id: number;
+  api_key_id: number;
+  idempotency?: SubmitIdempotency;
+}
+
+export type SubmitJobRequest = (SubmitOwner & { type: 'video'; params: VideoParams }) | (SubmitOwner & { type: 'image'; params: ImageParams });
 
 export interface SubmitJobReply {
   job_id: string;
@@ -129,6 +143,7 @@ export const jobsRpc = {
         api_key_id: Joi.number().integer().min(1).required(),
         type: Joi.string().valid('video', 'image').required(),
         params: Joi.when('type', { is: 'video', then: videoParams.required(), otherwise: imageParams.required() }),
+        idempotency: Joi.object({ key: Joi.string().pattern(/^[0-9a-f]{64}$/).required(), window_hours: Joi.number().integer().min(1).max(720).required() }),
       }) as unknown as Joi.ObjectSchema<SubmitJobRequest>,
     ),
     get: rpcMethod<JobRef, JobView>('jobs.get', Joi.object<JobRef>({ user_id: userId, job_id: jobId })),

@@ -1,4 +1,4 @@
-import type { ChargeReply, LedgerReply, RefundReply } from '@mf/contracts';
+import type { AccountReply, ChargeReply, LedgerReply, RefundReply } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 
 /**
@@ -30,9 +30,13 @@ export class FakeBilling {
     grant: async (): Promise<never> => {
       throw new Error('not used');
     },
-    account: async (): Promise<never> => {
-      throw new Error('not used');
-    },
+    account: async (req: { user_id: number }): Promise<AccountReply> => ({
+      credits_remaining: this.balance(req.user_id),
+      credits_used_this_period: 0,
+      credits_total_this_period: 0,
+      period_start: '1970-01-01T00:00:00.000Z',
+      period_end: '1970-02-01T00:00:00.000Z',
+    }),
     ledger: async (): Promise<LedgerReply> => ({ entries: [] }),
   };
 

@@ -7,7 +7,7 @@ import { createHttpApp, finish, jsonBody } from '@mf/http';
 import { createTestDatabase, silentLogger, type TestDatabase } from '@mf/testing';
 import { migrations } from '../migrations';
 import { abortableSleep } from '../src/idempotency/acquire';
-import { idempotency } from '../src/idempotency/idempotency.middleware';
+import { forwardedIdempotency, idempotency } from '../src/idempotency/idempotency.middleware';
 import { pgKeyStore } from '../src/idempotency/pg-key-store';
 import { insertUser } from '../src/repositories/users.repository';
 
@@ -39,6 +39,7 @@ describe('Idempotency-Key', () => {
   let runs: unknown[] = [];
   let waits = 0;
   let abandoned = 0;
+  let generateDown = false;
   const gates = new Map<string, { open: () => void; opened: Promise<void> }>();
   let alice: number;
   let bob: number;
@@ -85,6 +86,13 @@ describe('Idempotency-Key', () => {
       if (req.body?.throws) throw new AppError(req.body.status ?? 500, { error: `refused on run ${run}` });
       res.status(req.body?.status ?? 202).json({ run, job_id: `job_${run}`, model: 'imagegen-2', status: 'processing' });
     };
+    // A stand-in for a generate route: records what it would forward to jobs, and is "unavailable"
+    // (503, outcome unknown) while generateDown is set.
+    app.post('/api/v1/image/imagegen/generate', (_req, res) => {
+      runs.push(forwardedIdempotency(res));
+      if (generateDown) throw AppError.unavailable();
+      res.status(202).json({ job_id: 'job_gen', status: 'processing' });
+    });
     app.post('/api/v1/things', work);
     app.post('/api/v1/other-things', work);
     app.get('/api/v1/things', (_req, res) => {
@@ -149,6 +157,27 @@ describe('Idempotency-Key', () => {
     expect(runs).toHaveLength(1);
     expect(first.replayed).toBeNull();
     expect(again).toEqual({ ...first, replayed: 'true' });
+  });
+
+  it('frees the key after a 503 of a generate request and forwards the same key digest to jobs on the retry', async () => {
+    const key = newKey();
+    const path = '/api/v1/image/imagegen/generate';
+    generateDown = true;
+    const first = await post({ prompt: 'unknown outcome' }, { key, path });
+    expect(first.status).toBe(503);
+    expect(await record(key)).toBeUndefined();
+    generateDown = false;
+    const retry = await post({ prompt: 'unknown outcome' }, { key, path });
+    expect(retry).toMatchObject({ status: 202, replayed: null });
+    expect(runs).toHaveLength(2);
+    expect(runs[0]).toEqual({ key: expect.stringMatching(/^[0-9a-f]{64}$/), window_hours: 24 });
+    expect(runs[1]).toEqual(runs[0]);
+    // The digest belongs to the key and the request: another key forwards another digest.
+    await post({ prompt: 'unknown outcome' }, { key: newKey(), path });
+    expect(runs[2]).not.toEqual(runs[0]);
+    // Without a key nothing is forwarded.
+    await post({ prompt: 'no key' }, { path });
+    expect(runs[3]).toBeUndefined();
   });
 
   it('has stored the answer by the time the client receives it', async () => {

@@ -1,6 +1,7 @@
 import type { Migration } from '@mf/db';
 import { jobsOutbox } from './0001_jobs_outbox';
 import { jobsByUser } from './0002_jobs_by_user';
+import { submitIdempotency } from './0003_submit_idempotency';
 
 /** In order. Append only. */
-export const migrations: Migration[] = [jobsOutbox, jobsByUser];
+export const migrations: Migration[] = [jobsOutbox, jobsByUser, submitIdempotency];

@@ -25,6 +25,11 @@ describe('jobs lifecycle against the real database and broker', () => {
     h.provider.submitError = null;
   });
 
+  /** Keeps a test's processing jobs out of later tests' poller rounds. */
+  const parkJobsOf = async (u: number): Promise<void> => {
+    await h.db('jobs').update({ next_poll_at: new Date(Date.now() + 3_600_000) }).where({ user_id: u, status: 'processing' });
+  };
+
   const newUser = (credits: number): number => {
     user++;
     h.billing.balances.set(user, credits);
@@ -139,6 +144,36 @@ describe('jobs lifecycle against the real database and broker', () => {
     expect(await sweepRetention(h.ctx, 30)).toBeGreaterThanOrEqual(1);
     await expect(getJob(h.ctx, { user_id: u, job_id })).rejects.toMatchObject({ status: 404, body: { error: 'Job not found' } });
     expect(await h.ctx.storage.stat(`jobs/${job_id}/image-1.png`)).toBeNull();
+  });
+
+  it('answers a resubmit under the same idempotency key with the first job, charging once', async () => {
+    const u = newUser(500);
+    const idempotency = { key: 'a'.repeat(64), window_hours: 24 };
+    const first = await submitJob(h.ctx, { ...image(u, 'once'), idempotency });
+    const again = await submitJob(h.ctx, { ...image(u, 'once'), idempotency });
+    expect(again).toEqual(first);
+    expect(h.billing.balance(u)).toBe(450);
+    expect(await h.db('jobs').where({ user_id: u }).count({ n: '*' }).first()).toEqual({ n: 1 });
+    // Another key, or the same key past its window, is a new job.
+    const other = await submitJob(h.ctx, { ...image(u, 'once'), idempotency: { key: 'b'.repeat(64), window_hours: 24 } });
+    expect(other.job_id).not.toBe(first.job_id);
+    await h.db('jobs').update({ created_at: h.db.raw(`now() - interval '25 hours'`) }).where({ id: first.job_id });
+    const later = await submitJob(h.ctx, { ...image(u, 'once'), idempotency });
+    expect(later.job_id).not.toBe(first.job_id);
+    expect(h.billing.balance(u)).toBe(350);
+    await parkJobsOf(u);
+  });
+
+  it('answers a resubmit a retryable 503 while the first is still submitting, and submits afresh after a rejected one', async () => {
+    const u = newUser(500);
+    const idempotency = { key: 'c'.repeat(64), window_hours: 24 };
+    await h.db('jobs').insert({ id: 'job_inflight1', user_id: u, api_key_id: 1, type: 'image', model_id: 'imagegen-2', upstream_model: 'fal-ai/imagegen-2', params: JSON.stringify(image(u).params), cost: 50, status: 'submitting', provider: 'local', deadline_at: new Date(Date.now() + 60_000), idempotency_key: idempotency.key });
+    await expect(submitJob(h.ctx, { ...image(u), idempotency })).rejects.toMatchObject({ status: 503 });
+    await h.db('jobs').update({ status: 'rejected' }).where({ id: 'job_inflight1' });
+    const fresh = await submitJob(h.ctx, { ...image(u), idempotency });
+    expect(fresh.job_id).not.toBe('job_inflight1');
+    expect(h.billing.balance(u)).toBe(450);
+    await parkJobsOf(u);
   });
 
   it('leaves no job and no charge when the balance is short (402)', async () => {

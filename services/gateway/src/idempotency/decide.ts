@@ -24,6 +24,13 @@ export function decide(record: IdempotencyRecord, fingerprint: string, now: Date
  */
 const RELEASING = new Set([400, 401, 403, 429]);
 
-export function releasesKey(status: number): boolean {
-  return RELEASING.has(status);
+/**
+ * Routes whose service recognises a retry by the forwarded key digest (jobs.submit): there a 503
+ * ("retry shortly": the outcome is unknown) frees the key too, and the retry with the same key
+ * returns the job the first attempt made, if it made one, instead of a second charge.
+ */
+const RETRY_SAFE_ROUTES = /\/generate$/;
+
+export function releasesKey(status: number, path = ''): boolean {
+  return RELEASING.has(status) || (status === 503 && RETRY_SAFE_ROUTES.test(path));
 }

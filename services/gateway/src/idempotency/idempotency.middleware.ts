@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
+import type { SubmitIdempotency } from '@mf/contracts';
 import type { Logger } from '@mf/logger';
 import { authOf } from '../http/auth.middleware';
 import { abortableSleep, acquireKey, type AcquireDeps } from './acquire';
@@ -22,6 +23,15 @@ export interface IdempotencyDeps {
 }
 
 export const DEFAULT_POLL_MS = 75;
+
+/**
+ * What a route passes on to the service doing the work, so that service can recognise a retry
+ * itself: a digest of the key and request (stable across a released and re-claimed key) and the
+ * window it stays valid in. Undefined without an Idempotency-Key.
+ */
+export function forwardedIdempotency(res: Response): SubmitIdempotency | undefined {
+  return res.locals.idempotency as SubmitIdempotency | undefined;
+}
 
 /** Aborts when the client goes away before its response was sent. */
 function clientGone(res: Response): AbortSignal {
@@ -65,9 +75,11 @@ export function idempotency(deps: IdempotencyDeps): RequestHandler {
         return;
       case 'run': {
         const lease = outcome.lease;
+        const forwarded: SubmitIdempotency = { key: createHash('sha256').update(`${key}\n${request.fingerprint}`).digest('hex'), window_hours: Math.max(1, Math.ceil(deps.ttlMs / 3_600_000)) };
+        res.locals.idempotency = forwarded;
         persistBeforeSending(res, {
           persist: async (status, body) => {
-            if (releasesKey(status)) return deps.store.release(lease);
+            if (releasesKey(status, req.path)) return deps.store.release(lease);
             if (!(await deps.store.complete(lease, status, body))) log.warn({ status }, 'Idempotency-Key was taken over while this request ran; its answer is not stored');
           },
           onError: (err) => log.error({ err }, 'Idempotency-Key response could not be stored; sent anyway'),

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Bus } from '@mf/bus';
 import { validateImageRequest, validateVideoRequest } from '@mf/catalog';
-import { jobsRpc, SEED_MAX, type SubmitJobReply, type SubmitJobRequest } from '@mf/contracts';
+import { jobsRpc, SEED_MAX, type SubmitIdempotency, type SubmitJobReply, type SubmitJobRequest } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { assertScope, type AuthContext } from '../http/auth.middleware';
 import { valid } from './validated';
@@ -16,6 +16,8 @@ export interface SubmitOptions {
   /** How long a submit may take end to end (charge + provider submit). */
   submitTimeoutMs: number;
   correlationId?: string;
+  /** From the client's Idempotency-Key: lets jobs answer a retry with the job it already made. */
+  idempotency?: SubmitIdempotency;
 }
 
 /** The 202 body: the job service's reply plus where to poll it. */
@@ -51,7 +53,7 @@ function submitRequest(auth: AuthContext, type: GenerationType, body: unknown): 
  */
 export async function submitGeneration(bus: Bus, auth: AuthContext, type: GenerationType, body: unknown, opts: SubmitOptions): Promise<GenerationAccepted> {
   assertScope(auth, GENERATION_SCOPES[type]);
-  const request = submitRequest(auth, type, body);
+  const request: SubmitJobRequest = { ...submitRequest(auth, type, body), ...(opts.idempotency ? { idempotency: opts.idempotency } : {}) };
   const reply = await bus.rpc(jobsRpc, 'submit', request, { timeoutMs: opts.submitTimeoutMs, correlationId: opts.correlationId });
   return { ...reply, poll_url: `/api/v1/jobs/${reply.job_id}` };
 }

@@ -20,6 +20,8 @@ export interface JobRow {
   result_keys: string[] | null;
   error: string | null;
   refund_state: 'none' | 'pending' | 'done';
+  /** Digest of the client's Idempotency-Key (and request) this job was submitted under, if any. */
+  idempotency_key: string | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;

@@ -10,6 +10,19 @@ export async function insertJob(db: Db, row: Omit<JobRow, 'created_at' | 'update
   return created;
 }
 
+/**
+ * The newest job of `userId` submitted under `key` since `since`, unless its submit was rejected
+ * (a rejected submit charged nothing that stays, so a retry may submit afresh).
+ */
+export async function findJobByIdempotencyKey(db: Db, userId: number, key: string, since: Date): Promise<JobRow | undefined> {
+  return db('jobs')
+    .first('*')
+    .where({ user_id: userId, idempotency_key: key })
+    .andWhere('created_at', '>=', since)
+    .whereNot('status', 'rejected')
+    .orderBy('created_at', 'desc');
+}
+
 export async function findJob(db: Db, id: string): Promise<JobRow | undefined> {
   return db('jobs').first('*').where({ id });
 }

@@ -1,7 +1,7 @@
 import { billingRpc, type SubmitJobReply, type SubmitJobRequest } from '@mf/contracts';
 import { AppError, isAppError } from '@mf/errors';
 import { callbackToken, chargeReference, newJobId, planJob, type JobRow } from '../domain/job';
-import { deleteJob, insertJob, transition } from '../repositories/jobs.repository';
+import { deleteJob, findJobByIdempotencyKey, insertJob, transition } from '../repositories/jobs.repository';
 import { ProviderSubmitError, type ProviderJob } from '../providers/provider';
 import type { JobsContext } from './context';
 import { settleRefund } from './refunds';
@@ -15,6 +15,11 @@ export const PROVIDER_SUBMIT_FAILED = 'Upstream provider error: the job could no
  * sweeper refunds.
  */
 export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promise<SubmitJobReply> {
+  if (req.idempotency) {
+    const since = new Date(Date.now() - req.idempotency.window_hours * 3_600_000);
+    const earlier = await findJobByIdempotencyKey(ctx.db, req.user_id, req.idempotency.key, since);
+    if (earlier) return resubmitted(ctx, earlier);
+  }
   await checkReferences(ctx, req);
   const plan = planJob(req, ctx.falEndpoints);
   const job = await insertJob(ctx.db, {
@@ -27,6 +32,7 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
     params: req.params,
     cost: plan.cost,
     status: 'submitting',
+    idempotency_key: req.idempotency?.key ?? null,
     provider: ctx.provider.name,
     deadline_at: new Date(Date.now() + ctx.settings.jobTimeoutMs),
   });
@@ -67,6 +73,17 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
     throw new AppError(502, { error: PROVIDER_SUBMIT_FAILED });
   }
   return { job_id: job.id, status: 'processing', model: job.model_id, credits_consumed: job.cost, credits_remaining: creditsRemaining };
+}
+
+/**
+ * A retry of a submit that already made `job` (its first answer was lost or was a 503): the same
+ * 202 again, nothing charged twice. While the first is still between charge and provider submit,
+ * a retryable 503.
+ */
+async function resubmitted(ctx: JobsContext, job: JobRow): Promise<SubmitJobReply> {
+  if (job.status === 'submitting') throw AppError.unavailable();
+  const account = await ctx.bus.rpc(billingRpc, 'account', { user_id: job.user_id });
+  return { job_id: job.id, status: 'processing', model: job.model_id, credits_consumed: job.cost, credits_remaining: account.credits_remaining };
 }
 
 async function checkReferences(ctx: JobsContext, req: SubmitJobRequest): Promise<void> {
