@@ -101,7 +101,7 @@ describe('the fleet under fire', () => {
       }
 
       const seed = Number(process.env.FAULTS_SEED ?? Date.now() % 100_000);
-      const load = startLoad({ baseUrl: fleet.baseUrl, users: users.map((u) => ({ key: u.key, userId: u.userId })), clients: 4, pauseMs: 150, requestTimeoutMs: 15_000, seed });
+      const load = startLoad({ baseUrl: fleet.baseUrl, users: users.map((u) => ({ key: u.key, userId: u.userId })), clients: 6, pauseMs: 200, requestTimeoutMs: 15_000, seed });
       const timeline: string[] = [];
       const t0 = Date.now();
       const at = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
@@ -161,7 +161,7 @@ describe('the fleet under fire', () => {
           `fault injection (seed ${seed}; FAULTS_SEED=${seed} repeats the mix)`,
           ...timeline.map((l) => `  ${l}`),
           'requests per phase (status:count):',
-          ...phases.map((p) => `  ${p.padEnd(36)} submits ${tally(load.outcomes, p, 'submit')} | cancels ${tally(load.outcomes, p, 'cancel')}`),
+          ...phases.map((p) => `  ${p.padEnd(38)} submits ${tally(load.outcomes, p, 'submit')} | cancels ${tally(load.outcomes, p, 'cancel')}`),
           `jobs: ${snap.jobs.length} (${['completed', 'failed', 'cancelled', 'rejected'].map((s) => `${s} ${snap.jobs.filter((j) => j.status === s).length}`).join(', ')}; ${snap.jobs.filter((j) => j.error === 'Generation timed out').length} of the failed timed out); webhook copies received: ${receiver.received.length}`,
           'checked:',
           ...result.checked.map((c) => `  ${c}`),

@@ -16,6 +16,7 @@ interface JobRow {
   cost: number;
   refund_state: string;
   error: string | null;
+  prompt: string;
   deadline_at: Date;
   created_at: Date;
 }
@@ -50,7 +51,7 @@ export interface Snapshot {
 }
 
 export async function snapshot(db: Client): Promise<Snapshot> {
-  const jobs = (await db.query<JobRow>('SELECT id, user_id, status, cost, refund_state, error, deadline_at, created_at FROM jobs.jobs')).rows;
+  const jobs = (await db.query<JobRow>("SELECT id, user_id, status, cost, refund_state, error, params->>'prompt' AS prompt, deadline_at, created_at FROM jobs.jobs")).rows;
   const ledger = (await db.query<LedgerRow>('SELECT user_id, kind, reference, amount FROM billing.ledger')).rows;
   const balances = new Map((await db.query<{ user_id: string; credits: string }>('SELECT user_id, credits FROM billing.balances')).rows.map((r) => [String(r.user_id), Number(r.credits)]));
   const outbox = (
@@ -176,6 +177,18 @@ export function audit({ snap, outcomes, received, secrets, apiBalances, maxRedel
     }
   }
   checked.push(`clients: ${accepted} accepted submits all ended visibly; every 200 cancel is a cancelled job`);
+
+  // 3b. A submit retried with its Idempotency-Key (after a 503 or no answer) made at most one job
+  //     that was not rejected (a rejected one is refunded, and then the retry submits afresh).
+  const byPrompt = new Map<string, JobRow[]>();
+  for (const j of snap.jobs) byPrompt.set(j.prompt, [...(byPrompt.get(j.prompt) ?? []), j]);
+  for (const [prompt, js] of byPrompt) {
+    const live = js.filter((j) => j.status !== 'rejected');
+    if (live.length > 1) violations.push(`"${prompt}" made ${live.length} jobs (${live.map((j) => j.id).join(', ')})`);
+  }
+  const retriedSubmits = outcomes.filter((o) => o.op === 'submit' && o.attempts > 1);
+  const answeredAfterRetry = retriedSubmits.filter((o) => o.status === 202).length;
+  checked.push(`idempotency: ${retriedSubmits.length} submits retried with their Idempotency-Key (${answeredAfterRetry} then accepted); every request made at most one live job`);
 
   // 4. Webhooks: one event per terminal job, exactly one delivered attempt per event (the last of
   //    its series), the receiver got it signed and right; duplicates only from a dispatcher crash.

@@ -39,9 +39,16 @@ export interface Outcome {
   user: number;
   scenario: Scenario;
   op: 'submit' | 'cancel';
+  /** The last answer (a submit is retried with its Idempotency-Key while the answer is unknown). */
   status: number | 'unreachable' | 'timeout';
+  /** How many times it was sent. */
+  attempts: number;
   jobId?: string;
 }
+
+/** Answers after which a client cannot know whether its submit happened, so it retries with the same key. */
+const UNKNOWN = new Set<Outcome['status']>([503, 'unreachable', 'timeout']);
+const SUBMIT_ATTEMPTS = 4;
 
 export interface LoadOptions {
   baseUrl: string;
@@ -84,11 +91,11 @@ function pick(rand: () => number): Scenario {
   return 'complete';
 }
 
-async function call(baseUrl: string, method: string, path: string, key: string, timeoutMs: number, body?: unknown): Promise<{ status: Outcome['status']; json: Record<string, unknown> | null }> {
+async function call(baseUrl: string, method: string, path: string, key: string, timeoutMs: number, body?: unknown, idempotencyKey?: string): Promise<{ status: Outcome['status']; json: Record<string, unknown> | null }> {
   try {
     const res = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}), ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
       body: body ? JSON.stringify(body) : undefined,
       signal: AbortSignal.timeout(timeoutMs),
     });
@@ -124,7 +131,7 @@ export function startLoad(opts: LoadOptions): Load {
       (async () => {
         await new Promise((r) => setTimeout(r, delayMs));
         const { status } = await call(opts.baseUrl, 'DELETE', `/api/v1/jobs/${jobId}`, opts.users[user].key, opts.requestTimeoutMs);
-        outcomes.push({ phase: label, user, scenario, op: 'cancel', status, jobId });
+        outcomes.push({ phase: label, user, scenario, op: 'cancel', status, attempts: 1, jobId });
       })(),
     );
   };
@@ -134,12 +141,22 @@ export function startLoad(opts: LoadOptions): Load {
     const scenario = pick(rand);
     const label = phase;
     const video = rand() < 0.25;
-    const prompt = `load ${n++} ${scenario}${MARKERS[scenario]}`;
+    const id = n++;
+    const prompt = `load ${id} ${scenario}${MARKERS[scenario]}`;
     const path = video ? '/api/v1/video/vidgen-2/generate' : '/api/v1/image/imagegen/generate';
     const body = video ? { prompt, duration_seconds: 4, resolution: '480p' } : { prompt };
-    const { status, json } = await call(opts.baseUrl, 'POST', path, opts.users[user].key, opts.requestTimeoutMs, body);
+    // What a careful client does: one Idempotency-Key per logical request, retried while the outcome is unknown.
+    const idempotencyKey = `load-${opts.seed}-${id}`;
+    let attempts = 0;
+    let answer: Awaited<ReturnType<typeof call>>;
+    do {
+      if (attempts > 0) await new Promise((r) => setTimeout(r, 500 + rand() * 1000));
+      answer = await call(opts.baseUrl, 'POST', path, opts.users[user].key, opts.requestTimeoutMs, body, idempotencyKey);
+      attempts++;
+    } while (UNKNOWN.has(answer.status) && attempts < SUBMIT_ATTEMPTS);
+    const { status, json } = answer;
     const jobId = typeof json?.job_id === 'string' ? json.job_id : undefined;
-    outcomes.push({ phase: label, user, scenario, op: 'submit', status, jobId });
+    outcomes.push({ phase: label, user, scenario, op: 'submit', status, attempts, jobId });
     if (status !== 202 || !jobId) return;
     // A cancel of a job that never ends; or one sent about when the job completes (either may win).
     if (scenario === 'cancel') cancelLater(user, scenario, jobId, 200 + rand() * 1500, label);
