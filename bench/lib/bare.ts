@@ -1,0 +1,55 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { REPO_ROOT } from '@mf/fleet';
+
+export interface BareProcess {
+  pid: number;
+  /** The first JSON line the process printed (its port, or that it is ready). */
+  hello: Record<string, unknown>;
+  child: ChildProcess;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts a baseline process (bench/lib/bare-*.ts) the way the services run: node + tsx, its own
+ * process, so it gets a core of its own rather than sharing the load generator's event loop.
+ */
+export async function startBare(script: 'bare-server' | 'bare-relay', env: Record<string, string>): Promise<BareProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bench', 'lib', `${script}.ts`)], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const hello = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout! });
+    lines.once('line', (line) => {
+      lines.close();
+      child.stdout!.resume(); // nothing else is expected; never let the pipe fill
+      try {
+        resolve(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        reject(new Error(`${script} printed ${line}`));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready`)));
+  });
+  return {
+    pid: child.pid!,
+    hello,
+    child,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The bare express server on the fleet's database; bench.submits is created for POST /submit. */
+export async function startBareServer(databaseUrl: string, rowTable = 'jobs.jobs'): Promise<BareProcess & { url: string }> {
+  const bare = await startBare('bare-server', { DATABASE_URL: databaseUrl, BARE_ROW_TABLE: rowTable, BARE_POOL_MAX: process.env.BENCH_PG_POOL ?? '10' });
+  return { ...bare, url: `http://127.0.0.1:${Number(bare.hello.port)}` };
+}
