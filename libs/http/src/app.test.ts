@@ -1,8 +1,10 @@
 import type { Express } from 'express';
+import http from 'node:http';
+import net from 'node:net';
 import request from 'supertest';
 import { AppError } from '@mf/errors';
 import { createLogger } from '@mf/logger';
-import { createHttpApp, finish, jsonBody, route, toAppError } from './app';
+import { answerClientError, createHttpApp, finish, jsonBody, route, toAppError } from './app';
 
 // A silent pino logger (pino({ level: 'silent' }) with the fleet's settings); pino itself is not a
 // direct dependency of this package, @mf/logger is.
@@ -35,6 +37,17 @@ function buildApp(): Express {
       throw new Error('async secret detail');
     }),
   );
+  finish(app, logger);
+  return app;
+}
+
+/** An app that echoes its parsed body, with another limit than buildApp's. */
+function echoApp(limit: string): Express {
+  const app = createHttpApp({ logger });
+  app.use(jsonBody(limit));
+  app.post('/echo', (req, res) => {
+    res.json({ received: req.body });
+  });
   finish(app, logger);
   return app;
 }
@@ -89,10 +102,77 @@ describe('createHttpApp + jsonBody + finish', () => {
       expect(res.body).toEqual({ error: 'Request body must be UTF-8 encoded JSON' });
     });
 
+    it('rejects a body with bytes that are not UTF-8 as invalid JSON instead of repairing them', async () => {
+      const body = Buffer.concat([Buffer.from('{"p":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('b"}')]);
+      // octet-stream: supertest would serialise a Buffer declared as JSON; the parser ignores the type anyway.
+      const res = await request(app).post('/echo').set('Content-Type', 'application/octet-stream').send(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'Invalid JSON body' });
+    });
+
+    it.each([['utf-16'], ['utf-16le'], ['utf-32']])('rejects a body declared as %s with 415 (only UTF-8 is JSON here)', async (charset) => {
+      const res = await request(app).post('/echo').set('Content-Type', `application/json; charset=${charset}`).send(Buffer.from('{"a":1}', 'utf16le'));
+      expect(res.status).toBe(415);
+      expect(res.body).toEqual({ error: 'Request body must be UTF-8 encoded JSON' });
+    });
+
+    it('accepts a body declared as charset=UTF-8 in capitals', async () => {
+      const res = await request(app).post('/echo').set('Content-Type', 'application/json; charset=UTF-8').send('{"a":"é"}');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ received: { a: 'é' } });
+    });
+
+    it.each([
+      ['a NUL', '{"p":"a\\u0000"}', 'p must not contain control characters'],
+      ['an escape character', '{"p":["\\u001b[2J"]}', 'p[0] must not contain control characters'],
+      ['an unpaired surrogate', '{"p":"\\ud800"}', 'p must be valid Unicode text (unpaired surrogate)'],
+      ['a NUL in a field name', '{"\\u0000":1}', 'field names must not contain control characters'],
+      ['nesting deeper than 64 levels', `{"p":${'['.repeat(65)}${']'.repeat(65)}}`, 'JSON body nested too deeply (max 64 levels)'],
+    ])('rejects a body with %s with 400 naming the problem', async (_case, body, error) => {
+      const res = await request(echoApp('1mb')).post('/echo').set('Content-Type', 'application/json').send(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error });
+    });
+
+    it('keeps tabs and line breaks in strings', async () => {
+      const res = await request(app).post('/echo').set('Content-Type', 'application/json').send('{"p":"a\\tb\\r\\nc"}');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ received: { p: 'a\tb\r\nc' } });
+    });
+
+    it('skips the text checks where they are turned off (a body that is never used)', async () => {
+      const lenient = createHttpApp({ logger });
+      lenient.post('/cb', jsonBody('1kb', { hostileTextChecks: false }), (req, res) => {
+        res.json({ received: req.body });
+      });
+      finish(lenient, logger);
+      const res = await request(lenient).post('/cb').set('Content-Type', 'application/json').send('{"p":"a\\u0000"}');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ received: { p: 'a\u0000' } });
+    });
+
     it('rejects a form-encoded body that is not JSON as invalid JSON', async () => {
       const res = await request(app).post('/echo').set('Content-Type', 'application/x-www-form-urlencoded').send('prompt=a+dog');
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: 'Invalid JSON body' });
+    });
+  });
+
+  describe('query strings', () => {
+    it('rejects a query parameter with an encoded NUL with 400 naming it, on any route', async () => {
+      const res = await request(app).get('/jobs/1?video_id=a%00b');
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'video_id must not contain control characters' });
+    });
+
+    it('rejects a repeated query parameter with a control character, naming the item', async () => {
+      const res = await request(app).get('/ok?tag=a&tag=%1b');
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'tag[1] must not contain control characters' });
+    });
+
+    it('lets an SQL-looking or CRLF query through as text for the route to judge', async () => {
+      expect((await request(app).get("/ok?q=' OR 1=1 --&r=%0d%0aX-Injected: 1")).status).toBe(200);
     });
   });
 
@@ -210,4 +290,51 @@ describe('toAppError', () => {
       expect(mapped.body).toEqual({ error: 'Internal error' });
     },
   );
+});
+
+describe('answerClientError', () => {
+  /** Sends raw bytes to a server that answers client errors with answerClientError; resolves what comes back. */
+  async function rawExchange(payload: string): Promise<string> {
+    const app = createHttpApp({ logger });
+    app.get('/ok', (_req, res) => {
+      res.json({ ok: true });
+    });
+    const server = http.createServer(app);
+    server.on('clientError', answerClientError);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as net.AddressInfo;
+      return await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.write(payload));
+        let received = '';
+        socket.on('data', (d) => (received += d.toString('utf8')));
+        socket.on('end', () => resolve(received));
+        socket.on('error', reject);
+      });
+    } finally {
+      server.close();
+    }
+  }
+
+  it('answers headers over Node’s 16 KB limit with 431 and a JSON error body, then closes', async () => {
+    const reply = await rawExchange(`GET /ok HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const [head, body] = reply.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    expect(head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
+    expect(head).toMatch(/\r\nConnection: close/);
+    expect(JSON.parse(body)).toEqual({ error: 'Request headers too large' });
+  });
+
+  it('answers a request Node cannot parse with 400 and a JSON error body', async () => {
+    const reply = await rawExchange('GET /ok HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
+    const [head, body] = reply.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(body)).toEqual({ error: 'Bad request' });
+  });
+
+  it('leaves a well-formed request to the app', async () => {
+    const reply = await rawExchange('GET /ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(reply).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(reply.endsWith('{"ok":true}')).toBe(true);
+  });
 });

@@ -1,9 +1,12 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { pinoHttp } from 'pino-http';
 import client from 'prom-client';
 import { AppError, isAppError } from '@mf/errors';
 import type { Logger } from '@mf/logger';
+import { hostileJsonProblem, isValidUtf8 } from './hostile-input';
 
 // pino-http declares `req.id` (set below from X-Request-Id or a fresh uuid); it is always a string here.
 export function requestId(req: { id: unknown }): string {
@@ -50,6 +53,7 @@ export function createHttpApp({ logger, registry }: HttpAppOptions): Express {
   );
 
   if (registry) app.use(requestMetrics(registry));
+  app.use(queryTextGuard());
 
   return app;
 }
@@ -73,13 +77,81 @@ function requestMetrics(registry: client.Registry): RequestHandler {
   };
 }
 
+export interface JsonBodyOptions {
+  /**
+   * Refuse hostile text (hostile-input.ts): invalid UTF-8, control characters, unpaired surrogates,
+   * nesting deeper than MAX_JSON_DEPTH. Default true; off only where the body is never used.
+   */
+  hostileTextChecks?: boolean;
+}
+
+/** A body-parser error of ours, mapped by toAppError like body-parser's own. */
+function parserError(type: string, message: string): Error {
+  return Object.assign(new Error(message), { type });
+}
+
+/**
+ * Before decoding: a charset other than UTF-8 is a 415 (body-parser would decode UTF-16 and
+ * UTF-32 too), and bytes that are not UTF-8 are not JSON text (RFC 8259 §8.1).
+ */
+function requireUtf8(_req: unknown, _res: unknown, buf: Buffer, encoding: string): void {
+  if (encoding !== 'utf-8') throw parserError('charset.unsupported', `unsupported charset "${encoding}"`);
+  if (!isValidUtf8(buf)) throw parserError('entity.parse.failed', 'body is not valid UTF-8');
+}
+
 /**
  * JSON bodies, parsed whatever the Content-Type (curl -d sends form encoding by default, and a
  * wrong header should not turn a valid body into a confusing "field is required" error).
- * Mounted after authentication, so unauthenticated clients never get a body parsed.
+ * Mounted after authentication, so unauthenticated clients never get a body parsed. Hostile text
+ * is refused here, once for every endpoint, with a 400 naming the field.
  */
-export function jsonBody(limit = '1mb'): RequestHandler {
-  return express.json({ limit, strict: false, type: () => true });
+export function jsonBody(limit = '1mb', { hostileTextChecks = true }: JsonBodyOptions = {}): RequestHandler {
+  const parse = express.json({ limit, strict: false, type: () => true, ...(hostileTextChecks ? { verify: requireUtf8 } : {}) });
+  if (!hostileTextChecks) return parse;
+  return (req, res, next) => {
+    parse(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      const problem = hostileJsonProblem(req.body);
+      next(problem ? AppError.badRequest(problem) : undefined);
+    });
+  };
+}
+
+/**
+ * Query parameters obey the text rules of bodies: a NUL in `?video_id=%00` would otherwise reach
+ * a database query and end as a 500. Mounted by createHttpApp for every route.
+ */
+export function queryTextGuard(): RequestHandler {
+  return (req, _res, next) => {
+    const problem = hostileJsonProblem(req.query, 'query');
+    next(problem ? AppError.badRequest(problem) : undefined);
+  };
+}
+
+/** Node's own answer to a request it cannot parse (headers over 16 KB, bad bytes), in the contract's body. */
+const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: 'Request headers too large' },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, message: 'Request chunk extensions too large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'Request timeout' },
+};
+
+/**
+ * A `clientError` listener for an http.Server: the same status Node would send (431, 413, 408,
+ * else 400), with a JSON error body instead of an empty one. Never writes into a response that
+ * has started (Node's own rule), and ends the connection.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // The socket's response in flight, if any (Node keeps it there; not in the public types).
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const { status, message } = CLIENT_ERRORS[err.code ?? ''] ?? { status: 400, message: 'Bad request' };
+  const body = JSON.stringify({ error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Adds the 404 handler and the one error handler that renders the contract's error body. */

@@ -1,2 +1,4 @@
-export { createHttpApp, finish, toAppError, route, requestId, jsonBody } from './app';
-export type { HttpAppOptions } from './app';
+export { createHttpApp, finish, toAppError, route, requestId, jsonBody, queryTextGuard, answerClientError } from './app';
+export type { HttpAppOptions, JsonBodyOptions } from './app';
+export { hostileJsonProblem, textProblem, textProblemMessage, isValidUtf8, MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from './hostile-input';
+export type { TextProblem } from './hostile-input';

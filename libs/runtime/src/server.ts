@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import type { Server } from 'node:http';
+import { answerClientError } from '@mf/http';
 
 export interface ListenOptions {
   port: number;
@@ -18,6 +19,8 @@ export function listen(app: Express, { port, host = '0.0.0.0', requestTimeoutMs 
     // Longer than a typical load balancer idle timeout, so the proxy closes idle sockets first.
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
+    // Requests Node refuses before express sees them (headers over 16 KB: 431) get a JSON error body too.
+    server.on('clientError', answerClientError);
     server.on('error', reject);
   });
 }

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { Redis } from 'ioredis';
 import { createDb, migrate, type Knex } from '@mf/db';
 import type { Logger } from '@mf/logger';
-import { createTestDatabase, silentLogger, type TestDatabase } from '@mf/testing';
+import { createTestDatabase, freePort, silentLogger, type TestDatabase } from '@mf/testing';
 import { migrations } from '../migrations';
 import { limiterFromConfig, type ConfiguredLimiter } from '../src/ratelimit/limiter-from-config';
 import type { RateLimitDecision, RateLimiter } from '../src/ratelimit/rate-limiter';
@@ -190,7 +189,7 @@ describe('rate limit stores shared by two gateway replicas', () => {
     });
 
     it('starts and limits per process when Redis does not answer at all', async () => {
-      const port = await closedPort();
+      const port = await freePort();
       const logger = recordingLogger();
       const unreachable = await limiterFromConfig(config({ RATE_LIMIT_STORE: 'redis', REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: 2 }), {
         db: {} as Knex,
@@ -220,14 +219,3 @@ describe('rate limit stores shared by two gateway replicas', () => {
   });
 });
 
-/** A local port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}

@@ -332,6 +332,23 @@ describe('HTTP behaviour of the MCP endpoint', () => {
     expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
   });
 
+  it('answers an empty JSON-RPC batch with 400 Invalid Request, not 202', async () => {
+    endpoint = await startEndpoint();
+    const res = await fetch(endpoint.url, { method: 'POST', headers: { authorization: 'Bearer key-all', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '[]' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: empty batch' }, id: null });
+    expect(endpoint.calls).toEqual([]);
+  });
+
+  it('refuses a NUL in tool arguments with 400 naming the argument, before any tool runs', async () => {
+    endpoint = await startEndpoint();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'video_editor_create_project', arguments: { name: 'a\u0000b' } } });
+    const res = await fetch(endpoint.url, { method: 'POST', headers: { authorization: 'Bearer key-all', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'params.arguments.name must not contain control characters' });
+    expect(endpoint.calls).toEqual([]);
+  });
+
   it('records one usage row per HTTP request and applies the per-key rate limit', async () => {
     endpoint = await startEndpoint({ limit: 1 });
     const first = await initialize('key-all');

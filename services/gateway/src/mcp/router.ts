@@ -46,6 +46,11 @@ export function mcpRouter(deps: McpDeps): Router {
   router.use(mcpAuthenticate(deps.verifiers, resourceMetadataUrl(deps.publicBaseUrl)), recordUsage(deps.usage), rateLimit(deps.limiter), jsonBody(deps.bodyLimit));
 
   router.post('/', async (req, res) => {
+    // JSON-RPC 2.0 §6: an empty batch is an invalid request (the SDK would answer 202, as to notifications).
+    if (Array.isArray(req.body) && req.body.length === 0) {
+      res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: empty batch' }, id: null });
+      return;
+    }
     const id = requestId(req);
     const server = buildMcpServer(
       {

@@ -1,4 +1,5 @@
 import type { Knex } from '@mf/db';
+import { textProblem } from '@mf/http';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import { CustomOAuthError, InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -18,7 +19,8 @@ export class ClientsStore implements OAuthRegisteredClientsStore {
   constructor(private readonly db: Knex) {}
 
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
-    if (clientId.length === 0 || clientId.length > MAX_CLIENT_ID) return undefined;
+    // A NUL (client_id=%00 in a token request's form) would make Postgres fail the query: a 500.
+    if (clientId.length === 0 || clientId.length > MAX_CLIENT_ID || textProblem(clientId) !== null) return undefined;
     return findClient(this.db, clientId);
   }
 

@@ -76,6 +76,24 @@ describe('OAuth client registration refusals', () => {
   });
 });
 
+describe('OAuth hostile input', () => {
+  it.each([
+    ['a NUL in client_name', '{"client_name":"a\\u0000","redirect_uris":["https://a.example/cb"]}', 'client_name must not contain control characters'],
+    ['an unpaired surrogate in client_name', '{"client_name":"a\\ud800","redirect_uris":["https://a.example/cb"]}', 'client_name must be valid Unicode text (unpaired surrogate)'],
+    ['a truncated body', '{"client_name":', 'Invalid JSON body'],
+  ])('refuses a registration with %s with 400 before anything is stored', async (_case, body, error) => {
+    // noDb has no query builder: reaching the store would fail with a 500.
+    const res = await request(app()).post('/oauth/register').set('Content-Type', 'application/json').send(body);
+    expect([res.status, res.body]).toEqual([400, { error }]);
+  });
+
+  it('treats a client_id with a NUL at the token endpoint as an unknown client, without a query', async () => {
+    const res = await request(app()).post('/oauth/token').type('form').send('grant_type=authorization_code&code=x&code_verifier=y&client_id=%00');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_client');
+  });
+});
+
 describe('OAuth secrets', () => {
   it('are 256-bit random strings whose prefix says their kind', () => {
     const a = newSecret('access');

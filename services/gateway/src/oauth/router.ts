@@ -5,10 +5,14 @@ import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth
 import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
 import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { jsonBody } from '@mf/http';
 import { SCOPES } from '../auth/scopes';
 import { loadSession } from '../dashboard/session.middleware';
 import { AS_METADATA_PATH, MCP_PATH, oauthUrls, PRM_PATH, type OAuthDeps, type OAuthUrls } from './deps';
 import { GatewayOAuthProvider } from './provider';
+
+/** Client metadata is a few hundred bytes; the SDK's own parser allowed 100 kB. */
+const REGISTRATION_BODY_LIMIT = '64kb';
 
 export function authorizationServerMetadata(urls: OAuthUrls): OAuthMetadata {
   return {
@@ -55,7 +59,9 @@ export function oauthRouter(deps: OAuthDeps): Router {
   router.use(PRM_PATH, metadataHandler(protectedResourceMetadata(urls, urls.rootResource)));
   router.use(AS_METADATA_PATH, metadataHandler(authorizationServerMetadata(urls)));
 
-  router.use('/oauth/register', clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit }));
+  // Parsed by us first (the SDK's own parser then leaves it alone): the fleet's rules for hostile
+  // text (a NUL in client_name would fail the insert with a 500) and nesting apply here too.
+  router.use('/oauth/register', jsonBody(REGISTRATION_BODY_LIMIT), clientRegistrationHandler({ clientsStore: provider.clientsStore, rateLimit }));
   // The dashboard session decides who is signing in; the SDK then validates the request.
   router.use('/oauth/authorize', loadSession(deps.sessions, deps.cookies), authorizationHandler({ provider, rateLimit }));
   router.use('/oauth/token', tokenHandler({ provider, rateLimit }));

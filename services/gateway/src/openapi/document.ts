@@ -389,6 +389,7 @@ export const openApiDocument = withIdempotencyKeyDocs({
             content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
           },
           '304': { description: 'Not modified.' },
+          '400': resp('BadRequest'),
           '404': resp('NotFound'),
           '416': {
             description: 'Range not satisfiable.',
@@ -420,7 +421,12 @@ export const openApiDocument = withIdempotencyKeyDocs({
             content: { ...jsonContent({ type: 'object' }), 'text/event-stream': { schema: { type: 'string' } } },
           },
           '202': { description: 'Accepted (a notification or a response, which has no reply).' },
+          '400': {
+            description: 'Not JSON, hostile text or nesting (`{"error": ...}`, as /api/v1), or not a JSON-RPC message, or an empty batch (a JSON-RPC error).',
+            content: jsonContent({ anyOf: [ref('Error'), { type: 'object', required: ['jsonrpc', 'error'], properties: { jsonrpc: { const: '2.0' }, error: { type: 'object', required: ['code', 'message'] }, id: {} } }] }),
+          },
           '401': resp('Unauthorized'),
+          '413': resp('PayloadTooLarge'),
           '429': resp('TooManyRequests'),
         },
       },
@@ -458,7 +464,10 @@ export const openApiDocument = withIdempotencyKeyDocs({
       'WWW-Authenticate': { description: '`Bearer realm="api"` (/api/v1) or `Bearer resource_metadata="..."` (/api/mcp).', schema: { type: 'string' } },
     },
     responses: {
-      BadRequest: errorResponse('Validation error; the message names the field (`Invalid JSON body`, `prompt is required (non-empty string)`, `unknown field: ...`, `Malformed URL`).', ref('Error')),
+      BadRequest: errorResponse(
+        'Validation error; the message names the field (`Invalid JSON body`, `prompt is required (non-empty string)`, `unknown field: ...`, `Malformed URL`, `prompt must not contain control characters`, `JSON body nested too deeply (max 64 levels)`).',
+        ref('Error'),
+      ),
       Unauthorized: {
         description: '`Missing Authorization header` or `Invalid or revoked API key`.',
         headers: { ...requestIdHeader, 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } },

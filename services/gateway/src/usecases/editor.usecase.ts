@@ -26,8 +26,17 @@ import { valid } from './validated';
 
 /** The contract's project id shape; anything else cannot exist. */
 export const PROJECT_ID = /^prj_[A-Za-z0-9]{1,64}$/;
-/** The contract caps the other ids at 100 characters; a longer one cannot exist. */
-const REF_MAX = 100;
+/**
+ * The shapes of the other ids editor-agent issues (its domain/ids.ts: a prefix and random letters
+ * and digits). Anything else cannot exist: it is a 404 without a query, so a NUL, a traversal or
+ * an injection attempt never reaches the database.
+ */
+export const RECORD_IDS = {
+  video: /^vid_[A-Za-z0-9]{1,64}$/,
+  asset: /^ast_[A-Za-z0-9]{1,64}$/,
+  clip: /^clp_[A-Za-z0-9]{1,64}$/,
+} as const;
+type RecordKind = keyof typeof RECORD_IDS;
 
 export const NOT_FOUND = {
   project: 'Project not found',
@@ -53,14 +62,14 @@ function call<K extends keyof Methods & string>(bus: Bus, method: K, request: Rp
 }
 
 /** An id that cannot exist is a 404 without asking the service (the same answer it gives). */
-function ref(raw: unknown, message: string): string {
-  if (typeof raw !== 'string' || raw === '' || raw.length > REF_MAX) throw AppError.notFound(message);
+function ref(raw: unknown, kind: RecordKind): string {
+  if (typeof raw !== 'string' || !RECORD_IDS[kind].test(raw)) throw AppError.notFound(NOT_FOUND[kind]);
   return raw;
 }
 
 /** A video_id of a body or query, checked like a path id. */
 function videoRef<T extends { video_id?: string }>(value: T): T {
-  if (value.video_id !== undefined) ref(value.video_id, NOT_FOUND.video);
+  if (value.video_id !== undefined) ref(value.video_id, 'video');
   return value;
 }
 
@@ -120,7 +129,7 @@ export async function renameProject(bus: Bus, auth: AuthContext, projectId: unkn
 export async function renameVideo(bus: Bus, auth: AuthContext, projectId: unknown, videoId: unknown, body: unknown, opts: EditorCallOptions = {}): Promise<Reply<'rename'>> {
   assertScope(auth, EDITOR_WRITE);
   const project = projectRef(auth, projectId);
-  const video = ref(videoId, NOT_FOUND.video);
+  const video = ref(videoId, 'video');
   return call(bus, 'rename', { ...project, video_id: video, ...valid(validateRename(body)) }, opts);
 }
 
@@ -133,28 +142,28 @@ export async function importAsset(bus: Bus, auth: AuthContext, projectId: unknow
 export async function deleteAsset(bus: Bus, auth: AuthContext, projectId: unknown, assetId: unknown, opts: EditorCallOptions = {}): Promise<Reply<'deleteAsset'>> {
   assertScope(auth, EDITOR_WRITE);
   const project = projectRef(auth, projectId);
-  return call(bus, 'deleteAsset', { ...project, asset_id: ref(assetId, NOT_FOUND.asset) }, opts);
+  return call(bus, 'deleteAsset', { ...project, asset_id: ref(assetId, 'asset') }, opts);
 }
 
 export async function addClip(bus: Bus, auth: AuthContext, projectId: unknown, body: unknown, opts: EditorCallOptions = {}): Promise<Reply<'addClip'>> {
   assertScope(auth, EDITOR_WRITE);
   const project = projectRef(auth, projectId);
   const clip = videoRef(valid(validateAddClip(body)));
-  ref(clip.asset_id, NOT_FOUND.asset);
+  ref(clip.asset_id, 'asset');
   return call(bus, 'addClip', { ...project, ...clip }, opts);
 }
 
 export async function moveClip(bus: Bus, auth: AuthContext, projectId: unknown, clipId: unknown, body: unknown, opts: EditorCallOptions = {}): Promise<Reply<'moveClip'>> {
   assertScope(auth, EDITOR_WRITE);
   const project = projectRef(auth, projectId);
-  const clip = ref(clipId, NOT_FOUND.clip);
+  const clip = ref(clipId, 'clip');
   return call(bus, 'moveClip', { ...project, clip_id: clip, ...valid(validateMoveClip(body)) }, opts);
 }
 
 export async function removeClip(bus: Bus, auth: AuthContext, projectId: unknown, clipId: unknown, opts: EditorCallOptions = {}): Promise<Reply<'removeClip'>> {
   assertScope(auth, EDITOR_WRITE);
   const project = projectRef(auth, projectId);
-  return call(bus, 'removeClip', { ...project, clip_id: ref(clipId, NOT_FOUND.clip) }, opts);
+  return call(bus, 'removeClip', { ...project, clip_id: ref(clipId, 'clip') }, opts);
 }
 
 export async function updateContext(bus: Bus, auth: AuthContext, projectId: unknown, body: unknown, opts: EditorCallOptions = {}): Promise<Reply<'updateContext'>> {

@@ -224,6 +224,41 @@ describe('editor routes', () => {
       }
       expect(calls).toEqual([]);
     });
+
+    it.each([
+      ['an encoded NUL', 'vid_a%00', 'ast_a%00', 'clp_a%00'],
+      ['a traversal', '..%2F..%2Fetc%2Fpasswd', '%2e%2e%2fast_1', '..%5Cclp_1'],
+      ['an SQL injection', "vid_1'%20OR%201%3D1%20--", 'ast_1%3B%20DROP%20TABLE%20assets', "clp_1'--"],
+      ['another kind of id', 'ast_1', 'clp_1', 'vid_1'],
+      ['a CRLF', 'vid_1%0D%0AX-Injected%3A%201', 'ast_1%0D%0A', 'clp_1%0A'],
+    ])('answers 404 naming the record for a video, asset or clip id with %s, without calling the service', async (_case, video, asset, clip) => {
+      const { bus, calls } = fakeBus();
+      const app = buildApp(bus);
+      // In a query or a body, a control character is refused before the id rule, as text (400).
+      const refused = (encoded: string, field: string, error: string): [number, { error: string }] =>
+        /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(decodeURIComponent(encoded)) ? [400, { error: `${field} must not contain control characters` }] : [404, { error }];
+      const cases: [request.Test, [number, { error: string }]][] = [
+        [request(app).patch(`/media-studio/projects/${PRJ}/videos/${video}`).send({ name: 'n' }), [404, { error: 'Video not found' }]],
+        [request(app).get(`/media-studio/projects/${PRJ}?video_id=${video}`), refused(video, 'video_id', 'Video not found')],
+        [request(app).post(`/media-studio/projects/${PRJ}/export`).send({ video_id: decodeURIComponent(video) }), refused(video, 'video_id', 'Video not found')],
+        [request(app).delete(`/media-studio/projects/${PRJ}/assets/${asset}`), [404, { error: 'Asset not found' }]],
+        [request(app).post(`/media-studio/projects/${PRJ}/clips`).send({ track: 'video', asset_id: decodeURIComponent(asset) }), refused(asset, 'asset_id', 'Asset not found')],
+        [request(app).patch(`/media-studio/projects/${PRJ}/clips/${clip}`).send({ idx: 0 }), [404, { error: 'Clip not found' }]],
+        [request(app).delete(`/media-studio/projects/${PRJ}/clips/${clip}`), [404, { error: 'Clip not found' }]],
+      ];
+      for (const [req, expected] of cases) {
+        const res = await req;
+        expect([res.status, res.body]).toEqual(expected);
+      }
+      expect(calls).toEqual([]);
+    });
+
+    it('refuses a NUL in a body string with 400 naming the field, without calling the service', async () => {
+      const { bus, calls } = fakeBus();
+      const res = await request(buildApp(bus)).put(`/media-studio/projects/${PRJ}/context`).send({ context_md: 'a\u0000b' });
+      expect([res.status, res.body]).toEqual([400, { error: 'context_md must not contain control characters' }]);
+      expect(calls).toEqual([]);
+    });
   });
 
   describe('scopes of the contract operations', () => {
