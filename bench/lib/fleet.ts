@@ -1,11 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT, SERVICES, serviceEntry, waitReady, type ServiceName, type ServiceProcess } from '@mf/fleet';
-import { freshTestEnv } from '../../libs/testing/src';
+import { freePort, freshTestEnv } from '../../libs/testing/src';
 import { startBenchProvider, type BenchProvider } from './fake-provider';
 
 const run = promisify(execFile);
@@ -43,17 +42,6 @@ export interface BenchFleet {
   notes: string[];
   /** Stops every service, drops the database and vhost; logs are kept after a failure or with BENCH_KEEP_LOGS=1. */
   shutdown: (opts?: { failed?: boolean }) => Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT, SERVICES, startServiceProcess, waitReady, type ServiceName, type ServiceProcess } from '@mf/fleet';
-import { freshTestEnv, type TestEnv } from '@mf/testing';
+import { freePort, freshTestEnv, type TestEnv } from '@mf/testing';
 import { assertResponseMatches } from './openapi-validator';
 import { testTls } from './tls';
 
@@ -36,17 +35,6 @@ export interface Replica {
   baseUrl: string;
   port: number;
   stop: (signal?: NodeJS.Signals) => Promise<number | string>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**

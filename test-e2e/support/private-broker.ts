@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '@mf/testing';
 
 /**
  * A RabbitMQ node of our own, on free ports with its own data directory, so a test can crash and
@@ -22,17 +23,6 @@ export interface PrivateBroker {
 }
 
 const SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function accepting(port: number): Promise<boolean> {
   return new Promise((resolve) => {

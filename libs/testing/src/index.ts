@@ -6,3 +6,4 @@ export { freshTestEnv } from './env';
 export type { TestEnv } from './env';
 export { silentLogger } from './logger';
 export { FakeBilling } from './fake-billing';
+export { freePort } from './free-port';
