@@ -1,5 +1,6 @@
 import { ROUTING_KEYS } from '@mf/contracts';
 import { relayOutbox } from '../src/messaging/outbox-relay';
+import { claimDueJobs } from '../src/repositories/jobs.repository';
 import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
 import { cancelJob } from '../src/usecases/cancel-job.usecase';
 import { getJob, providerCallback } from '../src/usecases/read-jobs.usecase';
@@ -174,6 +175,19 @@ describe('jobs lifecycle against the real database and broker', () => {
     expect(fresh.job_id).not.toBe('job_inflight1');
     expect(h.billing.balance(u)).toBe(450);
     await parkJobsOf(u);
+  });
+
+  it('leases a claimed job no longer than its deadline, so a poller dying mid-round cannot delay its timeout', async () => {
+    const u = newUser(0);
+    await h.db('jobs').insert({ id: 'job_leased1', user_id: u, api_key_id: 1, type: 'image', model_id: 'imagegen-2', upstream_model: 'fal-ai/imagegen-2', params: JSON.stringify(image(u).params), cost: 50, status: 'processing', provider: 'local', provider_request_id: 'r1', deadline_at: new Date(Date.now() + 2000), next_poll_at: new Date(Date.now() - 1000) });
+    await h.db('jobs').insert({ id: 'job_leased2', user_id: u, api_key_id: 1, type: 'image', model_id: 'imagegen-2', upstream_model: 'fal-ai/imagegen-2', params: JSON.stringify(image(u).params), cost: 50, status: 'processing', provider: 'local', provider_request_id: 'r2', deadline_at: new Date(Date.now() + 3_600_000), next_poll_at: new Date(Date.now() - 1000) });
+    // The poller claims both, then "dies" before advancing them.
+    const claimed = await claimDueJobs(h.db, 50, 60_000);
+    expect(claimed.map((j) => j.id)).toEqual(expect.arrayContaining(['job_leased1', 'job_leased2']));
+    const leases = Object.fromEntries((await h.db('jobs').select('id', h.db.raw('extract(epoch from next_poll_at - now()) AS s')).whereIn('id', ['job_leased1', 'job_leased2'])).map((r: { id: string; s: string }) => [r.id, Number(r.s)]));
+    expect(leases.job_leased1).toBeLessThanOrEqual(6); // its deadline (2 s) or 5 s, not the 60 s lease
+    expect(leases.job_leased2).toBeGreaterThan(50); // far from its deadline: the full lease
+    await h.db('jobs').update({ status: 'failed' }).whereIn('id', ['job_leased1', 'job_leased2']);
   });
 
   it('leaves no job and no charge when the balance is short (402)', async () => {
