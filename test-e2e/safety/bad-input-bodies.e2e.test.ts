@@ -13,8 +13,8 @@ import {
   type Operation,
 } from '../support/bad-input-catalog';
 import { refusal, refused, send } from '../support/bad-input-http';
-import { errorLogLinesSince, logOffsets, SideEffects, type Snapshot } from '../support/bad-input-state';
-import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
+import { errorLogLinesSince, expectEachTestLeavesNothingBehind, logOffsets, startTarget, stopTarget, type SideEffects, type Target } from '../support/bad-input-state';
+import { api, type Fleet, type TestUser } from '../support/fleet';
 
 const CREDITS = 1000;
 const INVALID_JSON = 'Invalid JSON body';
@@ -38,27 +38,19 @@ describe('bad input in request bodies, on every /api/v1 operation', () => {
   let offsets: Record<string, number>;
   let projectId: string;
   let videoId: string;
+  let target: Target | undefined;
 
   const operations = documentedOperations();
   const authenticated = operations.filter((op) => op.authenticated);
   const withBody = operations.filter((op): op is Operation & { body: NonNullable<Operation['body']> } => op.body !== null);
 
   beforeAll(async () => {
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000' });
-    user = await userWithKey(fleet, 'all', CREDITS);
-    state = new SideEffects(fleet);
-    await state.open();
-    // A real project and video: a body wrongly accepted would change them for all to see.
-    const created = await api(fleet, 'POST', '/api/v1/media-studio/projects', { key: user.key, body: { name: 'target' } });
-    projectId = created.body.project.id;
-    videoId = (await api(fleet, 'GET', `/api/v1/media-studio/projects/${projectId}`, { key: user.key })).body.videos[0].id;
+    target = await startTarget(CREDITS);
+    ({ fleet, user, state, projectId, videoId } = target);
     offsets = logOffsets(fleet);
   }, 240_000);
 
-  afterAll(async () => {
-    await state?.close();
-    await fleet?.shutdown();
-  });
+  afterAll(() => stopTarget(target));
 
   /** The operation's path with ids that are well-formed (the project and video exist). */
   function pathFor(op: Operation): string {
@@ -72,13 +64,7 @@ describe('bad input in request bodies, on every /api/v1 operation', () => {
   const bodyWith = (op: Operation, field: string, value: unknown): string => JSON.stringify({ ...BASE_BODIES[op.id], [field]: value });
 
   describe('refusals that leave nothing behind', () => {
-    let before: Snapshot;
-    beforeEach(async () => {
-      before = await state.snapshot();
-    });
-    afterEach(async () => {
-      expect(await state.changesSince(before)).toEqual([]);
-    });
+    expectEachTestLeavesNothingBehind(() => state);
 
     it('has a valid base body for every documented operation that takes one', () => {
       expect(withBody.map((op) => op.id).filter((id) => !BASE_BODIES[id])).toEqual([]);

@@ -1,7 +1,7 @@
 import { BASE_BODIES, documentedOperations, HOSTILE_IDS, pathOf, SQL_TEXT, type Operation } from '../support/bad-input-catalog';
 import { injectedHeaders, rawRequest, refusal, refused, send } from '../support/bad-input-http';
-import { errorLogLinesSince, logOffsets, SideEffects, type Snapshot } from '../support/bad-input-state';
-import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
+import { errorLogLinesSince, expectEachTestLeavesNothingBehind, logOffsets, startTarget, stopTarget, type SideEffects, type Target } from '../support/bad-input-state';
+import { api, type Fleet, type TestUser } from '../support/fleet';
 
 const CREDITS = 1000;
 const INVALID_JSON = 'Invalid JSON body';
@@ -27,26 +27,19 @@ describe('bad input in paths, query strings and headers', () => {
   let offsets: Record<string, number>;
   let projectId: string;
   let videoId: string;
+  let target: Target | undefined;
 
   const operations = documentedOperations();
   const authenticated = operations.filter((op) => op.authenticated);
   const withParams = operations.filter((op) => op.params.length > 0);
 
   beforeAll(async () => {
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000' });
-    user = await userWithKey(fleet, 'all', CREDITS);
-    state = new SideEffects(fleet);
-    await state.open();
-    const created = await api(fleet, 'POST', '/api/v1/media-studio/projects', { key: user.key, body: { name: 'target' } });
-    projectId = created.body.project.id;
-    videoId = (await api(fleet, 'GET', `/api/v1/media-studio/projects/${projectId}`, { key: user.key })).body.videos[0].id;
+    target = await startTarget(CREDITS);
+    ({ fleet, user, state, projectId, videoId } = target);
     offsets = logOffsets(fleet);
   }, 240_000);
 
-  afterAll(async () => {
-    await state?.close();
-    await fleet?.shutdown();
-  });
+  afterAll(() => stopTarget(target));
 
   const goodParams = (op: Operation): Record<string, string> => ({
     id: op.template.startsWith('/api/v1/jobs/') ? 'job_doesnotexist1' : projectId,
@@ -57,13 +50,7 @@ describe('bad input in paths, query strings and headers', () => {
   const bodyOf = (op: Operation): string | undefined => (op.body ? JSON.stringify(BASE_BODIES[op.id]) : undefined);
 
   describe('refusals that leave nothing behind', () => {
-    let before: Snapshot;
-    beforeEach(async () => {
-      before = await state.snapshot();
-    });
-    afterEach(async () => {
-      expect(await state.changesSince(before)).toEqual([]);
-    });
+    expectEachTestLeavesNothingBehind(() => state);
 
     describe('ids in paths', () => {
       it.each(

@@ -13,9 +13,9 @@ import {
   type PropertySchema,
 } from '../support/bad-input-catalog';
 import { injectedHeaders, refusal, refused, send, type RawResponse } from '../support/bad-input-http';
-import { errorLogLinesSince, logOffsets, SideEffects, type Snapshot } from '../support/bad-input-state';
+import { errorLogLinesSince, expectEachTestLeavesNothingBehind, logOffsets, startTarget, stopTarget, type SideEffects, type Target } from '../support/bad-input-state';
 import { DashboardSession } from '../support/dashboard-session';
-import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
+import { api, type Fleet, type TestUser } from '../support/fleet';
 
 const CREDITS = 1000;
 const PASSWORD = 'correct horse battery';
@@ -65,14 +65,13 @@ describe('bad input on the dashboard API, the MCP endpoint and OAuth', () => {
   let keyId: number;
   let projectId: string;
   let videoId: string;
+  let target: Target | undefined;
   let clientId: string;
   let tools: Array<{ name: string; inputSchema: { properties?: Record<string, PropertySchema>; required?: string[] } }>;
 
   beforeAll(async () => {
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000' });
-    user = await userWithKey(fleet, 'all', CREDITS);
-    state = new SideEffects(fleet);
-    await state.open();
+    target = await startTarget(CREDITS);
+    ({ fleet, user, state, projectId, videoId } = target);
 
     const adminEmail = `admin-${Date.now()}@example.test`;
     adminId = Number((await fleet.admin('user:create', '--email', adminEmail, '--password', PASSWORD)).user_id);
@@ -81,8 +80,6 @@ describe('bad input on the dashboard API, the MCP endpoint and OAuth', () => {
     expect((await admin.signIn(adminEmail, PASSWORD)).status).toBe(200);
     keyId = (await admin.post('/keys', { body: { name: 'target', scopes: ['models:read'] } })).body.key.id;
 
-    projectId = (await api(fleet, 'POST', '/api/v1/media-studio/projects', { key: user.key, body: { name: 'target' } })).body.project.id;
-    videoId = (await api(fleet, 'GET', `/api/v1/media-studio/projects/${projectId}`, { key: user.key })).body.videos[0].id;
 
     const registered = await send(fleet.baseUrl, 'POST', '/oauth/register', { body: JSON.stringify({ client_name: 'target', redirect_uris: [REDIRECT_URI] }) });
     clientId = registered.body.client_id;
@@ -91,10 +88,7 @@ describe('bad input on the dashboard API, the MCP endpoint and OAuth', () => {
     offsets = logOffsets(fleet);
   }, 240_000);
 
-  afterAll(async () => {
-    await state?.close();
-    await fleet?.shutdown();
-  });
+  afterAll(() => stopTarget(target));
 
   function mcp(body: string | Buffer, headers: Record<string, string> = {}): Promise<RawResponse> {
     // Checked against the OpenAPI document, as /api/v1 answers are.
@@ -126,13 +120,7 @@ describe('bad input on the dashboard API, the MCP endpoint and OAuth', () => {
     })[e.path] ?? {};
 
   describe('refusals that leave nothing behind', () => {
-    let before: Snapshot;
-    beforeEach(async () => {
-      before = await state.snapshot();
-    });
-    afterEach(async () => {
-      expect(await state.changesSince(before)).toEqual([]);
-    });
+    expectEachTestLeavesNothingBehind(() => state);
 
     describe('dashboard API', () => {
       it('reads the endpoints from docs/dashboard-api.md', () => {

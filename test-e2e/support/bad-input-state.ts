@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import type { Fleet } from './fleet';
+import { api, startFleet, userWithKey, type Fleet, type TestUser } from './fleet';
 
 /**
  * Proof that a refused request left nothing behind: every table of every service's schema (row
@@ -102,4 +102,39 @@ export function errorLogLinesSince(fleet: Fleet, offsets: Record<string, number>
     for (const line of text.split('\n')) if (/"level":(50|60)\b/.test(line)) lines.push(`${f}: ${line.slice(0, 500)}`);
   }
   return lines;
+}
+
+/** A fleet to attack: a user with credits, and a real project and video a wrongly accepted request would change. */
+export interface Target {
+  fleet: Fleet;
+  user: TestUser;
+  state: SideEffects;
+  projectId: string;
+  videoId: string;
+}
+
+export async function startTarget(credits: number): Promise<Target> {
+  const fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000' });
+  const user = await userWithKey(fleet, 'all', credits);
+  const state = new SideEffects(fleet);
+  await state.open();
+  const projectId = (await api(fleet, 'POST', '/api/v1/media-studio/projects', { key: user.key, body: { name: 'target' } })).body.project.id as string;
+  const videoId = (await api(fleet, 'GET', `/api/v1/media-studio/projects/${projectId}`, { key: user.key })).body.videos[0].id as string;
+  return { fleet, user, state, projectId, videoId };
+}
+
+export async function stopTarget(target: Target | undefined): Promise<void> {
+  await target?.state.close();
+  await target?.fleet.shutdown();
+}
+
+/** In the enclosing describe: every test must leave the databases and media storage as they were. */
+export function expectEachTestLeavesNothingBehind(state: () => SideEffects): void {
+  let before: Snapshot;
+  beforeEach(async () => {
+    before = await state().snapshot();
+  });
+  afterEach(async () => {
+    expect(await state().changesSince(before)).toEqual([]);
+  });
 }
