@@ -1,9 +1,9 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT, SERVICES, serviceEntry, waitReady, type ServiceName, type ServiceProcess } from '@mf/fleet';
+import { REPO_ROOT, SERVICES, startServiceProcess, waitReady, type ServiceName, type ServiceProcess } from '@mf/fleet';
 import { freePort, freshTestEnv } from '../../libs/testing/src';
 import { startBenchProvider, type BenchProvider } from './fake-provider';
 
@@ -42,25 +42,6 @@ export interface BenchFleet {
   notes: string[];
   /** Stops every service, drops the database and vhost; logs are kept after a failure or with BENCH_KEEP_LOGS=1. */
   shutdown: (opts?: { failed?: boolean }) => Promise<void>;
-}
-
-/**
- * One service as a child process (node + tsx, from source, as `npm start` runs it). Its output goes
- * straight to a log file: the bench process, which also generates the load, never handles a line.
- */
-function spawnService(name: ServiceName, port: number, env: NodeJS.ProcessEnv, logFile: string): ServiceProcess {
-  const fd = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', serviceEntry(name)], { cwd: REPO_ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', fd, fd] });
-  fs.closeSync(fd);
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
-  const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs = 15_000): Promise<number | string> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    const result = await exited;
-    clearTimeout(timer);
-    return result;
-  };
-  return { name, port, child, exited, stop };
 }
 
 /**
@@ -114,7 +95,7 @@ export async function startBenchFleet(extraEnv: Record<string, string> = {}): Pr
     // All at once: each service waits for its own dependencies.
     await Promise.all(
       SERVICES.map(async (s) => {
-        procs[s.name] = spawnService(s.name, ports[s.name], env, path.join(logDir, `${s.name}.log`));
+        procs[s.name] = startServiceProcess(s.name, ports[s.name], env, { file: path.join(logDir, `${s.name}.log`) });
         await waitReady(procs[s.name], 180_000);
       }),
     );

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import readline from 'node:readline';
 import { REPO_ROOT, serviceEntry, type ServiceName } from './services';
 
@@ -12,18 +13,25 @@ export interface ServiceProcess {
   stop: (signal?: NodeJS.Signals, graceMs?: number) => Promise<number | string>;
 }
 
+/** Where a service's output goes: each line to a callback, or straight into a file (the parent never handles a line). */
+export type ServiceOutput = ((line: string, stream: 'stdout' | 'stderr') => void) | { file: string };
+
 /**
- * Runs one service as a child process (node + tsx, from source), handing each output line to
- * `onLine`. The child gets its own environment: nothing leaks between services but what we pass.
+ * Runs one service as a child process (node + tsx, from source). The child gets its own
+ * environment: nothing leaks between services but what we pass.
  */
-export function startServiceProcess(name: ServiceName, port: number, env: NodeJS.ProcessEnv, onLine: (line: string, stream: 'stdout' | 'stderr') => void): ServiceProcess {
+export function startServiceProcess(name: ServiceName, port: number, env: NodeJS.ProcessEnv, output: ServiceOutput): ServiceProcess {
+  const fd = typeof output === 'function' ? null : fs.openSync(output.file, 'a');
   const child = spawn(process.execPath, ['--import', 'tsx', serviceEntry(name)], {
     cwd: REPO_ROOT,
     env: { ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: fd === null ? ['ignore', 'pipe', 'pipe'] : ['ignore', fd, fd],
   });
-  readline.createInterface({ input: child.stdout! }).on('line', (l) => onLine(l, 'stdout'));
-  readline.createInterface({ input: child.stderr! }).on('line', (l) => onLine(l, 'stderr'));
+  if (fd !== null) fs.closeSync(fd);
+  if (typeof output === 'function') {
+    readline.createInterface({ input: child.stdout! }).on('line', (l) => output(l, 'stdout'));
+    readline.createInterface({ input: child.stderr! }).on('line', (l) => output(l, 'stderr'));
+  }
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs = 15_000): Promise<number | string> => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
