@@ -340,6 +340,15 @@ describe('HTTP behaviour of the MCP endpoint', () => {
     expect(endpoint.calls).toEqual([]);
   });
 
+  it('answers tools/call with malformed params with JSON-RPC "Invalid params" (-32602), not an internal error', async () => {
+    endpoint = await startEndpoint();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 42 } });
+    const res = await fetch(endpoint.url, { method: 'POST', headers: { authorization: 'Bearer key-all', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32602, message: 'Invalid params: params.name must be a string (the tool name)' } });
+    expect(endpoint.calls).toEqual([]);
+  });
+
   it('refuses a NUL in tool arguments with 400 naming the argument, before any tool runs', async () => {
     endpoint = await startEndpoint();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'video_editor_create_project', arguments: { name: 'a\u0000b' } } });

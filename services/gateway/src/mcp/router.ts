@@ -11,6 +11,7 @@ import { recordUsage } from '../http/usage.middleware';
 import type { RateLimiter } from '../ratelimit/rate-limiter';
 import type { UsageRecorder } from '../usage/usage-recorder';
 import { mcpAuthenticate, resourceMetadataUrl, type TokenVerifier } from './auth';
+import { invalidParamsAnswer } from './invalid-params';
 import { buildMcpServer } from './server';
 
 export interface McpDeps {
@@ -49,6 +50,11 @@ export function mcpRouter(deps: McpDeps): Router {
     // JSON-RPC 2.0 §6: an empty batch is an invalid request (the SDK would answer 202, as to notifications).
     if (Array.isArray(req.body) && req.body.length === 0) {
       res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: empty batch' }, id: null });
+      return;
+    }
+    const invalid = invalidParamsAnswer(req.body);
+    if (invalid) {
+      res.status(200).json(invalid);
       return;
     }
     const id = requestId(req);
