@@ -19,6 +19,9 @@ export interface Fleet {
   stopService: (name: ServiceName, signal?: NodeJS.Signals) => Promise<number | string>;
   /** Starts a stopped service again (optionally with changed variables) and waits until it is ready. */
   startService: (name: ServiceName, envOverride?: Record<string, string>) => Promise<void>;
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) a running service: it keeps its connections but answers nothing. */
+  pauseService: (name: ServiceName) => void;
+  resumeService: (name: ServiceName) => void;
   /**
    * Starts one more replica of a service on a free port, with the fleet's variables (database,
    * vhost) plus `envOverride`, and waits until it is ready. shutdown() stops it too.
@@ -94,6 +97,8 @@ export async function startFleet(extraEnv: Record<string, string> = {}): Promise
     logDir,
     stopService: (name, signal = 'SIGTERM') => procs.get(name)!.stop(signal),
     startService: (name, envOverride) => launch(name, envOverride),
+    pauseService: (name) => void procs.get(name)!.child.kill('SIGSTOP'),
+    resumeService: (name) => void procs.get(name)!.child.kill('SIGCONT'),
     startReplica: async (name, envOverride = {}) => {
       const port = await freePort();
       const log = fs.createWriteStream(path.join(logDir, `${name}-replica-${replicas.length + 1}.log`), { flags: 'a' });
