@@ -41,6 +41,7 @@ export function privateBrokerAvailable(): boolean {
 }
 
 export async function startPrivateBroker(opts: { startTimeoutMs?: number } = {}): Promise<PrivateBroker> {
+  if (!privateBrokerAvailable()) throw new Error(`a private RabbitMQ node needs Debian's rabbitmq-server (${SERVER}): apt-get install rabbitmq-server`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-broker-'));
   const port = await freePort();
   const distPort = await freePort();
