@@ -25,12 +25,10 @@ export function decide(record: IdempotencyRecord, fingerprint: string, now: Date
 const RELEASING = new Set([400, 401, 403, 429]);
 
 /**
- * Routes whose service recognises a retry by the forwarded key digest (jobs.submit): there a 503
- * ("retry shortly": the outcome is unknown) frees the key too, and the retry with the same key
- * returns the job the first attempt made, if it made one, instead of a second charge.
+ * A route that forwarded the key's digest to the service doing the work (jobs.submit recognises a
+ * retry by it) makes a 503 ("retry shortly": the outcome is unknown) free the key too: the retry
+ * with the same key then gets the job the first attempt made, if it made one, not a second charge.
  */
-const RETRY_SAFE_ROUTES = /\/generate$/;
-
-export function releasesKey(status: number, path = ''): boolean {
-  return RELEASING.has(status) || (status === 503 && RETRY_SAFE_ROUTES.test(path));
+export function releasesKey(status: number, forwarded = false): boolean {
+  return RELEASING.has(status) || (status === 503 && forwarded);
 }

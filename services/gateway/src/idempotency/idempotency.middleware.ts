@@ -30,7 +30,10 @@ export const DEFAULT_POLL_MS = 75;
  * window it stays valid in. Undefined without an Idempotency-Key.
  */
 export function forwardedIdempotency(res: Response): SubmitIdempotency | undefined {
-  return res.locals.idempotency as SubmitIdempotency | undefined;
+  const forwarded = res.locals.idempotency as SubmitIdempotency | undefined;
+  // Taking it is the route's promise that its service deduplicates: a 503 may then free the key.
+  if (forwarded) res.locals.idempotencyForwarded = true;
+  return forwarded;
 }
 
 /** Aborts when the client goes away before its response was sent. */
@@ -79,7 +82,7 @@ export function idempotency(deps: IdempotencyDeps): RequestHandler {
         res.locals.idempotency = forwarded;
         persistBeforeSending(res, {
           persist: async (status, body) => {
-            if (releasesKey(status, req.path)) return deps.store.release(lease);
+            if (releasesKey(status, res.locals.idempotencyForwarded === true)) return deps.store.release(lease);
             if (!(await deps.store.complete(lease, status, body))) log.warn({ status }, 'Idempotency-Key was taken over while this request ran; its answer is not stored');
           },
           onError: (err) => log.error({ err }, 'Idempotency-Key response could not be stored; sent anyway'),
