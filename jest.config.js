@@ -1,14 +1,38 @@
 // Three tiers (see README "Tests"): unit specs beside the code, integration tests against the real
 // Postgres and RabbitMQ in each package's test/, end-to-end tests of the real fleet in test-e2e/.
 const transform = {
-  '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  '^.+\\.ts$': [
+    '@swc/jest',
+    { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+  ],
 };
-const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+// In the repository the SDK is tested from its sources; its published build (sdk/dist) is tested as
+// a tarball in test-e2e/sdk/package.e2e.test.ts.
+const moduleNameMapper = { '^@mediaforge/sdk$': '<rootDir>/sdk/src/index.ts' };
+const common = { transform, moduleNameMapper, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/*/src/**/*.test.ts', '<rootDir>/sdk/src/**/*.test.ts'] },
-    { ...common, displayName: 'integration', testMatch: ['<rootDir>/{libs,services}/*/test/**/*.test.ts', '<rootDir>/deploy/test/**/*.test.ts'], setupFilesAfterEnv: ['<rootDir>/libs/testing/src/jest-integration-timeout.ts'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.e2e.test.ts'], setupFilesAfterEnv: ['<rootDir>/test-e2e/support/timeouts.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{libs,services}/*/src/**/*.test.ts', '<rootDir>/sdk/src/**/*.test.ts'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: [
+        '<rootDir>/{libs,services}/*/test/**/*.test.ts',
+        '<rootDir>/deploy/test/**/*.test.ts',
+        '<rootDir>/scripts/build/test/**/*.test.ts',
+      ],
+      setupFilesAfterEnv: ['<rootDir>/libs/testing/src/jest-integration-timeout.ts'],
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test-e2e/**/*.e2e.test.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test-e2e/support/timeouts.ts'],
+    },
   ],
 };

@@ -15,7 +15,10 @@ type BenchName = (typeof BENCHES)[number];
 
 function runOne(name: BenchName, args: string[]): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, name, 'run.ts'), ...args], { stdio: 'inherit', cwd: path.resolve(__dirname, '..') });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, name, 'run.ts'), ...args], {
+      stdio: 'inherit',
+      cwd: path.resolve(__dirname, '..'),
+    });
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
@@ -35,9 +38,15 @@ async function main(): Promise<number> {
     const t = Date.now();
     const code = await runOne(bench, args);
     if (code !== 0) failed.push(bench);
-    if (names.length > 1) console.log(`==== ${bench}: ${code === 0 ? 'done' : `could not run (exit ${code})`} in ${((Date.now() - t) / 1000).toFixed(0)} s`);
+    if (names.length > 1)
+      console.log(
+        `==== ${bench}: ${code === 0 ? 'done' : `could not run (exit ${code})`} in ${((Date.now() - t) / 1000).toFixed(0)} s`,
+      );
   }
-  if (names.length > 1) console.log(`\nall benches in ${((Date.now() - started) / 1000).toFixed(0)} s${failed.length ? `; could not run: ${failed.join(', ')}` : ''}; load average ${loadAverage()}`);
+  if (names.length > 1)
+    console.log(
+      `\nall benches in ${((Date.now() - started) / 1000).toFixed(0)} s${failed.length ? `; could not run: ${failed.join(', ')}` : ''}; load average ${loadAverage()}`,
+    );
   return failed.length ? 1 : 0;
 }
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { prettyFactory } from 'pino-pretty';
-import { REPO_ROOT, SERVICES, startServiceProcess, waitReady, type ServiceName, type ServiceProcess } from '@mf/fleet';
+import { REPO_ROOT, SERVICES, startServiceProcess, waitReady, type ServiceProcess } from '@mf/fleet';
 
 const run = promisify(execFile);
 
@@ -27,7 +27,12 @@ const env: NodeJS.ProcessEnv = {
 const baseUrl = env.PUBLIC_BASE_URL!;
 
 const COLORS = [36, 33, 35, 32, 34, 31];
-const pretty = prettyFactory({ colorize: process.stdout.isTTY, ignore: 'pid,hostname,service', translateTime: 'HH:MM:ss.l', singleLine: true });
+const pretty = prettyFactory({
+  colorize: process.stdout.isTTY,
+  ignore: 'pid,hostname,service',
+  translateTime: 'HH:MM:ss.l',
+  singleLine: true,
+});
 
 function printer(name: string, index: number): (line: string) => void {
   const tag = `\x1b[${COLORS[index % COLORS.length]}m${name.padEnd(18)}\x1b[0m|`;
@@ -63,12 +68,18 @@ async function ensureDatabase(url: string): Promise<void> {
 }
 
 async function admin(...args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'services/gateway/src/admin/cli.ts'), ...args], { cwd: REPO_ROOT, env });
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', path.join(REPO_ROOT, 'services/gateway/src/admin/cli.ts'), ...args],
+    { cwd: REPO_ROOT, env },
+  );
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
 async function keyWorks(key: string): Promise<boolean> {
-  const res = await fetch(`http://127.0.0.1:${gatewayPort}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } });
+  const res = await fetch(`http://127.0.0.1:${gatewayPort}/api/v1/account`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   return res.status === 200;
 }
 
@@ -104,8 +115,11 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stopAll(0));
 
   SERVICES.forEach((s, i) => {
-    const port = s.name === 'gateway' ? gatewayPort : Number(process.env[`${s.name.toUpperCase().replace(/-/g, '_')}_PORT`] ?? s.port);
-    const proc = startServiceProcess(s.name as ServiceName, port, env, printer(s.name, i));
+    const port =
+      s.name === 'gateway'
+        ? gatewayPort
+        : Number(process.env[`${s.name.toUpperCase().replace(/-/g, '_')}_PORT`] ?? s.port);
+    const proc = startServiceProcess(s.name, port, env, printer(s.name, i));
     void proc.exited.then((code) => {
       if (!stopping) console.error(`${s.name} exited (${code}); the others keep running. Ctrl-C to stop.`);
     });
@@ -124,7 +138,9 @@ async function main(): Promise<void> {
   console.log(`\n${line}\n mediaforge is running\n`);
   console.log(` base URL : ${baseUrl}`);
   console.log(` dashboard: ${baseUrl}/dashboard/  (sign up there)`);
-  console.log(` API key  : ${key}${created ? '   (new: demo user ' + DEMO_EMAIL + ' with ' + DEMO_CREDITS + ' credits)' : ''}`);
+  console.log(
+    ` API key  : ${key}${created ? '   (new: demo user ' + DEMO_EMAIL + ' with ' + DEMO_CREDITS + ' credits)' : ''}`,
+  );
   console.log(`\n try it   : curl -s ${baseUrl}/api/v1/account -H "Authorization: Bearer ${key}"`);
   console.log(` stop     : Ctrl-C\n${line}\n`);
 }

@@ -29,19 +29,57 @@ export function baselineArgs(s: BenchSources, out: string): string[] {
     );
   });
   graph.push(`${SCENE_SHAPES.map((_, i) => `[v${i}][a${i}]`).join('')}concat=n=${n}:v=1:a=1[vcat][acat]`);
-  s.voices.forEach((_, i) => graph.push(`[${n + i}:a]aresample=${RATE},aformat=sample_fmts=fltp:channel_layouts=stereo,adelay=delays=${i * sceneSamples}S:all=1[o${i}]`));
-  graph.push(`${s.voices.map((_, i) => `[o${i}]`).join('')}amix=inputs=${s.voices.length}:normalize=0:duration=longest,apad,atrim=end_sample=${total},asplit=2[voice][key]`);
-  graph.push(`[${2 * n}:a]aresample=${RATE},aformat=sample_fmts=fltp:channel_layouts=stereo,volume=0.6,apad,atrim=end_sample=${total}[music]`);
+  s.voices.forEach((_, i) =>
+    graph.push(
+      `[${n + i}:a]aresample=${RATE},aformat=sample_fmts=fltp:channel_layouts=stereo,adelay=delays=${i * sceneSamples}S:all=1[o${i}]`,
+    ),
+  );
+  graph.push(
+    `${s.voices.map((_, i) => `[o${i}]`).join('')}amix=inputs=${s.voices.length}:normalize=0:duration=longest,apad,atrim=end_sample=${total},asplit=2[voice][key]`,
+  );
+  graph.push(
+    `[${2 * n}:a]aresample=${RATE},aformat=sample_fmts=fltp:channel_layouts=stereo,volume=0.6,apad,atrim=end_sample=${total}[music]`,
+  );
   graph.push('[music][key]sidechaincompress=threshold=0.015:ratio=10:attack=20:release=400:makeup=1[ducked]');
   graph.push(`[acat][voice][ducked]amix=inputs=3:normalize=0:duration=first,atrim=end_sample=${total}[aout]`);
 
   return [
-    '-hide_banner', '-v', 'error', '-nostdin',
+    '-hide_banner',
+    '-v',
+    'error',
+    '-nostdin',
     ...inputs,
-    '-filter_complex', graph.join(';'),
-    '-map', '[vcat]', '-map', '[aout]',
-    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '21', '-profile:v', 'high', '-pix_fmt', 'yuv420p', '-g', String(FPS * 2),
-    '-c:a', 'aac', '-b:a', '192k', '-ar', String(RATE), '-ac', '2',
-    '-movflags', '+faststart', '-f', 'mp4', '-y', out,
+    '-filter_complex',
+    graph.join(';'),
+    '-map',
+    '[vcat]',
+    '-map',
+    '[aout]',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-crf',
+    '21',
+    '-profile:v',
+    'high',
+    '-pix_fmt',
+    'yuv420p',
+    '-g',
+    String(FPS * 2),
+    '-c:a',
+    'aac',
+    '-b:a',
+    '192k',
+    '-ar',
+    String(RATE),
+    '-ac',
+    '2',
+    '-movflags',
+    '+faststart',
+    '-f',
+    'mp4',
+    '-y',
+    out,
   ];
 }

@@ -35,11 +35,29 @@ export interface BenchSources {
  */
 export async function makeBenchSources(dir: string, ffmpegPath: string): Promise<BenchSources> {
   await mkdir(dir, { recursive: true });
-  const ff = (args: string[]) => run(ffmpegPath, ['-hide_banner', '-v', 'error', ...args, '-y'], { maxBuffer: 16 * 1024 * 1024 });
+  const ff = (args: string[]) =>
+    run(ffmpegPath, ['-hide_banner', '-v', 'error', ...args, '-y'], { maxBuffer: 16 * 1024 * 1024 });
   const scene = (i: number, pattern: string, file: string) => {
     const shape = SCENE_SHAPES[i];
-    const audio = shape.audio ? ['-f', 'lavfi', '-i', `sine=f=${220 + 40 * i}:r=44100:d=${SCENE_SEC}`, '-c:a', 'aac', '-shortest'] : [];
-    return ff(['-f', 'lavfi', '-i', `${pattern}=s=${shape.size}:r=${shape.rate}:d=${SCENE_SEC},noise=alls=4:allf=t`, ...audio, '-c:v', 'libx264', '-preset', 'superfast', '-crf', '23', '-pix_fmt', 'yuv420p', file]);
+    const audio = shape.audio
+      ? ['-f', 'lavfi', '-i', `sine=f=${220 + 40 * i}:r=44100:d=${SCENE_SEC}`, '-c:a', 'aac', '-shortest']
+      : [];
+    return ff([
+      '-f',
+      'lavfi',
+      '-i',
+      `${pattern}=s=${shape.size}:r=${shape.rate}:d=${SCENE_SEC},noise=alls=4:allf=t`,
+      ...audio,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'superfast',
+      '-crf',
+      '23',
+      '-pix_fmt',
+      'yuv420p',
+      file,
+    ]);
   };
   const scenes = SCENE_SHAPES.map((_, i) => path.join(dir, `scene-${i}.mp4`));
   const voices = scenes.map((_, i) => path.join(dir, `voice-${i}.m4a`));
@@ -49,8 +67,36 @@ export async function makeBenchSources(dir: string, ffmpegPath: string): Promise
   const jobs: Array<() => Promise<unknown>> = [
     ...scenes.map((file, i) => () => scene(i, 'testsrc2', file)),
     () => scene(2, 'rgbtestsrc', alternateScene),
-    ...voices.map((file, i) => () => ff(['-f', 'lavfi', '-i', `sine=f=${600 + 50 * i}:r=24000:d=2.5`, '-af', 'tremolo=f=5:d=0.7', '-c:a', 'aac', file])),
-    () => ff(['-f', 'lavfi', '-i', 'sine=f=110:r=44100:d=10', '-f', 'lavfi', '-i', 'sine=f=165:r=44100:d=10', '-filter_complex', 'amerge=inputs=2', '-c:a', 'aac', music]),
+    ...voices.map(
+      (file, i) => () =>
+        ff([
+          '-f',
+          'lavfi',
+          '-i',
+          `sine=f=${600 + 50 * i}:r=24000:d=2.5`,
+          '-af',
+          'tremolo=f=5:d=0.7',
+          '-c:a',
+          'aac',
+          file,
+        ]),
+    ),
+    () =>
+      ff([
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=f=110:r=44100:d=10',
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=f=165:r=44100:d=10',
+        '-filter_complex',
+        'amerge=inputs=2',
+        '-c:a',
+        'aac',
+        music,
+      ]),
   ];
   const next = async (): Promise<void> => {
     for (let job = jobs.shift(); job; job = jobs.shift()) await job();

@@ -17,7 +17,9 @@ import { printTable } from '../lib/table';
 const CONNECTIONS = envNumber('BENCH_CONNECTIONS', 50);
 
 async function main(): Promise<void> {
-  console.log(`gateway bench: ${CONNECTIONS} connections, ${DURATION_SEC} s per figure after ${WARMUP_SEC} s warm-up; ${machineLine()}`);
+  console.log(
+    `gateway bench: ${CONNECTIONS} connections, ${DURATION_SEC} s per figure after ${WARMUP_SEC} s warm-up; ${machineLine()}`,
+  );
   const fleet = await startBenchFleet();
   let failed = true;
   try {
@@ -27,7 +29,11 @@ async function main(): Promise<void> {
     const auth = { authorization: `Bearer ${user.key}` };
     const bare = await startBareServer(fleet.databaseUrl, 'jobs.jobs');
     try {
-      const job = await runLoad({ url: `${fleet.baseUrl}/api/v1/jobs/${jobId}`, headers: auth, connections: CONNECTIONS });
+      const job = await runLoad({
+        url: `${fleet.baseUrl}/api/v1/jobs/${jobId}`,
+        headers: auth,
+        connections: CONNECTIONS,
+      });
       const models = await runLoad({ url: `${fleet.baseUrl}/api/v1/models`, headers: auth, connections: CONNECTIONS });
       const base = await runLoad({ url: `${bare.url}/row/${jobId}`, connections: CONNECTIONS });
 

@@ -14,7 +14,8 @@ export function envList(name: string, fallback: number[]): number[] {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const list = raw.split(',').map((s) => Number(s.trim()));
-  if (list.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`${name} must be a comma-separated list of positive integers, got ${JSON.stringify(raw)}`);
+  if (list.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error(`${name} must be a comma-separated list of positive integers, got ${JSON.stringify(raw)}`);
   return list;
 }
 
@@ -27,7 +28,10 @@ export function loadAverage(): string {
   try {
     return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   } catch {
-    return os.loadavg().map((v) => v.toFixed(2)).join(' ');
+    return os
+      .loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' ');
   }
 }
 

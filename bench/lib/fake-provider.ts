@@ -8,7 +8,10 @@ import { testTls } from '../../test-e2e/support/tls';
 export const BENCH_FAL_KEY = 'bench-fal-key';
 
 /** A 1x1 PNG: the result the jobs service copies into its storage. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 interface HeldRequest {
   id: string;
@@ -59,7 +62,10 @@ export async function startBenchProvider(): Promise<BenchProvider> {
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
   };
 
-  const result = (r: HeldRequest) => ({ images: [{ url: `${base}/media/${r.id}.png`, content_type: 'image/png', width: 1, height: 1 }], seed: 1 });
+  const result = (r: HeldRequest) => ({
+    images: [{ url: `${base}/media/${r.id}.png`, content_type: 'image/png', width: 1, height: 1 }],
+    seed: 1,
+  });
 
   const server = https.createServer({ key: tls.key, cert: tls.cert, keepAlive: true }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -79,10 +85,16 @@ export async function startBenchProvider(): Promise<BenchProvider> {
         if (!r || r.app !== `${m[1]}/${m[2]}`) return json(res, 404, { detail: 'Request not found' });
         if (m[4] === '/status' && req.method === 'GET') {
           r.statusCalls += 1;
-          return json(res, 200, { status: r.completed ? 'COMPLETED' : 'IN_PROGRESS', request_id: r.id, response_url: `${base}/${r.app}/requests/${r.id}`, logs: null });
+          return json(res, 200, {
+            status: r.completed ? 'COMPLETED' : 'IN_PROGRESS',
+            request_id: r.id,
+            response_url: `${base}/${r.app}/requests/${r.id}`,
+            logs: null,
+          });
         }
         if (m[4] === '/cancel' && req.method === 'PUT') return json(res, 202, { status: 'CANCELLATION_REQUESTED' });
-        if (!m[4] && req.method === 'GET') return r.completed ? json(res, 200, result(r)) : json(res, 400, { detail: 'Request is still in progress' });
+        if (!m[4] && req.method === 'GET')
+          return r.completed ? json(res, 200, result(r)) : json(res, 400, { detail: 'Request is still in progress' });
         return json(res, 405, { detail: 'Method not allowed' });
       }
 
@@ -95,8 +107,14 @@ export async function startBenchProvider(): Promise<BenchProvider> {
       } catch {
         return json(res, 422, { detail: 'invalid JSON' });
       }
-      if (typeof (input as { prompt?: unknown } | null)?.prompt !== 'string') return json(res, 422, { detail: [{ loc: ['body', 'prompt'], msg: 'field required' }] });
-      const r: HeldRequest = { id: randomUUID(), app: `${segments[0]}/${segments[1]}`, completed: false, statusCalls: 0 };
+      if (typeof (input as { prompt?: unknown } | null)?.prompt !== 'string')
+        return json(res, 422, { detail: [{ loc: ['body', 'prompt'], msg: 'field required' }] });
+      const r: HeldRequest = {
+        id: randomUUID(),
+        app: `${segments[0]}/${segments[1]}`,
+        completed: false,
+        statusCalls: 0,
+      };
       const webhook = url.searchParams.get('fal_webhook');
       if (webhook) {
         r.callbackUrl = webhook;
@@ -105,7 +123,13 @@ export async function startBenchProvider(): Promise<BenchProvider> {
       }
       requests.set(r.id, r);
       const requestBase = `${base}/${r.app}/requests/${r.id}`;
-      json(res, 200, { request_id: r.id, status_url: `${requestBase}/status`, response_url: requestBase, cancel_url: `${requestBase}/cancel`, queue_position: 0 });
+      json(res, 200, {
+        request_id: r.id,
+        status_url: `${requestBase}/status`,
+        response_url: requestBase,
+        cancel_url: `${requestBase}/cancel`,
+        queue_position: 0,
+      });
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -116,7 +140,11 @@ export async function startBenchProvider(): Promise<BenchProvider> {
 
   const sendCallback = (r: HeldRequest, body: unknown): Promise<void> => {
     if (!r.callbackUrl) return Promise.resolve();
-    const delivery = fetch(r.callbackUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const delivery = fetch(r.callbackUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
       .then((res) => res.arrayBuffer())
       .then(
         () => undefined,

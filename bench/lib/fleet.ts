@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT, SERVICES, startServiceProcess, waitReady, type ServiceName, type ServiceProcess } from '@mf/fleet';
+import {
+  REPO_ROOT,
+  SERVICES,
+  startServiceProcess,
+  waitReady,
+  type ServiceForm,
+  type ServiceName,
+  type ServiceProcess,
+} from '@mf/fleet';
 import { freePort, freshTestEnv } from '../../libs/testing/src';
 import { startBenchProvider, type BenchProvider } from './fake-provider';
 
@@ -47,9 +55,14 @@ export interface BenchFleet {
 /**
  * The six services as real processes on free ports, against a fresh database and vhost, with the
  * bench provider (an instant fake of fal's queue API) as their upstream. Production defaults
- * otherwise, LOG_LEVEL included (BENCH_LOG_LEVEL changes it), except what `notes` lists.
+ * otherwise, LOG_LEVEL included (BENCH_LOG_LEVEL changes it), except what `notes` lists. `form`:
+ * from source (node + tsx, as npm start) or the production build (services/<name>/dist, as the
+ * images run them; build it first).
  */
-export async function startBenchFleet(extraEnv: Record<string, string> = {}): Promise<BenchFleet> {
+export async function startBenchFleet(
+  extraEnv: Record<string, string> = {},
+  form: ServiceForm = 'source',
+): Promise<BenchFleet> {
   const [testEnv, provider] = await Promise.all([freshTestEnv(), startBenchProvider()]);
   const ports = {} as Record<ServiceName, number>;
   for (const s of SERVICES) ports[s.name] = await freePort();
@@ -78,6 +91,9 @@ export async function startBenchFleet(extraEnv: Record<string, string> = {}): Pr
     ...extraEnv,
   };
   const notes = [
+    form === 'compiled'
+      ? 'services run from their production build (node --enable-source-maps services/<name>/dist/main.js, as in the images)'
+      : 'services run from source (node + tsx, as npm start)',
     `RATE_LIMIT_PER_MINUTE=${env.RATE_LIMIT_PER_MINUTE} (the contract's 60/min/key would cap the bench key at 1 req/s)`,
     `PROVIDER=fal against an instant fake (submit answers at once; a job completes when the bench says so); POLL_INTERVAL_MS=${env.POLL_INTERVAL_MS} so held jobs are not polled in the background`,
     `LOG_LEVEL=${env.LOG_LEVEL}, logs to files; ALLOW_PRIVATE_URLS, WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE on (loopback provider and receiver)`,
@@ -95,7 +111,13 @@ export async function startBenchFleet(extraEnv: Record<string, string> = {}): Pr
     // All at once: each service waits for its own dependencies.
     await Promise.all(
       SERVICES.map(async (s) => {
-        procs[s.name] = startServiceProcess(s.name, ports[s.name], env, { file: path.join(logDir, `${s.name}.log`) });
+        procs[s.name] = startServiceProcess(
+          s.name,
+          ports[s.name],
+          env,
+          { file: path.join(logDir, `${s.name}.log`) },
+          form,
+        );
         await waitReady(procs[s.name], 180_000);
       }),
     );
@@ -106,7 +128,11 @@ export async function startBenchFleet(extraEnv: Record<string, string> = {}): Pr
 
   const admin = async (...args: string[]): Promise<Record<string, unknown>> => {
     try {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'services/gateway/src/admin/cli.ts'), ...args], { cwd: REPO_ROOT, env, timeout: 120_000 });
+      const { stdout } = await run(
+        process.execPath,
+        ['--import', 'tsx', path.join(REPO_ROOT, 'services/gateway/src/admin/cli.ts'), ...args],
+        { cwd: REPO_ROOT, env, timeout: 120_000 },
+      );
       return JSON.parse(stdout) as Record<string, unknown>;
     } catch (err) {
       const e = err as { stderr?: string; code?: number };

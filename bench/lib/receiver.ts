@@ -17,7 +17,9 @@ export interface TimedReceiver {
  * An HTTP endpoint on loopback that answers 200 at once and notes when each request arrived,
  * under the key `keyOf` finds in it (a job id, a sequence number); null ignores the request.
  */
-export async function startTimedReceiver(keyOf: (headers: http.IncomingHttpHeaders, body: string) => string | null): Promise<TimedReceiver> {
+export async function startTimedReceiver(
+  keyOf: (headers: http.IncomingHttpHeaders, body: string) => string | null,
+): Promise<TimedReceiver> {
   const arrivals = new Map<string, number>();
   let ignored = 0;
   let waiter: { n: number; resolve: () => void } | null = null;

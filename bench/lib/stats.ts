@@ -20,7 +20,13 @@ export function percentile(sorted: readonly number[], p: number): number {
 export function summarize(samples: readonly number[]): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
   const mean = sorted.reduce((s, v) => s + v, 0) / (sorted.length || 1);
-  return { count: sorted.length, mean, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN };
+  return {
+    count: sorted.length,
+    mean,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? NaN,
+  };
 }
 
 /** ours / baseline, printed as "4.21x"; "-" when either side is missing. */

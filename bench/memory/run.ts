@@ -1,14 +1,19 @@
 /**
  * Memory benchmark: each service's resident set size (VmRSS of /proc/<pid>/status) idle and its
  * peak under the gateway load (GET /api/v1/jobs/:id at BENCH_CONNECTIONS with autocannon, which
- * also keeps jobs busy answering the RPC), against a bare express + pg server (same node, same tsx)
- * idle and under the same load on its own row-by-primary-key route. Prints figures; no pass/fail.
+ * also keeps jobs busy answering the RPC), against a bare express + pg server idle and under the
+ * same load on its own row-by-primary-key route. Prints figures; no pass/fail.
  *
- *   npm run bench -- memory           (node --import tsx bench/memory/run.ts)
+ * The services run in their production form (services/<name>/dist, built first, plain node, as the
+ * images run them) and the baseline is bundled the same way; `--source` measures both from source
+ * under tsx instead (as npm start runs them), for comparison.
+ *
+ *   npm run bench -- memory [--source]      (node --import tsx bench/memory/run.ts)
  *
  * Knobs: BENCH_CONNECTIONS (50), BENCH_DURATION_SEC (10), BENCH_WARMUP_SEC (2), BENCH_IDLE_SETTLE_SEC (5).
  */
 import { SERVICES } from '@mf/fleet';
+import { buildService, SERVICE_NAMES } from '../../scripts/build/services';
 import { startBareServer } from '../lib/bare';
 import { DURATION_SEC, envNumber, machineLine, sleep, WARMUP_SEC } from '../lib/env';
 import { runBench, startBenchFleet, submitImageJob } from '../lib/fleet';
@@ -21,21 +26,32 @@ const CONNECTIONS = envNumber('BENCH_CONNECTIONS', 50);
 const SETTLE_SEC = envNumber('BENCH_IDLE_SETTLE_SEC', 5);
 
 /** Runs the load while sampling the processes' RSS; resolves each one's peak (MiB). */
-async function peakUnderLoad(pids: Record<string, number>, spec: LoadSpec): Promise<{ peak: Record<string, number>; summary: string }> {
+async function peakUnderLoad(
+  pids: Record<string, number>,
+  spec: LoadSpec,
+): Promise<{ peak: Record<string, number>; summary: string }> {
   const sampler = sampleRss(pids);
   const result = await runLoad(spec);
   return { peak: sampler.stop(), summary: `${num(result.rps)} req/s, ${describeStatuses(result)}` };
 }
 
 async function main(): Promise<void> {
-  console.log(`memory bench: idle after ${SETTLE_SEC} s, then peak under ${CONNECTIONS} connections for ${WARMUP_SEC} + ${DURATION_SEC} s; ${machineLine()}`);
-  const fleet = await startBenchFleet();
+  const compiled = !process.argv.includes('--source');
+  console.log(
+    `memory bench (${compiled ? 'production build' : 'from source under tsx'}): idle after ${SETTLE_SEC} s, then peak under ${CONNECTIONS} connections for ${WARMUP_SEC} + ${DURATION_SEC} s; ${machineLine()}`,
+  );
+  if (compiled) {
+    const t = Date.now();
+    for (const name of SERVICE_NAMES) await buildService(name);
+    console.log(`  built the six services in ${((Date.now() - t) / 1000).toFixed(1)} s (scripts/build)`);
+  }
+  const fleet = await startBenchFleet({}, compiled ? 'compiled' : 'source');
   let failed = true;
   try {
     for (const note of fleet.notes) console.log(`  fleet: ${note}`);
     const user = await fleet.userWithKey('all');
     const jobId = await submitImageJob(fleet, user.key);
-    const bare = await startBareServer(fleet.databaseUrl, 'jobs.jobs');
+    const bare = await startBareServer(fleet.databaseUrl, 'jobs.jobs', compiled);
     try {
       // One request each, so both have opened their database connections before "idle" is read.
       await fetch(`${bare.url}/row/${jobId}`).then((r) => r.arrayBuffer());
@@ -44,8 +60,15 @@ async function main(): Promise<void> {
       const idle: Record<string, number> = {};
       for (const [name, pid] of Object.entries({ ...servicePids, bare: bare.pid })) idle[name] = await idleRss(pid);
 
-      const ours = await peakUnderLoad(servicePids, { url: `${fleet.baseUrl}/api/v1/jobs/${jobId}`, headers: { authorization: `Bearer ${user.key}` }, connections: CONNECTIONS });
-      const base = await peakUnderLoad({ bare: bare.pid }, { url: `${bare.url}/row/${jobId}`, connections: CONNECTIONS });
+      const ours = await peakUnderLoad(servicePids, {
+        url: `${fleet.baseUrl}/api/v1/jobs/${jobId}`,
+        headers: { authorization: `Bearer ${user.key}` },
+        connections: CONNECTIONS,
+      });
+      const base = await peakUnderLoad(
+        { bare: bare.pid },
+        { url: `${bare.url}/row/${jobId}`, connections: CONNECTIONS },
+      );
 
       const fleetIdle = SERVICES.reduce((s, x) => s + idle[x.name], 0);
       const fleetPeak = SERVICES.reduce((s, x) => s + ours.peak[x.name], 0);
@@ -55,7 +78,7 @@ async function main(): Promise<void> {
         [
           ...SERVICES.map((s) => [s.name, num(idle[s.name]), num(ours.peak[s.name])]),
           ['all six services', num(fleetIdle), num(fleetPeak)],
-          ['bare express + pg', num(idle.bare), num(base.peak.bare)],
+          [`bare express + pg (${compiled ? 'bundled' : 'tsx'})`, num(idle.bare), num(base.peak.bare)],
         ],
       );
       console.log(`  load on the gateway: GET /api/v1/jobs/:id, ${ours.summary}`);

@@ -57,12 +57,18 @@ async function holdJobs(fleet: BenchFleet, key: string, n: number): Promise<stri
   // A job's first poll is due 1 s after submit; one callback wakes the poller, which drains every due job.
   await sleep(1500);
   await fleet.provider.poke(ids[0]);
-  await until('the first poll of every held job', () => ids.every((id) => fleet.provider.statusCalls(id) >= 1), 120_000);
+  await until(
+    'the first poll of every held job',
+    () => ids.every((id) => fleet.provider.statusCalls(id) >= 1),
+    120_000,
+  );
   return ids;
 }
 
 async function ours(fleet: BenchFleet): Promise<Summary> {
-  const receiver = await startTimedReceiver((headers, body) => (headers['x-service-event'] === 'job.completed' ? String((JSON.parse(body) as { job_id: string }).job_id) : null));
+  const receiver = await startTimedReceiver((headers, body) =>
+    headers['x-service-event'] === 'job.completed' ? String((JSON.parse(body) as { job_id: string }).job_id) : null,
+  );
   try {
     const user = await fleet.userWithKey('all');
     await fleet.admin('webhook:set', '--key-id', String(user.keyId), '--url', receiver.url);
@@ -85,16 +91,38 @@ async function ours(fleet: BenchFleet): Promise<Summary> {
 }
 
 async function baseline(fleet: BenchFleet): Promise<Summary> {
-  const receiver: TimedReceiver = await startTimedReceiver((_headers, body) => String((JSON.parse(body) as { seq: number }).seq));
+  const receiver: TimedReceiver = await startTimedReceiver((_headers, body) =>
+    String((JSON.parse(body) as { seq: number }).seq),
+  );
   const queue = 'bench.relay';
-  const relay = await startBare('bare-relay', { AMQP_URL: fleet.amqpUrl, BARE_QUEUE: queue, BARE_TARGET_URL: receiver.url });
+  const relay = await startBare('bare-relay', {
+    AMQP_URL: fleet.amqpUrl,
+    BARE_QUEUE: queue,
+    BARE_TARGET_URL: receiver.url,
+  });
   const conn = await amqp.connect(fleet.amqpUrl);
   try {
     const channel = await conn.createConfirmChannel();
     await channel.assertQueue(queue, { durable: true });
     // About the size of a job.completed webhook body.
-    const job = { status: 'completed', model: 'fal-ai/imagegen-2', type: 'image', credits_consumed: 50, created_at: new Date().toISOString(), completed_at: new Date().toISOString(), result: { images: ['http://127.0.0.1/media/jobs/job_0123456789abcdef/image-1.png'] }, error: null };
-    const publish = (seq: number) => channel.publish('', queue, Buffer.from(JSON.stringify({ seq, job_id: `job_${seq}`, ...job })), { persistent: true, contentType: 'application/json' }, () => undefined);
+    const job = {
+      status: 'completed',
+      model: 'fal-ai/imagegen-2',
+      type: 'image',
+      credits_consumed: 50,
+      created_at: new Date().toISOString(),
+      completed_at: new Date().toISOString(),
+      result: { images: ['http://127.0.0.1/media/jobs/job_0123456789abcdef/image-1.png'] },
+      error: null,
+    };
+    const publish = (seq: number) =>
+      channel.publish(
+        '',
+        queue,
+        Buffer.from(JSON.stringify({ seq, job_id: `job_${seq}`, ...job })),
+        { persistent: true, contentType: 'application/json' },
+        () => undefined,
+      );
 
     await paced(WARMUP, (i) => publish(-1 - i));
     await receiver.waitFor(WARMUP, 60_000);
@@ -113,7 +141,9 @@ async function baseline(fleet: BenchFleet): Promise<Summary> {
 }
 
 async function main(): Promise<void> {
-  console.log(`pipeline bench: ${JOBS} jobs (after ${WARMUP} warm-up), one completion every ${INTERVAL_MS} ms; ${machineLine()}`);
+  console.log(
+    `pipeline bench: ${JOBS} jobs (after ${WARMUP} warm-up), one completion every ${INTERVAL_MS} ms; ${machineLine()}`,
+  );
   const fleet = await startBenchFleet();
   let failed = true;
   try {
@@ -121,13 +151,23 @@ async function main(): Promise<void> {
     const mine = await ours(fleet);
     const base = await baseline(fleet);
     console.log('');
-    const row = (label: string, s: Summary) => [label, String(s.count), num(s.p50), num(s.p99), num(s.mean), num(s.max)];
+    const row = (label: string, s: Summary) => [
+      label,
+      String(s.count),
+      num(s.p50),
+      num(s.p99),
+      num(s.mean),
+      num(s.max),
+    ];
     printTable(
       ['', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'max ms'],
       [row('provider completion -> webhook received', mine), row('publish -> consume -> HTTP POST (bare)', base)],
     );
     console.log('');
-    printTable(['ratio ours / baseline', 'p50', 'p99'], [['completion -> webhook', ratio(mine.p50, base.p50), ratio(mine.p99, base.p99)]]);
+    printTable(
+      ['ratio ours / baseline', 'p50', 'p99'],
+      [['completion -> webhook', ratio(mine.p50, base.p50), ratio(mine.p99, base.p99)]],
+    );
     failed = false;
   } finally {
     await fleet.shutdown({ failed });

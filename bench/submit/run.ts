@@ -23,14 +23,18 @@ async function createSubmitsTable(databaseUrl: string): Promise<void> {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    await db.query('CREATE SCHEMA IF NOT EXISTS bench; CREATE TABLE IF NOT EXISTS bench.submits (id text PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
+    await db.query(
+      'CREATE SCHEMA IF NOT EXISTS bench; CREATE TABLE IF NOT EXISTS bench.submits (id text PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())',
+    );
   } finally {
     await db.end();
   }
 }
 
 async function main(): Promise<void> {
-  console.log(`submit bench: ${CONNECTIONS} connections, ${DURATION_SEC} s per figure after ${WARMUP_SEC} s warm-up; ${machineLine()}`);
+  console.log(
+    `submit bench: ${CONNECTIONS} connections, ${DURATION_SEC} s per figure after ${WARMUP_SEC} s warm-up; ${machineLine()}`,
+  );
   const fleet = await startBenchFleet();
   let failed = true;
   try {
@@ -42,9 +46,21 @@ async function main(): Promise<void> {
     const headers = { 'content-type': 'application/json' };
     try {
       const before = fleet.provider.submitted();
-      const ours = await runLoad({ url: `${fleet.baseUrl}/api/v1/image/imagegen/generate`, method: 'POST', headers: { ...headers, authorization: `Bearer ${user.key}` }, body, connections: CONNECTIONS });
+      const ours = await runLoad({
+        url: `${fleet.baseUrl}/api/v1/image/imagegen/generate`,
+        method: 'POST',
+        headers: { ...headers, authorization: `Bearer ${user.key}` },
+        body,
+        connections: CONNECTIONS,
+      });
       const submitted = fleet.provider.submitted() - before;
-      const base = await runLoad({ url: `${bare.url}/submit`, method: 'POST', headers, body, connections: CONNECTIONS });
+      const base = await runLoad({
+        url: `${bare.url}/submit`,
+        method: 'POST',
+        headers,
+        body,
+        connections: CONNECTIONS,
+      });
 
       console.log('');
       const row = (label: string, r: LoadResult) => [label, num(r.rps), num(r.p50), num(r.p99), describeStatuses(r)];
@@ -54,7 +70,10 @@ async function main(): Promise<void> {
       );
       console.log(`  (the provider received ${submitted} submits, warm-up included; each one charged 50 credits)`);
       console.log('');
-      printTable(['ratio ours / baseline', 'submits/s', 'p50', 'p99'], [['submit -> 202', ratio(ours.rps, base.rps), ratio(ours.p50, base.p50), ratio(ours.p99, base.p99)]]);
+      printTable(
+        ['ratio ours / baseline', 'submits/s', 'p50', 'p99'],
+        [['submit -> 202', ratio(ours.rps, base.rps), ratio(ours.p50, base.p50), ratio(ours.p99, base.p99)]],
+      );
     } finally {
       await bare.stop();
     }

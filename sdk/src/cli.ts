@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { MediaforgeClient } from './client';
+import { checkFlags, didYouMean, int, parseArgs, str, UsageError, type Parsed } from './cli-args';
+import { MediaforgeClient, unreachable } from './client';
 import { ApiError, JobFailedError } from './errors';
-import type { GenerateImageParams, GenerateVideoParams, Job, SubmitResponse } from './types';
+import type { GenerateImageParams, GenerateVideoParams, Job, ListJobsParams, SubmitResponse } from './types';
 
 const USAGE = `Usage: mediaforge <command> [options]
 
@@ -14,61 +15,15 @@ Commands:
   generate video --prompt P [--duration 5] [--resolution 720p] [--aspect 16:9] [--no-audio]
                  [--fast] [--image-url URL] [--seed N] [--wait] [--out clip.mp4]
   generate image --prompt P [--num 1] [--aspect 1:1] [--seed N] [--wait] [--out img.png]
-  job <id>        show a job
+  job <id>        show a job (its input included)
+  jobs [--status S] [--model M] [--type video|image] [--limit N] [--starting-after ID] [--all]
+                  list your jobs, newest first (key scope jobs:read); --all follows every page
   cancel <id>     cancel a processing job
   models          list the models
   account         show the credit balance
 
 Environment: MEDIAFORGE_API_KEY (required), MEDIAFORGE_BASE_URL (default http://localhost:8080).
 Output is JSON on stdout; progress and errors go to stderr. --out implies --wait.`;
-
-interface Parsed {
-  positional: string[];
-  flags: Map<string, string | true>;
-}
-
-const BOOLEAN_FLAGS = new Set(['wait', 'no-audio', 'fast', 'help']);
-
-export function parseArgs(argv: string[]): Parsed {
-  const positional: string[] = [];
-  const flags = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '-h') flags.set('help', true);
-    else if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
-      if (eq > 0) flags.set(name, a.slice(eq + 1));
-      else if (BOOLEAN_FLAGS.has(name)) flags.set(name, true);
-      else {
-        const v = argv[i + 1];
-        if (v === undefined) throw new UsageError(`--${name} needs a value`);
-        flags.set(name, v);
-        i++;
-      }
-    } else positional.push(a);
-  }
-  return { positional, flags };
-}
-
-class UsageError extends Error {}
-
-function str(p: Parsed, name: string): string | undefined {
-  const v = p.flags.get(name);
-  if (v === true) throw new UsageError(`--${name} needs a value`);
-  return v;
-}
-
-function int(p: Parsed, name: string): number | undefined {
-  const v = str(p, name);
-  if (v === undefined) return undefined;
-  if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} must be an integer`);
-  return Number(v);
-}
-
-function checkFlags(p: Parsed, allowed: string[]): void {
-  for (const k of p.flags.keys()) if (k !== 'help' && !allowed.includes(k)) throw new UsageError(`unknown option --${k}`);
-}
 
 const print = (v: unknown): void => {
   process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
@@ -113,12 +68,33 @@ async function waitWithProgress(client: MediaforgeClient, jobId: string): Promis
   }
 }
 
+const COMMANDS = ['generate', 'job', 'jobs', 'cancel', 'models', 'account', 'help'];
+const VIDEO_FLAGS = [
+  'prompt',
+  'duration',
+  'resolution',
+  'aspect',
+  'no-audio',
+  'fast',
+  'image-url',
+  'seed',
+  'wait',
+  'out',
+];
+const IMAGE_FLAGS = ['prompt', 'num', 'aspect', 'seed', 'wait', 'out'];
+const JOBS_FLAGS = ['status', 'model', 'type', 'limit', 'starting-after', 'all'];
+
 async function download(url: string, out: string): Promise<number> {
-  const res = await fetch(url);
+  let res: Response;
+  try {
+    res = await fetch(url);
+  } catch (err) {
+    throw new Error(`download ${url}: ${unreachable(new URL(url).origin, err)}`);
+  }
   if (!res.ok || !res.body) throw new Error(`download ${url}: HTTP ${res.status}`);
   fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
   const tmp = `${out}.part`;
-  await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), fs.createWriteStream(tmp));
+  await pipeline(Readable.fromWeb(res.body), fs.createWriteStream(tmp));
   fs.renameSync(tmp, out);
   return fs.statSync(out).size;
 }
@@ -147,6 +123,29 @@ async function submitted(client: MediaforgeClient, p: Parsed, sub: SubmitRespons
   print(out ? { ...job, files } : job);
 }
 
+/** `jobs`: one page (the API's answer as is), or with --all every matching job as one array. */
+async function listJobs(client: MediaforgeClient, p: Parsed): Promise<void> {
+  checkFlags(p, JOBS_FLAGS);
+  const params: ListJobsParams = {};
+  const status = str(p, 'status');
+  if (status) params.status = status as ListJobsParams['status'];
+  const model = str(p, 'model');
+  if (model) params.model = model as ListJobsParams['model'];
+  const type = str(p, 'type');
+  if (type) params.type = type as ListJobsParams['type'];
+  const limit = int(p, 'limit');
+  if (limit !== undefined) params.limit = limit;
+  const startingAfter = str(p, 'starting-after');
+  if (!p.flags.has('all')) {
+    print(await client.listJobs({ ...params, ...(startingAfter ? { starting_after: startingAfter } : {}) }));
+    return;
+  }
+  if (startingAfter) throw new UsageError('--all starts from the newest job: leave out --starting-after');
+  const jobs: Job[] = [];
+  for await (const job of client.listAllJobs(params)) jobs.push(job);
+  print({ jobs });
+}
+
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let p: Parsed;
   try {
@@ -160,19 +159,30 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     process.stdout.write(`${USAGE}\n`);
     return cmd || p.flags.has('help') ? 0 : 2;
   }
+  if (!COMMANDS.includes(cmd)) {
+    process.stderr.write(`unknown command: ${cmd}${didYouMean(cmd, COMMANDS)}\n\n${USAGE}\n`);
+    return 2;
+  }
   const apiKey = env.MEDIAFORGE_API_KEY;
   if (!apiKey) {
     process.stderr.write('MEDIAFORGE_API_KEY is not set\n');
     return 2;
   }
-  const client = new MediaforgeClient({ baseUrl: env.MEDIAFORGE_BASE_URL || 'http://localhost:8080', apiKey, userAgent: 'mediaforge-cli/0.1.0' });
+  const client = new MediaforgeClient({
+    baseUrl: env.MEDIAFORGE_BASE_URL || 'http://localhost:8080',
+    apiKey,
+    userAgent: 'mediaforge-cli/0.1.0',
+  });
   try {
     switch (cmd) {
       case 'generate': {
+        if (sub !== 'video' && sub !== 'image')
+          throw new UsageError(`generate what? video or image${sub ? didYouMean(sub, ['video', 'image']) : ''}`);
+        // Unknown flags first: a misspelt --prompt must be named as such, not reported as missing.
+        checkFlags(p, sub === 'video' ? VIDEO_FLAGS : IMAGE_FLAGS);
         const prompt = str(p, 'prompt');
         if (!prompt) throw new UsageError('--prompt is required');
         if (sub === 'video') {
-          checkFlags(p, ['prompt', 'duration', 'resolution', 'aspect', 'no-audio', 'fast', 'image-url', 'seed', 'wait', 'out']);
           const params: GenerateVideoParams = { prompt };
           const duration = int(p, 'duration');
           if (duration !== undefined) params.duration_seconds = duration as GenerateVideoParams['duration_seconds'];
@@ -187,8 +197,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           const seed = int(p, 'seed');
           if (seed !== undefined) params.seed = seed;
           await submitted(client, p, await client.generateVideo(params));
-        } else if (sub === 'image') {
-          checkFlags(p, ['prompt', 'num', 'aspect', 'seed', 'wait', 'out']);
+        } else {
           const params: GenerateImageParams = { prompt };
           const num = int(p, 'num');
           if (num !== undefined) params.num_images = num;
@@ -197,21 +206,28 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           const seed = int(p, 'seed');
           if (seed !== undefined) params.seed = seed;
           await submitted(client, p, await client.generateImage(params));
-        } else throw new UsageError('generate what? video or image');
+        }
         return 0;
       }
       case 'job':
+        checkFlags(p, []);
         if (!sub) throw new UsageError('job <id>');
         print(await client.getJob(sub));
         return 0;
+      case 'jobs':
+        await listJobs(client, p);
+        return 0;
       case 'cancel':
+        checkFlags(p, []);
         if (!sub) throw new UsageError('cancel <id>');
         print(await client.cancelJob(sub));
         return 0;
       case 'models':
+        checkFlags(p, []);
         print(await client.listModels());
         return 0;
       case 'account':
+        checkFlags(p, []);
         print(await client.getAccount());
         return 0;
       default:

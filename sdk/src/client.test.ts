@@ -1,7 +1,19 @@
 import http from 'node:http';
 import {
-  ApiError, AuthenticationError, ConflictError, ExportError, InsufficientCreditsError, JobFailedError, MediaforgeClient,
-  NotFoundError, PermissionError, RateLimitError, ServerError, ValidationError, WaitTimeoutError,
+  ApiError,
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  ExportError,
+  InsufficientCreditsError,
+  JobFailedError,
+  MediaforgeClient,
+  NotFoundError,
+  PermissionError,
+  RateLimitError,
+  ServerError,
+  ValidationError,
+  WaitTimeoutError,
 } from './index';
 
 interface Seen {
@@ -14,16 +26,29 @@ interface Seen {
 type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
 
 /** A tiny local API: answers each request with the next scripted reply (the last one repeats). */
-async function server(replies: Reply[] | ((seen: Seen, n: number) => Reply)): Promise<{ url: string; seen: Seen[]; close: () => Promise<void> }> {
+async function server(
+  replies: Reply[] | ((seen: Seen, n: number) => Reply),
+): Promise<{ url: string; seen: Seen[]; close: () => Promise<void> }> {
   const seen: Seen[] = [];
   const srv = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const s = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const s = {
+        method: req.method!,
+        url: req.url!,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       seen.push(s);
-      const r = typeof replies === 'function' ? replies(s, seen.length) : replies[Math.min(seen.length, replies.length) - 1];
-      res.writeHead(r.status, { 'content-type': 'application/json', 'x-request-id': `req-${seen.length}`, ...(r.headers ?? {}) });
+      const r =
+        typeof replies === 'function' ? replies(s, seen.length) : replies[Math.min(seen.length, replies.length) - 1];
+      res.writeHead(r.status, {
+        'content-type': 'application/json',
+        'x-request-id': `req-${seen.length}`,
+        ...(r.headers ?? {}),
+      });
       res.end(r.body === undefined ? '' : JSON.stringify(r.body));
     });
   });
@@ -32,20 +57,35 @@ async function server(replies: Reply[] | ((seen: Seen, n: number) => Reply)): Pr
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
-    close: () => new Promise((r) => {
-      srv.closeAllConnections();
-      srv.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        srv.closeAllConnections();
+        srv.close(() => r());
+      }),
   };
 }
 
 const job = (status: string, extra: object = {}) => ({
-  job_id: 'job_1', status, model: 'imagegen-2', type: 'image', credits_consumed: 50, created_at: '2026-01-01T00:00:00.000Z',
-  completed_at: status === 'processing' ? null : '2026-01-01T00:00:05.000Z', result: status === 'completed' ? { images: ['https://x.test/a.png'] } : null,
-  error: status === 'failed' ? 'Generation timed out' : null, ...extra,
+  job_id: 'job_1',
+  status,
+  model: 'imagegen-2',
+  type: 'image',
+  credits_consumed: 50,
+  created_at: '2026-01-01T00:00:00.000Z',
+  completed_at: status === 'processing' ? null : '2026-01-01T00:00:05.000Z',
+  result: status === 'completed' ? { images: ['https://x.test/a.png'] } : null,
+  error: status === 'failed' ? 'Generation timed out' : null,
+  ...extra,
 });
 
-const submit = { job_id: 'job_1', status: 'processing', model: 'imagegen-2', credits_consumed: 50, credits_remaining: 950, poll_url: '/api/v1/jobs/job_1' };
+const submit = {
+  job_id: 'job_1',
+  status: 'processing',
+  model: 'imagegen-2',
+  credits_consumed: 50,
+  credits_remaining: 950,
+  poll_url: '/api/v1/jobs/job_1',
+};
 
 let srv: Awaited<ReturnType<typeof server>> | undefined;
 afterEach(async () => {
@@ -96,7 +136,11 @@ describe('Idempotency-Key', () => {
     await c.setAspectRatio('prj_1', { aspect_ratio: '1:1' });
     await c.cancelJob('job_1');
     const keys = srv.seen.map((s) => s.headers['idempotency-key']);
-    expect(keys.slice(0, 3)).toEqual([expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/), expect.any(String), expect.any(String)]);
+    expect(keys.slice(0, 3)).toEqual([
+      expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      expect.any(String),
+      expect.any(String),
+    ]);
     expect(new Set(keys.slice(0, 3)).size).toBe(3);
     expect(keys.slice(3)).toEqual([undefined, undefined, undefined, undefined]);
   });
@@ -109,7 +153,11 @@ describe('Idempotency-Key', () => {
 
   it('reuses the same key on its own retries', async () => {
     srv = await server([
-      { status: 503, body: { error: 'Service temporarily unavailable, retry shortly', request_id: 'r1' }, headers: { 'retry-after': '0' } },
+      {
+        status: 503,
+        body: { error: 'Service temporarily unavailable, retry shortly', request_id: 'r1' },
+        headers: { 'retry-after': '0' },
+      },
       { status: 429, body: { error: 'Rate limit exceeded' }, headers: { 'retry-after': '0' } },
       { status: 202, body: submit },
     ]);
@@ -122,7 +170,10 @@ describe('Idempotency-Key', () => {
 
 describe('retries', () => {
   it('retries a 429 after the Retry-After seconds, then succeeds', async () => {
-    srv = await server([{ status: 429, body: { error: 'Rate limit exceeded', retry_after: 1 }, headers: { 'retry-after': '1' } }, { status: 200, body: { models: [] } }]);
+    srv = await server([
+      { status: 429, body: { error: 'Rate limit exceeded', retry_after: 1 }, headers: { 'retry-after': '1' } },
+      { status: 200, body: { models: [] } },
+    ]);
     const t0 = Date.now();
     await expect(client(srv.url).listModels()).resolves.toEqual({ models: [] });
     expect(srv.seen).toHaveLength(2);
@@ -132,7 +183,11 @@ describe('retries', () => {
 
   it('retries a POST answered 429 and 503 (not processed), honouring Retry-After', async () => {
     srv = await server([
-      { status: 503, body: { error: 'Service temporarily unavailable, retry shortly', request_id: 'r1' }, headers: { 'retry-after': '0' } },
+      {
+        status: 503,
+        body: { error: 'Service temporarily unavailable, retry shortly', request_id: 'r1' },
+        headers: { 'retry-after': '0' },
+      },
       { status: 429, body: { error: 'Rate limit exceeded' }, headers: { 'retry-after': '0' } },
       { status: 202, body: submit },
     ]);
@@ -141,16 +196,27 @@ describe('retries', () => {
   });
 
   it('does not retry a POST answered 500 or 502 (it may have been processed)', async () => {
-    srv = await server([{ status: 500, body: { error: 'Internal error', request_id: 'abc' } }, { status: 202, body: submit }]);
-    const err = await client(srv.url).generateVideo({ prompt: 'x' }).catch((e: unknown) => e);
+    srv = await server([
+      { status: 500, body: { error: 'Internal error', request_id: 'abc' } },
+      { status: 202, body: submit },
+    ]);
+    const err = await client(srv.url)
+      .generateVideo({ prompt: 'x' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServerError);
-    expect(err).toMatchObject({ status: 500, requestId: 'req-1', body: { error: 'Internal error', request_id: 'abc' } });
+    expect(err).toMatchObject({
+      status: 500,
+      requestId: 'req-1',
+      body: { error: 'Internal error', request_id: 'abc' },
+    });
     expect(srv.seen).toHaveLength(1);
   });
 
   it('retries a GET on 500 and gives up after maxRetries with the last error', async () => {
     srv = await server([{ status: 500, body: { error: 'Internal error' } }]);
-    const err = await client(srv.url, { maxRetries: 2 }).getJob('job_1').catch((e: unknown) => e);
+    const err = await client(srv.url, { maxRetries: 2 })
+      .getJob('job_1')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServerError);
     expect(srv.seen).toHaveLength(3);
   });
@@ -158,7 +224,8 @@ describe('retries', () => {
   it('retries a DELETE after a network error', async () => {
     srv = await server([{ status: 200, body: { job_id: 'job_1', status: 'cancelled', refunded_credits: 50 } }]);
     let calls = 0;
-    const flaky = (input: string, init?: RequestInit): Promise<Response> => (++calls === 1 ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init));
+    const flaky = (input: string, init?: RequestInit): Promise<Response> =>
+      ++calls === 1 ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init);
     await expect(client(srv.url, { fetch: flaky }).cancelJob('job_1')).resolves.toMatchObject({ refunded_credits: 50 });
     expect(calls).toBe(2);
   });
@@ -178,15 +245,25 @@ describe('retries', () => {
   });
 
   it('does not retry a replayed answer: it is final for its key', async () => {
-    srv = await server([{ status: 503, body: { error: 'Service temporarily unavailable, retry shortly', request_id: 'r1' }, headers: { 'retry-after': '0', 'idempotent-replayed': 'true' } }]);
-    const err = await client(srv.url).generateImage({ prompt: 'x' }).catch((e: unknown) => e);
+    srv = await server([
+      {
+        status: 503,
+        body: { error: 'Service temporarily unavailable, retry shortly', request_id: 'r1' },
+        headers: { 'retry-after': '0', 'idempotent-replayed': 'true' },
+      },
+    ]);
+    const err = await client(srv.url)
+      .generateImage({ prompt: 'x' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServerError);
     expect(srv.seen).toHaveLength(1);
   });
 
   it('maxRetries 0 disables retries', async () => {
     srv = await server([{ status: 429, body: { error: 'Rate limit exceeded' }, headers: { 'retry-after': '7' } }]);
-    const err = await client(srv.url, { maxRetries: 0 }).getAccount().catch((e: unknown) => e);
+    const err = await client(srv.url, { maxRetries: 0 })
+      .getAccount()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect((err as RateLimitError).retryAfterSec).toBe(7);
     expect(srv.seen).toHaveLength(1);
@@ -197,14 +274,20 @@ describe('typed errors', () => {
   const cases: [number, unknown, new (...a: never[]) => ApiError][] = [
     [400, { error: 'prompt is required (non-empty string)' }, ValidationError],
     [401, { error: 'Invalid or revoked API key' }, AuthenticationError],
-    [403, { error: 'This API key lacks the required scope: video:write', required_scope: 'video:write' }, PermissionError],
+    [
+      403,
+      { error: 'This API key lacks the required scope: video:write', required_scope: 'video:write' },
+      PermissionError,
+    ],
     [404, { error: 'Job not found' }, NotFoundError],
     [409, { error: 'Job is already completed and cannot be cancelled' }, ConflictError],
     [502, { error: 'Upstream provider error', request_id: 'x' }, ServerError],
   ];
   it.each(cases)('%i -> its class, with status, body and requestId', async (status, body, cls) => {
     srv = await server([{ status, body }]);
-    const err = await client(srv.url, { maxRetries: 0 }).generateVideo({ prompt: 'p' }).catch((e: unknown) => e);
+    const err = await client(srv.url, { maxRetries: 0 })
+      .generateVideo({ prompt: 'p' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(cls);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status, body, requestId: 'req-1', name: cls.name });
@@ -213,21 +296,31 @@ describe('typed errors', () => {
   });
 
   it('402 carries creditsRequired and creditsRemaining', async () => {
-    srv = await server([{ status: 402, body: { error: 'Insufficient credits', credits_required: 1135, credits_remaining: 10 } }]);
-    const err = await client(srv.url).generateVideo({ prompt: 'p' }).catch((e: unknown) => e);
+    srv = await server([
+      { status: 402, body: { error: 'Insufficient credits', credits_required: 1135, credits_remaining: 10 } },
+    ]);
+    const err = await client(srv.url)
+      .generateVideo({ prompt: 'p' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InsufficientCreditsError);
     expect(err).toMatchObject({ status: 402, creditsRequired: 1135, creditsRemaining: 10 });
   });
 
   it('429 carries retryAfterSec', async () => {
-    srv = await server([{ status: 429, body: { error: 'Rate limit exceeded', retry_after: 12 }, headers: { 'retry-after': '12' } }]);
-    const err = await client(srv.url, { maxRetries: 0 }).listModels().catch((e: unknown) => e);
+    srv = await server([
+      { status: 429, body: { error: 'Rate limit exceeded', retry_after: 12 }, headers: { 'retry-after': '12' } },
+    ]);
+    const err = await client(srv.url, { maxRetries: 0 })
+      .listModels()
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 429, retryAfterSec: 12 });
   });
 
   it('an export failure is an ExportError with code and message', async () => {
     srv = await server([{ status: 400, body: { error: 'no_video_clips', message: 'Add a video clip first.' } }]);
-    const err = await client(srv.url).exportVideo('prj_1', { fit: 'fill' }).catch((e: unknown) => e);
+    const err = await client(srv.url)
+      .exportVideo('prj_1', { fit: 'fill' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExportError);
     expect(err).toMatchObject({ status: 400, code: 'no_video_clips', exportMessage: 'Add a video clip first.' });
     expect(JSON.parse(srv.seen[0].body)).toEqual({ fit: 'fill' });
@@ -235,7 +328,9 @@ describe('typed errors', () => {
 
   it('a non-JSON error body is kept as text', async () => {
     srv = await server(() => ({ status: 404, body: undefined }));
-    const err = await client(srv.url).getJob('nope').catch((e: unknown) => e);
+    const err = await client(srv.url)
+      .getJob('nope')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as ApiError).body).toBeNull();
   });
@@ -246,7 +341,11 @@ describe('waitForJob', () => {
     let n = 0;
     srv = await server(() => ({ status: 200, body: ++n < 6 ? job('processing') : job('completed') }));
     const polls: string[] = [];
-    const done = await client(srv.url).waitForJob('job_1', { intervalMs: 40, maxIntervalMs: 100, onPoll: (j) => polls.push(j.status) });
+    const done = await client(srv.url).waitForJob('job_1', {
+      intervalMs: 40,
+      maxIntervalMs: 100,
+      onPoll: (j) => polls.push(j.status),
+    });
     expect(done.status).toBe('completed');
     expect(polls).toEqual(['processing', 'processing', 'processing', 'processing', 'processing', 'completed']);
     const gaps = srv.seen.slice(1).map((s, i) => s.at - srv!.seen[i].at);
@@ -258,24 +357,84 @@ describe('waitForJob', () => {
   });
 
   it('rejects with JobFailedError carrying the job when it fails', async () => {
-    srv = await server([{ status: 200, body: job('processing') }, { status: 200, body: job('failed') }]);
-    const err = await client(srv.url).waitForJob('job_1', { intervalMs: 5 }).catch((e: unknown) => e);
+    srv = await server([
+      { status: 200, body: job('processing') },
+      { status: 200, body: job('failed') },
+    ]);
+    const err = await client(srv.url)
+      .waitForJob('job_1', { intervalMs: 5 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(JobFailedError);
     expect(err).toMatchObject({ status: 'failed', job: { job_id: 'job_1', error: 'Generation timed out' } });
   });
 
   it('rejects with JobFailedError when the job is cancelled', async () => {
     srv = await server([{ status: 200, body: job('cancelled') }]);
-    await expect(client(srv.url).waitForJob('job_1')).rejects.toMatchObject({ name: 'JobFailedError', status: 'cancelled' });
+    await expect(client(srv.url).waitForJob('job_1')).rejects.toMatchObject({
+      name: 'JobFailedError',
+      status: 'cancelled',
+    });
   });
 
   it('rejects with WaitTimeoutError after timeoutMs', async () => {
     srv = await server([{ status: 200, body: job('processing') }]);
-    await expect(client(srv.url).waitForJob('job_1', { intervalMs: 20, timeoutMs: 120 })).rejects.toBeInstanceOf(WaitTimeoutError);
+    await expect(client(srv.url).waitForJob('job_1', { intervalMs: 20, timeoutMs: 120 })).rejects.toBeInstanceOf(
+      WaitTimeoutError,
+    );
   });
 
   it('a polling 503 is retried, not fatal', async () => {
-    srv = await server([{ status: 503, body: { error: 'Service temporarily unavailable, retry shortly' }, headers: { 'retry-after': '0' } }, { status: 200, body: job('completed') }]);
+    srv = await server([
+      {
+        status: 503,
+        body: { error: 'Service temporarily unavailable, retry shortly' },
+        headers: { 'retry-after': '0' },
+      },
+      { status: 200, body: job('completed') },
+    ]);
     await expect(client(srv.url).waitForJob('job_1')).resolves.toMatchObject({ status: 'completed' });
+  });
+});
+
+describe('listing jobs', () => {
+  it('sends the filters as the query, leaving out what was not given', async () => {
+    srv = await server([{ status: 200, body: { jobs: [job('completed')], has_more: false } }]);
+    const page = await client(srv.url).listJobs({ status: 'completed', type: 'image', limit: 5, model: undefined });
+    expect(page).toEqual({ jobs: [job('completed')], has_more: false });
+    expect(srv.seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'GET /api/v1/jobs?status=completed&type=image&limit=5',
+    ]);
+  });
+
+  it('follows has_more page after page with starting_after, as the loop asks for jobs', async () => {
+    const pages = [
+      { jobs: [job('completed', { job_id: 'job_3' }), job('failed', { job_id: 'job_2' })], has_more: true },
+      { jobs: [job('completed', { job_id: 'job_1' })], has_more: false },
+    ];
+    srv = await server((_seen, n) => ({ status: 200, body: pages[n - 1] }));
+    const ids: string[] = [];
+    for await (const j of client(srv.url).listAllJobs({ limit: 2 })) ids.push(j.job_id);
+    expect(ids).toEqual(['job_3', 'job_2', 'job_1']);
+    expect(srv.seen.map((s) => s.url)).toEqual(['/api/v1/jobs?limit=2', '/api/v1/jobs?limit=2&starting_after=job_2']);
+  });
+});
+
+describe('a server that cannot be reached', () => {
+  it('names the URL and the reason, not just "fetch failed"', async () => {
+    // A port nothing listens on: bound, then closed.
+    srv = await server([{ status: 200 }]);
+    const url = srv.url;
+    await srv.close();
+    srv = undefined;
+    const err = await client(url, { maxRetries: 0 })
+      .getAccount()
+      .then(
+        () => null,
+        (e: Error) => e,
+      );
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err?.message).toBe(
+      `GET ${url}/api/v1/account: could not reach ${url} (ECONNREFUSED). Is the server running, and is the base URL right?`,
+    );
   });
 });

@@ -1,11 +1,37 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, ConnectionError, JobFailedError, WaitTimeoutError, errorFromResponse, parseRetryAfter } from './errors';
+import { ConnectionError, JobFailedError, WaitTimeoutError, errorFromResponse, parseRetryAfter } from './errors';
 import type {
-  Account, AddClipParams, AssetResponse, CancelJobResponse, ClipResponse, CreateProjectParams, CreateVideoParams,
-  DeleteAssetResponse, ErrorBody, ExportParams, ExportResponse, GenerateImageParams, GenerateVideoParams, GetProjectOptions,
-  ImportAssetParams, InstructParams, InstructResponse, Job, ListModelsResponse, ListProjectsResponse, MoveClipParams,
-  ProjectResponse, ProjectState, RemoveClipResponse, RenameParams, SetAspectRatioParams, SubmitResponse,
-  UpdateContextParams, VideoResponse,
+  Account,
+  AddClipParams,
+  AssetResponse,
+  CancelJobResponse,
+  ClipResponse,
+  CreateProjectParams,
+  CreateVideoParams,
+  DeleteAssetResponse,
+  ErrorBody,
+  ExportParams,
+  ExportResponse,
+  GenerateImageParams,
+  GenerateVideoParams,
+  GetProjectOptions,
+  ImportAssetParams,
+  InstructParams,
+  InstructResponse,
+  Job,
+  ListJobsParams,
+  ListJobsResponse,
+  ListModelsResponse,
+  ListProjectsResponse,
+  MoveClipParams,
+  ProjectResponse,
+  ProjectState,
+  RemoveClipResponse,
+  RenameParams,
+  SetAspectRatioParams,
+  SubmitResponse,
+  UpdateContextParams,
+  VideoResponse,
 } from './types';
 
 export const SDK_VERSION = '0.1.0';
@@ -64,19 +90,31 @@ interface Call {
 
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    // The signal's reason, as fetch rejects with it (an AbortError or the caller's own reason).
+    if (signal?.aborted) return reject(signal.reason as Error);
     const t = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = (): void => {
       clearTimeout(t);
-      reject(signal!.reason);
+      reject(signal!.reason as Error);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 const enc = encodeURIComponent;
+
+/**
+ * Why a request got no answer, naming the server: Node's fetch says only "fetch failed" and keeps
+ * the reason (ECONNREFUSED, ENOTFOUND, a TLS error) in `cause`.
+ */
+export function unreachable(baseUrl: string, err: unknown): string {
+  const e = err as { message?: string; name?: string; cause?: { code?: string; message?: string } };
+  if (e?.name === 'TimeoutError') return `no answer from ${baseUrl} in time (timeoutMs)`;
+  const reason = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
+  return `could not reach ${baseUrl} (${reason}). Is the server running, and is the base URL right?`;
+}
 
 /**
  * A typed client of the mediaforge API (shared/spec/API.md). Every method resolves the parsed
@@ -131,6 +169,33 @@ export class MediaforgeClient {
     return this.request({ method: 'GET', path: `/jobs/${enc(id)}`, opts });
   }
 
+  /** One page of the key owner's jobs, newest first (scope jobs:read). */
+  listJobs(params: ListJobsParams = {}, opts?: RequestOptions): Promise<ListJobsResponse> {
+    const query: Record<string, string | undefined> = {};
+    for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) query[k] = String(v);
+    return this.request({ method: 'GET', path: '/jobs', query, opts });
+  }
+
+  /**
+   * Every job matching `params`, newest first, fetching page after page as the loop asks for
+   * more (`for await (const job of client.listAllJobs({ status: 'failed' }))`).
+   */
+  async *listAllJobs(
+    params: Omit<ListJobsParams, 'starting_after'> = {},
+    opts?: RequestOptions,
+  ): AsyncGenerator<Job, void, undefined> {
+    let startingAfter: string | undefined;
+    for (;;) {
+      const page = await this.listJobs(
+        { ...params, ...(startingAfter ? { starting_after: startingAfter } : {}) },
+        opts,
+      );
+      yield* page.jobs;
+      if (!page.has_more || page.jobs.length === 0) return;
+      startingAfter = page.jobs[page.jobs.length - 1].job_id;
+    }
+  }
+
   cancelJob(id: string, opts?: RequestOptions): Promise<CancelJobResponse> {
     return this.request({ method: 'DELETE', path: `/jobs/${enc(id)}`, opts });
   }
@@ -169,7 +234,12 @@ export class MediaforgeClient {
 
   getProject(id: string, options: GetProjectOptions & RequestOptions = {}): Promise<ProjectState> {
     const { videoId, ...opts } = options;
-    return this.request({ method: 'GET', path: `/media-studio/projects/${enc(id)}`, query: { video_id: videoId }, opts });
+    return this.request({
+      method: 'GET',
+      path: `/media-studio/projects/${enc(id)}`,
+      query: { video_id: videoId },
+      opts,
+    });
   }
 
   instruct(id: string, body: InstructParams, opts?: RequestOptions): Promise<InstructResponse> {
@@ -178,7 +248,13 @@ export class MediaforgeClient {
 
   /** Rejects with ExportError (code, exportMessage) for the export failures of docs/export.md. */
   exportVideo(id: string, body: ExportParams = {}, opts?: RequestOptions): Promise<ExportResponse> {
-    return this.request({ method: 'POST', path: `/media-studio/projects/${enc(id)}/export`, body, exportRoute: true, opts });
+    return this.request({
+      method: 'POST',
+      path: `/media-studio/projects/${enc(id)}/export`,
+      body,
+      exportRoute: true,
+      opts,
+    });
   }
 
   // ---- editor: direct edits (docs/editor-api.md) ----
@@ -192,7 +268,12 @@ export class MediaforgeClient {
   }
 
   renameVideo(id: string, videoId: string, body: RenameParams, opts?: RequestOptions): Promise<VideoResponse> {
-    return this.request({ method: 'PATCH', path: `/media-studio/projects/${enc(id)}/videos/${enc(videoId)}`, body, opts });
+    return this.request({
+      method: 'PATCH',
+      path: `/media-studio/projects/${enc(id)}/videos/${enc(videoId)}`,
+      body,
+      opts,
+    });
   }
 
   importAsset(id: string, body: ImportAssetParams, opts?: RequestOptions): Promise<AssetResponse> {
@@ -208,7 +289,12 @@ export class MediaforgeClient {
   }
 
   moveClip(id: string, clipId: string, body: MoveClipParams, opts?: RequestOptions): Promise<ClipResponse> {
-    return this.request({ method: 'PATCH', path: `/media-studio/projects/${enc(id)}/clips/${enc(clipId)}`, body, opts });
+    return this.request({
+      method: 'PATCH',
+      path: `/media-studio/projects/${enc(id)}/clips/${enc(clipId)}`,
+      body,
+      opts,
+    });
   }
 
   removeClip(id: string, clipId: string, opts?: RequestOptions): Promise<RemoveClipResponse> {
@@ -244,7 +330,8 @@ export class MediaforgeClient {
   private delayMs(attempt: number, retryAfterSec: number | null): number {
     const exp = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** attempt);
     const jittered = exp / 2 + Math.random() * (exp / 2);
-    if (retryAfterSec !== null) return Math.max(retryAfterSec * 1000, 0) + Math.random() * Math.min(250, this.retryBaseMs);
+    if (retryAfterSec !== null)
+      return Math.max(retryAfterSec * 1000, 0) + Math.random() * Math.min(250, this.retryBaseMs);
     return jittered;
   }
 
@@ -272,7 +359,9 @@ export class MediaforgeClient {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
-        const signals = [call.opts?.signal, this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined].filter(Boolean) as AbortSignal[];
+        const signals = [call.opts?.signal, this.timeoutMs ? AbortSignal.timeout(this.timeoutMs) : undefined].filter(
+          Boolean,
+        ) as AbortSignal[];
         const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
         res = await this.fetchImpl(url, { method: call.method, headers, body, signal });
       } catch (err) {
@@ -281,7 +370,7 @@ export class MediaforgeClient {
           await sleep(this.delayMs(attempt, null), call.opts?.signal);
           continue;
         }
-        throw new ConnectionError(`${call.method} ${url}: ${(err as Error).message ?? String(err)}`, err);
+        throw new ConnectionError(`${call.method} ${url}: ${unreachable(this.baseUrl, err)}`, err);
       }
       const text = await res.text();
       let parsed: unknown = null;
@@ -293,13 +382,18 @@ export class MediaforgeClient {
         }
       }
       if (res.ok) return parsed as T;
-      if (attempt < maxRetries && MediaforgeClient.retryable(call.method, res.status, res.headers.get('idempotent-replayed') === 'true')) {
+      if (
+        attempt < maxRetries &&
+        MediaforgeClient.retryable(call.method, res.status, res.headers.get('idempotent-replayed') === 'true')
+      ) {
         await sleep(this.delayMs(attempt, parseRetryAfter(res.headers.get('retry-after'))), call.opts?.signal);
         continue;
       }
-      const errBody = parsed && typeof parsed === 'object' && typeof (parsed as ErrorBody).error === 'string' ? (parsed as ErrorBody) : (parsed as string | null);
+      const errBody =
+        parsed && typeof parsed === 'object' && typeof (parsed as ErrorBody).error === 'string'
+          ? (parsed as ErrorBody)
+          : (parsed as string | null);
       throw errorFromResponse(res.status, errBody, res.headers, { exportRoute: call.exportRoute });
     }
   }
 }
-

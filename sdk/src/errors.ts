@@ -41,8 +41,10 @@ export class InsufficientCreditsError extends ApiError {
   constructor(status: number, body: ErrorBody | string | null, requestId: string | null) {
     super(status, body, requestId);
     const b = body && typeof body === 'object' ? body : {};
-    this.creditsRequired = typeof (b as ErrorBody).credits_required === 'number' ? ((b as ErrorBody).credits_required as number) : null;
-    this.creditsRemaining = typeof (b as ErrorBody).credits_remaining === 'number' ? ((b as ErrorBody).credits_remaining as number) : null;
+    this.creditsRequired =
+      typeof (b as ErrorBody).credits_required === 'number' ? ((b as ErrorBody).credits_required as number) : null;
+    this.creditsRemaining =
+      typeof (b as ErrorBody).credits_remaining === 'number' ? ((b as ErrorBody).credits_remaining as number) : null;
   }
 }
 
@@ -69,7 +71,8 @@ export class ServerError extends ApiError {}
 
 /** An export failure: `{ error: <code>, message }` (docs/export.md). */
 export class ExportError extends ApiError {
-  readonly code: ExportErrorCode | string;
+  /** A documented code, or one a newer server added (`string & {}` keeps the known ones suggested). */
+  readonly code: ExportErrorCode | (string & {});
   readonly exportMessage: string;
   readonly retryAfterSec: number | null;
   constructor(status: number, body: ErrorBody, requestId: string | null, retryAfterSec: number | null) {
@@ -118,7 +121,18 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-const EXPORT_CODES = new Set<string>(['no_video_clips', 'corrupt_source', 'rate_limited', 'ffmpeg_failed', 'export_failed', 'source_fetch_failed', 'storage_unconfigured', 'export_unavailable', 'export_timeout', 'ffmpeg_timeout']);
+const EXPORT_CODES = new Set<string>([
+  'no_video_clips',
+  'corrupt_source',
+  'rate_limited',
+  'ffmpeg_failed',
+  'export_failed',
+  'source_fetch_failed',
+  'storage_unconfigured',
+  'export_unavailable',
+  'export_timeout',
+  'ffmpeg_timeout',
+]);
 
 /** Parses Retry-After (seconds, or an HTTP date) into seconds. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
@@ -130,12 +144,18 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 }
 
 /** The typed error for a non-2xx response. */
-export function errorFromResponse(status: number, body: ErrorBody | string | null, headers: Headers, opts: { exportRoute?: boolean } = {}): ApiError {
+export function errorFromResponse(
+  status: number,
+  body: ErrorBody | string | null,
+  headers: Headers,
+  opts: { exportRoute?: boolean } = {},
+): ApiError {
   const headerId = headers.get('x-request-id');
   const bodyId = body && typeof body === 'object' && typeof body.request_id === 'string' ? body.request_id : null;
   const requestId = headerId ?? bodyId;
   let retryAfter = parseRetryAfter(headers.get('retry-after'));
-  if (retryAfter === null && body && typeof body === 'object' && typeof body.retry_after === 'number') retryAfter = body.retry_after;
+  if (retryAfter === null && body && typeof body === 'object' && typeof body.retry_after === 'number')
+    retryAfter = body.retry_after;
   if (opts.exportRoute && body && typeof body === 'object' && EXPORT_CODES.has(body.error)) {
     return new ExportError(status, body, requestId, retryAfter);
   }

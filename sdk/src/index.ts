@@ -1,8 +1,19 @@
 export { MediaforgeClient, SDK_VERSION } from './client';
 export type { MediaforgeClientOptions, RequestOptions, WaitForJobOptions } from './client';
 export {
-  ApiError, AuthenticationError, PermissionError, InsufficientCreditsError, NotFoundError, ConflictError,
-  ValidationError, RateLimitError, ServerError, ExportError, ConnectionError, JobFailedError, WaitTimeoutError,
+  ApiError,
+  AuthenticationError,
+  PermissionError,
+  InsufficientCreditsError,
+  NotFoundError,
+  ConflictError,
+  ValidationError,
+  RateLimitError,
+  ServerError,
+  ExportError,
+  ConnectionError,
+  JobFailedError,
+  WaitTimeoutError,
   WebhookVerificationError,
 } from './errors';
 export { verifyWebhook, computeSignature, signWebhook, parseSignatureHeader } from './webhooks';

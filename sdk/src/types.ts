@@ -1,303 +1,99 @@
-// Request and response types of the mediaforge API, written from shared/spec/API.md and the
-// documented choices in docs/ (api-behaviour.md, editor-api.md, export.md, webhooks.md).
-// Field names are the API's own (snake_case).
+// Request and response types of the mediaforge API, named for SDK users. Every shape comes from
+// generated/openapi.ts: openapi-typescript over the API's OpenAPI document, itself derived from
+// the one joi definition of each request and response. Field names are the API's own (snake_case).
+import type { components, paths } from './generated/openapi';
 
-export type JobStatus = 'processing' | 'completed' | 'failed' | 'cancelled';
-export type MediaType = 'video' | 'image';
-export type VideoAspectRatio = '16:9' | '9:16' | '1:1' | '4:3' | '3:4' | '21:9';
-export type ImageAspectRatio = '1:1' | '16:9' | '9:16' | '4:3' | '3:4';
-export type ProjectAspectRatio = '9:16' | '1:1' | '4:5' | '16:9' | '4:3';
-export type Resolution = '480p' | '720p';
-export type VideoDuration = 4 | 5 | 6 | 8 | 10 | 15;
-export type Track = 'video' | 'voice' | 'sfx' | 'music';
+type Schemas = components['schemas'];
+/** The JSON body a path and method take. */
+type Body<P extends keyof paths, M extends 'post' | 'put' | 'patch'> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
+/** The query parameters a path's GET takes. */
+type Query<P extends keyof paths> = paths[P]['get'] extends { parameters: { query?: infer Q } }
+  ? NonNullable<Q>
+  : never;
 
 // ---- models ----
-
-export interface ModelParam {
-  type: 'string' | 'integer' | 'boolean' | 'string[]';
-  required: boolean;
-  description: string;
-  default?: unknown;
-  enum?: unknown[];
-  min?: number;
-  max?: number;
-  min_length?: number;
-  max_length?: number;
-  min_items?: number;
-  max_items?: number;
-  format?: string;
-}
-
-export interface VideoModelCredits {
-  base_per_second: number;
-  per_second_by_resolution: Record<Resolution, number>;
-  audio_surcharge_per_second: number;
-  example_5s_with_audio: number;
-}
-
-export interface ImageModelCredits {
-  per_image: number;
-  example_1_image: number;
-}
-
-export interface Model {
-  id: string;
-  type: MediaType;
-  name: string;
-  provider: string;
-  description: string;
-  capabilities: string[];
-  fal_endpoints: Record<string, string>;
-  params: Record<string, ModelParam>;
-  credits: VideoModelCredits | ImageModelCredits;
-  submit_endpoint?: string;
-}
-
-export interface ListModelsResponse {
-  models: Model[];
-}
+export type Model = Schemas['Model'];
+export type ModelParam = Model['params'][string];
+export type VideoModelCredits = Schemas['VideoCredits'];
+export type ImageModelCredits = Schemas['ImageCredits'];
+export type ListModelsResponse = Schemas['ModelList'];
 
 // ---- account ----
-
-export interface Account {
-  credits_remaining: number;
-  credits_used_this_period: number;
-  credits_total_this_period: number;
-  api_key: { id: number; scopes: string[] };
-}
+export type Account = Schemas['Account'];
 
 // ---- generation ----
+export type GenerateVideoParams = Body<'/api/v1/video/vidgen-2/generate', 'post'>;
+export type GenerateImageParams = Body<'/api/v1/image/imagegen/generate', 'post'>;
+export type SubmitResponse = Schemas['GenerationAccepted'];
 
-export interface GenerateVideoParams {
-  prompt: string;
-  image_url?: string;
-  fast?: boolean;
-  duration_seconds?: VideoDuration;
-  aspect_ratio?: VideoAspectRatio;
-  resolution?: Resolution;
-  generate_audio?: boolean;
-  seed?: number;
-}
-
-export interface GenerateImageParams {
-  prompt: string;
-  image_urls?: string[];
-  num_images?: number;
-  aspect_ratio?: ImageAspectRatio;
-  seed?: number;
-}
-
-export interface SubmitResponse {
-  job_id: string;
-  status: 'processing';
-  model: string;
-  credits_consumed: number;
-  credits_remaining: number;
-  poll_url: string;
-}
+export type VideoAspectRatio = NonNullable<GenerateVideoParams['aspect_ratio']>;
+export type ImageAspectRatio = NonNullable<GenerateImageParams['aspect_ratio']>;
+export type Resolution = NonNullable<GenerateVideoParams['resolution']>;
+export type VideoDuration = NonNullable<GenerateVideoParams['duration_seconds']>;
 
 // ---- jobs ----
-
-export type JobResult = { video: string } | { images: string[] };
-
-export interface Job {
-  job_id: string;
-  status: JobStatus;
-  model: string;
-  type: MediaType;
-  credits_consumed: number;
-  created_at: string;
-  completed_at: string | null;
-  result: JobResult | null;
-  error: string | null;
-}
-
-export interface CancelJobResponse {
-  job_id: string;
-  status: 'cancelled';
-  refunded_credits: number;
-}
+export type Job = Schemas['Job'];
+export type JobStatus = Job['status'];
+export type MediaType = Job['type'];
+export type JobResult = NonNullable<Job['result']>;
+/** Who made a job: a request with an API key, the video editor (for project_id), or the dashboard's playground. */
+export type JobSource = Job['source'];
+/** A video job's accepted input, as it ran: defaults applied, the seed used. */
+export type VideoJobInput = Schemas['VideoParams'];
+/** An image job's accepted input, as it ran: defaults applied, the seed used. */
+export type ImageJobInput = Schemas['ImageParams'];
+/** GET /api/v1/jobs (scope jobs:read). */
+export type ListJobsParams = Query<'/api/v1/jobs'>;
+export type ListJobsResponse = Schemas['JobsPage'];
+export type CancelJobResponse = Schemas['CancelJobReply'];
 
 // ---- editor records ----
-
-export interface Project {
-  id: string;
-  name: string;
-  aspect_ratio: ProjectAspectRatio;
-  context_md: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ProjectSummary {
-  id: string;
-  name: string;
-  aspect_ratio: ProjectAspectRatio;
-  updated_at: string;
-}
-
-export interface Video {
-  id: string;
-  name: string;
-  aspect_ratio: ProjectAspectRatio;
-  created_at: string;
-}
-
-export interface Asset {
-  id: string;
-  kind: string;
-  source: string;
-  url: string;
-  metadata: Record<string, unknown>;
-  [extra: string]: unknown;
-}
-
-export interface Clip {
-  id: string;
-  video_id: string;
-  track: Track;
-  idx: number;
-  asset_id: string;
-  duration_sec?: number | null;
-  start_sec?: number | null;
-  volume?: number | null;
-  [extra: string]: unknown;
-}
+export type Project = Schemas['Project'];
+export type ProjectSummary = Schemas['ProjectSummary'];
+export type Video = Schemas['Video'];
+export type Asset = Schemas['Asset'];
+export type Clip = Schemas['Clip'];
+export type ProjectAspectRatio = Project['aspect_ratio'];
+export type Track = Clip['track'];
 
 // ---- editor requests and responses ----
-
-export interface CreateProjectParams {
-  name?: string;
-  description?: string;
-  aspect_ratio?: ProjectAspectRatio;
-}
-
-export interface ProjectResponse {
-  project: Project;
-}
-
-export interface ListProjectsResponse {
-  projects: ProjectSummary[];
-}
-
+export type CreateProjectParams = Body<'/api/v1/media-studio/projects', 'post'>;
+export type ProjectResponse = Schemas['ProjectReply'];
+export type ListProjectsResponse = Schemas['ProjectListReply'];
 export interface GetProjectOptions {
   videoId?: string;
 }
-
-export interface ProjectState {
-  project: Pick<Project, 'id' | 'name' | 'aspect_ratio' | 'context_md'>;
-  videos: Video[];
-  assets: Asset[];
-  clips: Clip[];
-}
-
-export interface InstructParams {
-  instruction?: string;
-  image_urls?: string[];
-  video_id?: string;
-}
-
-export interface InstructResponse {
-  assistant_text: string;
-  assets_created: Asset[];
-  clips_created: Clip[];
-  context_appended: boolean;
-  aspect_ratio_changed: ProjectAspectRatio | null;
-  media_gen_done: boolean;
-  agent_events: unknown[];
-}
-
-export interface ExportParams {
-  video_id?: string;
-  fit?: 'fit' | 'fill';
-}
-
-export interface ExportResponse {
-  asset_id: string;
-  video_url: string;
-  duration_sec: number;
-  video_clip_count: number;
-  audio_overlay_count: number;
-}
-
-export interface CreateVideoParams {
-  name?: string;
-}
-
-export interface VideoResponse {
-  video: Video;
-}
-
-export interface RenameParams {
-  name: string;
-}
-
-export interface ImportAssetParams {
-  url: string;
-}
-
-export interface AssetResponse {
-  asset: Asset;
-}
-
-export interface DeleteAssetResponse {
-  deleted: true;
-  clips_removed: number;
-}
-
-export interface AddClipParams {
-  video_id?: string;
-  track: Track;
-  asset_id: string;
-  idx?: number;
-  duration_sec?: number;
-  start_sec?: number;
-  volume?: number;
-}
-
-export interface ClipResponse {
-  clip: Clip;
-}
-
-export interface MoveClipParams {
-  idx: number;
-}
-
-export interface RemoveClipResponse {
-  removed: true;
-}
-
-export interface UpdateContextParams {
-  context_md: string;
-}
-
-export interface SetAspectRatioParams {
-  aspect_ratio: ProjectAspectRatio;
-}
+export type ProjectState = Schemas['ProjectState'];
+export type InstructParams = Body<'/api/v1/media-studio/projects/{id}/instruct', 'post'>;
+export type InstructResponse = Schemas['InstructReply'];
+export type ExportParams = Body<'/api/v1/media-studio/projects/{id}/export', 'post'>;
+export type ExportResponse = Schemas['ExportReply'];
+export type CreateVideoParams = Body<'/api/v1/media-studio/projects/{id}/videos', 'post'>;
+export type VideoResponse = Schemas['VideoReply'];
+export type RenameParams = Body<'/api/v1/media-studio/projects/{id}', 'patch'>;
+export type ImportAssetParams = Body<'/api/v1/media-studio/projects/{id}/assets', 'post'>;
+export type AssetResponse = Schemas['AssetReply'];
+export type DeleteAssetResponse = Schemas['DeleteAssetReply'];
+export type AddClipParams = Body<'/api/v1/media-studio/projects/{id}/clips', 'post'>;
+export type ClipResponse = Schemas['ClipReply'];
+export type MoveClipParams = Body<'/api/v1/media-studio/projects/{id}/clips/{clipId}', 'patch'>;
+export type RemoveClipResponse = Schemas['RemoveClipReply'];
+export type UpdateContextParams = Body<'/api/v1/media-studio/projects/{id}/context', 'put'>;
+export type SetAspectRatioParams = Body<'/api/v1/media-studio/projects/{id}/aspect-ratio', 'put'>;
 
 // ---- errors ----
-
 /** An error body: `{ error: <message>, ...optional fields }` (contract section 7). */
-export interface ErrorBody {
-  error: string;
-  [field: string]: unknown;
-}
-
-export type ExportErrorCode =
-  | 'no_video_clips'
-  | 'corrupt_source'
-  | 'rate_limited'
-  | 'ffmpeg_failed'
-  | 'export_failed'
-  | 'source_fetch_failed'
-  | 'storage_unconfigured'
-  | 'export_unavailable'
-  | 'export_timeout'
-  | 'ffmpeg_timeout';
+export type ErrorBody = Schemas['Error'] & Record<string, unknown>;
+export type ExportErrorCode = Schemas['ExportError']['error'];
 
 // ---- webhooks ----
-
 export type WebhookEventType = 'job.completed' | 'job.failed' | 'job.cancelled';
+/** A webhook body: the contract's Job fields (model is the upstream endpoint path), then `source` and `project_id`. */
+export type WebhookJob = Schemas['WebhookPayload'];
 
 export interface WebhookEvent {
   /** X-Service-Event */
@@ -308,6 +104,6 @@ export interface WebhookEvent {
   timestamp: number;
   /** X-Service-Delivery-Attempt, when present. */
   attempt: number | null;
-  /** The body: the Job object (model is the upstream endpoint path). */
-  data: Job;
+  /** The body: the Job object (model is the upstream endpoint path), without `input`. */
+  data: WebhookJob;
 }

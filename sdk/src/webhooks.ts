@@ -1,10 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { WebhookVerificationError } from './errors';
-import type { Job, WebhookEvent, WebhookEventType } from './types';
+import type { WebhookEvent, WebhookEventType, WebhookJob } from './types';
 
-export type WebhookHeaders =
-  | Headers
-  | Record<string, string | string[] | undefined>;
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 
 export interface VerifyWebhookOptions {
   /** The raw request body, exactly as received (before any JSON parsing). */
@@ -45,19 +43,33 @@ export function parseSignatureHeader(value: string): { t: string; timestamp: num
       t = v;
     } else if (k === 'v1') v1.push(v);
   }
-  if (t === undefined || !/^\d{1,12}$/.test(t)) throw new WebhookVerificationError('malformed X-Service-Signature header: no valid t');
+  if (t === undefined || !/^\d{1,12}$/.test(t))
+    throw new WebhookVerificationError('malformed X-Service-Signature header: no valid t');
   if (v1.length === 0) throw new WebhookVerificationError('malformed X-Service-Signature header: no v1 signature');
-  for (const s of v1) if (!/^[0-9a-fA-F]{64}$/.test(s)) throw new WebhookVerificationError('malformed X-Service-Signature header: v1 is not a hex SHA-256');
+  for (const s of v1)
+    if (!/^[0-9a-fA-F]{64}$/.test(s))
+      throw new WebhookVerificationError('malformed X-Service-Signature header: v1 is not a hex SHA-256');
   return { t, timestamp: Number(t), v1: v1.map((s) => s.toLowerCase()) };
 }
 
 /** The hex HMAC-SHA256 of `${t}.${body}` keyed with the secret (UTF-8). */
-export function computeSignature(secret: string, timestamp: number | string, payload: string | Buffer | Uint8Array): string {
-  return createHmac('sha256', secret).update(`${timestamp}.`).update(typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload).digest('hex');
+export function computeSignature(
+  secret: string,
+  timestamp: number | string,
+  payload: string | Buffer | Uint8Array,
+): string {
+  return createHmac('sha256', secret)
+    .update(`${timestamp}.`)
+    .update(typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload)
+    .digest('hex');
 }
 
 /** Builds an X-Service-Signature value (for tests and local tooling). */
-export function signWebhook(secret: string, payload: string | Buffer, timestamp = Math.floor(Date.now() / 1000)): string {
+export function signWebhook(
+  secret: string,
+  payload: string | Buffer,
+  timestamp = Math.floor(Date.now() / 1000),
+): string {
   return `t=${timestamp},v1=${computeSignature(secret, timestamp, payload)}`;
 }
 
@@ -76,14 +88,23 @@ export function verifyWebhook(options: VerifyWebhookOptions): WebhookEvent {
   const { t, timestamp, v1 } = parseSignatureHeader(sigHeader);
 
   const tsHeader = header(headers, 'x-service-timestamp');
-  if (tsHeader !== undefined && tsHeader.trim() !== t) throw new WebhookVerificationError('X-Service-Timestamp does not match the signature timestamp');
+  if (tsHeader !== undefined && tsHeader.trim() !== t)
+    throw new WebhookVerificationError('X-Service-Timestamp does not match the signature timestamp');
 
-  const nowMs = options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
+  const nowMs =
+    options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
   const skew = nowMs / 1000 - timestamp;
-  if (skew > toleranceSec) throw new WebhookVerificationError(`timestamp too old (${Math.round(skew)} s > ${toleranceSec} s tolerance)`);
-  if (-skew > toleranceSec) throw new WebhookVerificationError(`timestamp in the future (${Math.round(-skew)} s > ${toleranceSec} s tolerance)`);
+  if (skew > toleranceSec)
+    throw new WebhookVerificationError(`timestamp too old (${Math.round(skew)} s > ${toleranceSec} s tolerance)`);
+  if (-skew > toleranceSec)
+    throw new WebhookVerificationError(
+      `timestamp in the future (${Math.round(-skew)} s > ${toleranceSec} s tolerance)`,
+    );
 
-  const raw = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  const raw =
+    typeof payload === 'string'
+      ? Buffer.from(payload, 'utf8')
+      : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
   const expected = Buffer.from(computeSignature(secret, t, raw), 'hex');
   let match = false;
   for (const s of v1) {
@@ -98,8 +119,9 @@ export function verifyWebhook(options: VerifyWebhookOptions): WebhookEvent {
   } catch {
     throw new WebhookVerificationError('body is not valid JSON');
   }
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new WebhookVerificationError('body is not a JSON object');
-  const job = data as Job;
+  if (!data || typeof data !== 'object' || Array.isArray(data))
+    throw new WebhookVerificationError('body is not a JSON object');
+  const job = data as WebhookJob;
   const eventHeader = header(headers, 'x-service-event');
   const type = (eventHeader ?? `job.${job.status}`) as WebhookEventType;
   const attempt = header(headers, 'x-service-delivery-attempt');

@@ -1,6 +1,6 @@
 import { say, startFakeLlm, type FakeLlm } from '../../services/editor-agent/test/support/fake-llm';
 import { DashboardSession } from '../support/dashboard-session';
-import { api, startFleet, userWithKey, type Fleet } from '../support/fleet';
+import { api, startFleet, type Fleet } from '../support/fleet';
 import { startReceiver, verifySignature } from '../support/webhook-receiver';
 
 const PASSWORD = 'correct horse battery';
@@ -25,7 +25,13 @@ describe('dashboard API end to end', () => {
   beforeAll(async () => {
     llm = await startFakeLlm(() => say('Hello! What shall we make?'));
     receiver = await startReceiver();
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake' });
+    fleet = await startFleet({
+      RATE_LIMIT_PER_MINUTE: '100000',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_MODEL: 'fake',
+    });
   }, 240_000);
 
   afterAll(async () => {
@@ -49,11 +55,19 @@ describe('dashboard API end to end', () => {
       aliceEmail = newEmail('alice');
       const res = await alice.signUp(aliceEmail, PASSWORD);
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ user: { id: expect.any(Number), email: aliceEmail, role: 'user' }, csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+      expect(res.body).toEqual({
+        user: { id: expect.any(Number), email: aliceEmail, role: 'user' },
+        csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      });
       aliceId = res.body.user.id;
       const [cookie] = res.setCookies;
       expect(cookie).toMatchObject({ name: 'mf_session', value: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
-      expect(cookie.attributes).toMatchObject({ httponly: true, samesite: 'Lax', path: '/', 'max-age': String(14 * 24 * 3600) });
+      expect(cookie.attributes).toMatchObject({
+        httponly: true,
+        samesite: 'Lax',
+        path: '/',
+        'max-age': String(14 * 24 * 3600),
+      });
       // PUBLIC_BASE_URL is http here: no Secure flag, or the browser would never send it back.
       expect(cookie.attributes.secure).toBeUndefined();
       expect(res.headers.get('cache-control')).toBe('no-store');
@@ -104,7 +118,10 @@ describe('dashboard API end to end', () => {
       const retryAfter = Number(blocked.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThan(14 * 60);
       expect(retryAfter).toBeLessThanOrEqual(15 * 60);
-      expect(blocked.body).toEqual({ error: `Too many sign-in attempts. Try again in ${retryAfter} s.`, retry_after: retryAfter });
+      expect(blocked.body).toEqual({
+        error: `Too many sign-in attempts. Try again in ${retryAfter} s.`,
+        retry_after: retryAfter,
+      });
       expect(blocked.setCookies).toEqual([]);
       // Another email from the same address is not affected.
       expect((await session().signIn(aliceEmail, PASSWORD)).status).toBe(200);
@@ -135,7 +152,13 @@ describe('dashboard API end to end', () => {
       forged.cookies.set('mf_session', 'A'.repeat(43));
       const res = await forged.get('/keys');
       expect([res.status, res.body]).toEqual([401, NOT_SIGNED_IN]);
-      expect(res.setCookies).toEqual([expect.objectContaining({ name: 'mf_session', value: '', attributes: expect.objectContaining({ 'max-age': '0' }) })]);
+      expect(res.setCookies).toEqual([
+        expect.objectContaining({
+          name: 'mf_session',
+          value: '',
+          attributes: expect.objectContaining({ 'max-age': '0' }),
+        }),
+      ]);
     });
   });
 
@@ -146,13 +169,19 @@ describe('dashboard API end to end', () => {
     it('refuses a key creation without the CSRF token or with a wrong one, and creates nothing', async () => {
       const missing = await alice.post('/keys', { body: { name: 'sneaky', scopes: ['jobs:read'] }, csrf: false });
       expect([missing.status, missing.body]).toEqual([403, CSRF_REFUSED]);
-      const wrong = await alice.post('/keys', { body: { name: 'sneaky', scopes: ['jobs:read'] }, csrf: false, headers: { 'x-csrf-token': 'B'.repeat(43) } });
+      const wrong = await alice.post('/keys', {
+        body: { name: 'sneaky', scopes: ['jobs:read'] },
+        csrf: false,
+        headers: { 'x-csrf-token': 'B'.repeat(43) },
+      });
       expect([wrong.status, wrong.body]).toEqual([403, CSRF_REFUSED]);
       expect((await alice.get('/keys')).body).toEqual({ keys: [] });
     });
 
     it('creates a key, showing the full key once, and lists it without it', async () => {
-      const res = await alice.post('/keys', { body: { name: 'ci', scopes: ['video:write', 'image:write', 'video-editor:write', 'video-editor:read'] } });
+      const res = await alice.post('/keys', {
+        body: { name: 'ci', scopes: ['video:write', 'image:write', 'video-editor:write', 'video-editor:read'] },
+      });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         key: {
@@ -197,7 +226,9 @@ describe('dashboard API end to end', () => {
     });
 
     it('never accepts the session cookie on /api/v1', async () => {
-      const res = await fetch(`${fleet.baseUrl}/api/v1/account`, { headers: { cookie: alice.cookieHeader, 'x-csrf-token': alice.csrfToken! } });
+      const res = await fetch(`${fleet.baseUrl}/api/v1/account`, {
+        headers: { cookie: alice.cookieHeader, 'x-csrf-token': alice.csrfToken! },
+      });
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ error: 'Missing Authorization header' });
     });
@@ -213,7 +244,11 @@ describe('dashboard API end to end', () => {
         const changed = await alice.put(`/keys/${keyId}/webhook`, { body: { url: receiver.url } });
         expect(changed.body).toEqual({ url: receiver.url });
         const view = await alice.get(`/keys/${keyId}/webhook`);
-        expect(view.body).toEqual({ url: receiver.url, created_at: expect.any(String), updated_at: expect.any(String) });
+        expect(view.body).toEqual({
+          url: receiver.url,
+          created_at: expect.any(String),
+          updated_at: expect.any(String),
+        });
         expect(JSON.stringify(view.body)).not.toContain(firstSecret);
       });
 
@@ -232,12 +267,17 @@ describe('dashboard API end to end', () => {
           error: null,
           duration_ms: expect.any(Number),
           created_at: expect.any(String),
+          test: true,
         });
         expect(receiver.received.length).toBe(before + 1);
         const hook = receiver.received[before];
         expect(hook.headers['x-service-event']).toBe('webhook.test');
         expect(verifySignature(firstSecret, String(hook.headers['x-service-signature']), hook.rawBody)).toBe(true);
-        expect(JSON.parse(hook.rawBody)).toEqual({ event: 'webhook.test', api_key_id: keyId, sent_at: expect.any(String) });
+        expect(JSON.parse(hook.rawBody)).toEqual({
+          event: 'webhook.test',
+          api_key_id: keyId,
+          sent_at: expect.any(String),
+        });
 
         const deliveries = await alice.get(`/keys/${keyId}/webhook/deliveries`);
         expect(deliveries.body.deliveries[0]).toEqual(res.body.delivery);
@@ -245,7 +285,11 @@ describe('dashboard API end to end', () => {
 
       it('clears the webhook (a test then finds none), and a new save generates a new secret', async () => {
         expect((await alice.delete(`/keys/${keyId}/webhook`)).body).toEqual({ cleared: true });
-        expect((await alice.get(`/keys/${keyId}/webhook`)).body).toEqual({ url: null, created_at: null, updated_at: null });
+        expect((await alice.get(`/keys/${keyId}/webhook`)).body).toEqual({
+          url: null,
+          created_at: null,
+          updated_at: null,
+        });
         expect((await alice.post(`/keys/${keyId}/webhook/test`)).status).toBe(404);
         const again = await alice.put(`/keys/${keyId}/webhook`, { body: { url: receiver.url } });
         expect(again.body.secret).toMatch(/^whsec_/);
@@ -266,24 +310,48 @@ describe('dashboard API end to end', () => {
         });
         const ledger = await alice.get('/ledger');
         expect(ledger.body.entries).toEqual([
-          { id: expect.any(Number), kind: 'grant', reference: expect.stringMatching(/^grant:/), amount: 5000, balance_after: 5000, description: 'admin grant', created_at: expect.any(String) },
+          {
+            id: expect.any(Number),
+            kind: 'grant',
+            reference: expect.stringMatching(/^grant:/),
+            amount: 5000,
+            delta: 5000,
+            balance_after: 5000,
+            description: 'admin grant',
+            created_at: expect.any(String),
+          },
         ]);
       });
 
       it('lists submitted jobs newest first with their key, pages them, and cancels one with a refund', async () => {
-        const image = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', { key: secretKey, body: { prompt: 'a lighthouse' } });
-        const video = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: secretKey, body: { prompt: 'to be cancelled', duration_seconds: 15 } });
+        const image = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', {
+          key: secretKey,
+          body: { prompt: 'a lighthouse' },
+        });
+        const video = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', {
+          key: secretKey,
+          body: { prompt: 'to be cancelled', duration_seconds: 15 },
+        });
         expect([image.status, video.status]).toEqual([202, 202]);
 
         const list = await alice.get('/jobs');
         expect(list.status).toBe(200);
         expect(list.body.jobs.map((j: { job_id: string }) => j.job_id)).toEqual([video.body.job_id, image.body.job_id]);
-        expect(list.body.jobs[0]).toMatchObject({ job_id: video.body.job_id, type: 'video', status: 'processing', api_key_id: keyId, credits_consumed: 15 * 227 });
+        expect(list.body.jobs[0]).toMatchObject({
+          job_id: video.body.job_id,
+          type: 'video',
+          status: 'processing',
+          api_key_id: keyId,
+          credits_consumed: 15 * 227,
+        });
 
         const page1 = await alice.get('/jobs?limit=1');
         const page2 = await alice.get(`/jobs?limit=1&before=${page1.body.jobs[0].job_id}`);
         const page3 = await alice.get(`/jobs?limit=1&before=${page2.body.jobs[0].job_id}`);
-        expect([...page1.body.jobs, ...page2.body.jobs].map((j: { job_id: string }) => j.job_id)).toEqual([video.body.job_id, image.body.job_id]);
+        expect([...page1.body.jobs, ...page2.body.jobs].map((j: { job_id: string }) => j.job_id)).toEqual([
+          video.body.job_id,
+          image.body.job_id,
+        ]);
         expect(page3.body.jobs).toEqual([]);
 
         const one = await alice.get(`/jobs/${video.body.job_id}`);
@@ -294,13 +362,33 @@ describe('dashboard API end to end', () => {
         expect((await alice.delete(`/jobs/${video.body.job_id}`)).status).toBe(409);
         expect((await alice.get(`/jobs/${video.body.job_id}`)).body.status).toBe('cancelled');
         expect((await alice.get('/balance')).body.credits_remaining).toBe(5000 - 50);
+        // The ledger signs each movement: the charges take credits away, the owner's cancel gives them back.
+        const entries = (await alice.get('/ledger?limit=3')).body.entries.map(
+          (e: { kind: string; amount: number; delta: number; description: string }) => [
+            e.kind,
+            e.amount,
+            e.delta,
+            e.description,
+          ],
+        );
+        expect(entries).toEqual([
+          ['refund', 15 * 227, 15 * 227, 'cancelled by you'],
+          ['charge', 15 * 227, -15 * 227, 'vidgen-2.0 job'],
+          ['charge', 50, -50, 'imagegen-2 job'],
+        ]);
       });
 
       it('lists projects and shows a project with its videos and chat threads', async () => {
-        const created = await api(fleet, 'POST', '/api/v1/media-studio/projects', { key: secretKey, body: { name: 'Kites' } });
+        const created = await api(fleet, 'POST', '/api/v1/media-studio/projects', {
+          key: secretKey,
+          body: { name: 'Kites' },
+        });
         expect(created.status).toBe(200);
         const projectId = created.body.project.id;
-        const turn = await api(fleet, 'POST', `/api/v1/media-studio/projects/${projectId}/instruct`, { key: secretKey, body: { instruction: 'Say hello' } });
+        const turn = await api(fleet, 'POST', `/api/v1/media-studio/projects/${projectId}/instruct`, {
+          key: secretKey,
+          body: { instruction: 'Say hello' },
+        });
         expect(turn.status).toBe(200);
 
         const list = await alice.get('/projects');
@@ -310,7 +398,15 @@ describe('dashboard API end to end', () => {
         const [video] = state.body.videos;
         expect(state.body).toMatchObject({ project: { id: projectId, name: 'Kites' }, assets: [], clips: [] });
         expect(state.body.threads).toEqual({
-          [video.id]: [{ id: expect.any(String), instruction: 'Say hello', assistant_text: 'Hello! What shall we make?', status: 'done', created_at: expect.any(String) }],
+          [video.id]: [
+            {
+              id: expect.any(String),
+              instruction: 'Say hello',
+              assistant_text: 'Hello! What shall we make?',
+              status: 'done',
+              created_at: expect.any(String),
+            },
+          ],
         });
         expect((await alice.get('/projects/prj_doesnotexist')).status).toBe(404);
       });
@@ -320,7 +416,7 @@ describe('dashboard API end to end', () => {
       it("sees none of the first user's keys, jobs, projects, webhooks or ledger", async () => {
         const { s: bob } = await signedUp('bob');
         expect((await bob.get('/keys')).body).toEqual({ keys: [] });
-        expect((await bob.get('/jobs')).body).toEqual({ jobs: [] });
+        expect((await bob.get('/jobs')).body).toEqual({ jobs: [], has_more: false });
         expect((await bob.get('/projects')).body).toEqual({ projects: [] });
         expect((await bob.get('/ledger')).body).toEqual({ entries: [] });
         expect((await bob.get('/balance')).body.credits_remaining).toBe(0);
@@ -357,12 +453,18 @@ describe('dashboard API end to end', () => {
       // The role counts from the next request: no new sign-in needed.
       expect((await carol.get('/me')).body.user.role).toBe('admin');
       const users = await carol.get(`/admin/users?email=${encodeURIComponent(aliceEmail.toUpperCase())}`);
-      expect(users.body).toEqual({ users: [{ id: aliceId, email: aliceEmail, role: 'user', created_at: expect.any(String) }] });
+      expect(users.body).toEqual({
+        users: [{ id: aliceId, email: aliceEmail, role: 'user', created_at: expect.any(String) }],
+      });
 
       const before = (await alice.get('/balance')).body.credits_remaining;
       const grant = await carol.post(`/admin/users/${aliceId}/credits`, { body: { amount: 250 } });
       expect(grant.body).toEqual({ credits_remaining: before + 250 });
-      expect((await alice.get('/ledger')).body.entries[0]).toMatchObject({ kind: 'grant', amount: 250, balance_after: before + 250 });
+      expect((await alice.get('/ledger')).body.entries[0]).toMatchObject({
+        kind: 'grant',
+        amount: 250,
+        balance_after: before + 250,
+      });
       expect((await carol.post(`/admin/users/${aliceId}/credits`, { body: { amount: 0 } })).status).toBe(400);
       expect((await carol.post('/admin/users/999999999/credits', { body: { amount: 5 } })).status).toBe(404);
 
@@ -378,7 +480,13 @@ describe('dashboard API end to end', () => {
       expect(withoutCsrf.status).toBe(403);
       const out = await alice.post('/signout');
       expect(out.status).toBe(204);
-      expect(out.setCookies).toEqual([expect.objectContaining({ name: 'mf_session', value: '', attributes: expect.objectContaining({ 'max-age': '0' }) })]);
+      expect(out.setCookies).toEqual([
+        expect.objectContaining({
+          name: 'mf_session',
+          value: '',
+          attributes: expect.objectContaining({ 'max-age': '0' }),
+        }),
+      ]);
       expect(await alice.get('/me')).toMatchObject({ status: 401, body: NOT_SIGNED_IN });
       const replay = await fetch(`${fleet.baseUrl}/dashboard/api/me`, { headers: { cookie: oldCookie } });
       expect(replay.status).toBe(401);

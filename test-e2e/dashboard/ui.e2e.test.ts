@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from '@mf/fleet';
 import { launchBrowser, newWatchedContext, type WatchedContext } from '../support/browser';
@@ -28,6 +29,7 @@ const isFocused = (el: { matches: (selector: string) => boolean }) => el.matches
 const SHOTS = path.join(REPO_ROOT, 'test-artifacts', 'dashboard');
 const PASSWORD = 'correct horse battery';
 const ffmpeg = (...args: string[]) => execFileSync('ffmpeg', ['-v', 'error', '-y', ...args]);
+const run = promisify(execFile);
 
 /**
  * The dashboard driven in a real browser (Debian's Chromium) against the whole fleet: the issue's
@@ -68,7 +70,9 @@ describe('dashboard in the browser', () => {
     p.waitForFunction(
       ([source, flags]) => {
         const log = (globalThis as unknown as { __statusLog?: string[] }).__statusLog ?? [];
-        return flags === null ? log.some((m) => m.includes(source)) : log.some((m) => new RegExp(source, flags).test(m));
+        return flags === null
+          ? log.some((m) => m.includes(source))
+          : log.some((m) => new RegExp(source, flags).test(m));
       },
       typeof text === 'string' ? ([text, null] as const) : ([text.source, text.flags] as const),
       { timeout: 30_000 },
@@ -86,7 +90,26 @@ describe('dashboard in the browser', () => {
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     const media = (name: string) => path.join(mediaDir, name);
-    ffmpeg('-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=24', '-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '2', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', media('clip.mp4'));
+    ffmpeg(
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=640x360:rate=24',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440',
+      '-t',
+      '2',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-shortest',
+      media('clip.mp4'),
+    );
     ffmpeg('-f', 'lavfi', '-i', 'sine=frequency=220', '-t', '3', '-c:a', 'aac', media('music.m4a'));
     ref = await startReferenceServer({
       '/clip.mp4': { file: media('clip.mp4'), contentType: 'video/mp4' },
@@ -107,7 +130,8 @@ describe('dashboard in the browser', () => {
     await customer.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fleet.baseUrl });
     customer.context.on('request', (req) => {
       const url = new URL(req.url());
-      if (url.pathname.startsWith('/dashboard/api/') && req.method() !== 'GET') writes.push({ path: `${req.method()} ${url.pathname}`, csrf: req.headers()['x-csrf-token'] });
+      if (url.pathname.startsWith('/dashboard/api/') && req.method() !== 'GET')
+        writes.push({ path: `${req.method()} ${url.pathname}`, csrf: req.headers()['x-csrf-token'] });
     });
   });
 
@@ -122,6 +146,13 @@ describe('dashboard in the browser', () => {
   it('sends a signed-out visitor to sign in, and signs a new user up', async () => {
     await page.goto(base());
     await page.waitForURL(/#\/signin$/);
+    // The API reference is linked before anyone signs in.
+    expect(
+      await page
+        .locator('.site-footer')
+        .getByRole('link', { name: /API reference/ })
+        .getAttribute('href'),
+    ).toBe('/api/v1/reference');
     await shot(page, 'signin');
     await page.getByRole('link', { name: 'Create one' }).click();
     await page.getByRole('heading', { name: 'Create an account' }).waitFor();
@@ -133,8 +164,21 @@ describe('dashboard in the browser', () => {
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await waitForStatus(page, 'Your account is ready');
     expect(await page.locator('#account-email').textContent()).toBe(email);
-    // A new account has nothing yet.
+    // A new account has nothing yet, and is told how credits come on this installation.
     expect(await page.locator('.stat-main dd').textContent()).toBe('0');
+    const start = page.getByRole('region', { name: 'Getting started' });
+    expect(await start.textContent()).toContain(
+      'You have no credits yet. New accounts on this installation start with 0 credits: an administrator grants them. Ask one',
+    );
+    expect(await start.getByRole('link', { name: 'playground' }).getAttribute('href')).toBe('#/playground');
+    // The API reference is one click away, on every page.
+    expect(
+      await page
+        .getByRole('link', { name: /API reference/ })
+        .first()
+        .getAttribute('href'),
+    ).toBe('/api/v1/reference');
+    await shot(page, 'overview-new');
     // Not an admin: no admin link, and the admin page says so.
     expect(await page.locator('#nav-admin').isHidden()).toBe(true);
     await go(page, '#/admin');
@@ -184,6 +228,21 @@ describe('dashboard in the browser', () => {
     const modelsRead = page.getByRole('checkbox', { name: /models:read/ });
     expect(await modelsRead.isChecked()).toBe(true);
     expect(await modelsRead.isDisabled()).toBe(true);
+    // Ticked by default: what a typical user needs; the editor scopes are left to choose. Each says what it allows.
+    const ticked = async (scope: string) => page.getByRole('checkbox', { name: scope, exact: true }).isChecked();
+    expect([
+      await ticked('video:write'),
+      await ticked('image:write'),
+      await ticked('jobs:read'),
+      await ticked('video-editor:write'),
+      await ticked('video-editor:read'),
+    ]).toEqual([true, true, true, false, false]);
+    expect(
+      await page.getByRole('checkbox', { name: 'jobs:read', exact: true }).getAttribute('aria-describedby'),
+    ).toBeTruthy();
+    expect(await page.locator('.scope-hint').allTextContents()).toHaveLength(6);
+    await page.getByRole('checkbox', { name: 'image:write', exact: true }).uncheck();
+    await page.getByRole('checkbox', { name: 'jobs:read', exact: true }).uncheck();
     await page.getByLabel('Name', { exact: true }).fill('render server');
     await page.getByRole('checkbox', { name: /video:write/ }).check();
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -196,7 +255,9 @@ describe('dashboard in the browser', () => {
     expect(await secret.evaluate(isFocused)).toBe(true);
     await page.getByRole('button', { name: 'Copy' }).click();
     await waitForStatus(page, 'Copied to the clipboard.');
-    expect(await page.evaluate(() => (globalThis as unknown as PageWindow).navigator.clipboard.readText())).toBe(apiKey);
+    expect(await page.evaluate(() => (globalThis as unknown as PageWindow).navigator.clipboard.readText())).toBe(
+      apiKey,
+    );
     const row = page.locator('tbody tr', { hasText: 'render server' });
     const prefix = (await row.locator('td').nth(1).textContent()) ?? '';
     expect(apiKey.startsWith(prefix)).toBe(true);
@@ -249,6 +310,8 @@ describe('dashboard in the browser', () => {
     await longCard.waitFor();
     expect(await longCard.getAttribute('data-status')).toBe('processing');
     expect(await longCard.textContent()).toContain('3,405 credits');
+    // The prompt tells jobs apart.
+    expect(await longCard.locator('.job-prompt').textContent()).toBe('a long sunset to be cancelled');
     expect(await page.locator('.live-note').textContent()).toContain('updating every 2 seconds');
 
     // Submitted while the page is open: it appears by itself.
@@ -273,7 +336,8 @@ describe('dashboard in the browser', () => {
     const media = await card.locator('video').evaluate(
       (v: MediaElement) =>
         new Promise<{ readyState: number; duration: number; error: number | null }>((resolve) => {
-          const done = () => resolve({ readyState: v.readyState, duration: v.duration, error: v.error ? v.error.code : null });
+          const done = () =>
+            resolve({ readyState: v.readyState, duration: v.duration, error: v.error ? v.error.code : null });
           if (v.readyState >= 1) done();
           else {
             v.addEventListener('loadedmetadata', done, { once: true });
@@ -291,12 +355,67 @@ describe('dashboard in the browser', () => {
     await card.getByRole('link', { name: videoJobId }).click();
     await page.getByRole('heading', { name: `Job ${videoJobId}` }).waitFor();
     await page.locator('.preview-large video').waitFor();
-    expect(await page.getByRole('link', { name: 'Download' }).getAttribute('href')).toMatch(new RegExp(`/media/jobs/${videoJobId}/`));
+    const download = page.getByRole('link', { name: 'Download' });
+    // Same-origin (relative) media, saved under the prompt and the job id rather than "video.mp4".
+    expect(await download.getAttribute('href')).toBe(`/media/jobs/${videoJobId}/video.mp4`);
+    expect(await download.getAttribute('download')).toBe(`a paper boat on a pond ${videoJobId}.mp4`);
+
+    // The job's input as it ran, and the request that makes it again.
+    const job = (await api(fleet, 'GET', `/api/v1/jobs/${videoJobId}`, { key: apiKey })).body;
+    const input = page.getByRole('region', { name: 'Input' });
+    expect(await input.locator('dd[data-field="prompt"]').textContent()).toBe('a paper boat on a pond');
+    expect(await input.locator('dd[data-field="seed"]').textContent()).toBe(String(job.input.seed));
+    expect(await input.locator('dd[data-field="resolution"]').textContent()).toBe('480p');
+    await input.getByRole('button', { name: 'Copy as curl' }).click();
+    await waitForStatus(page, 'Copied to the clipboard.');
+    const curl = await page.evaluate(() => (globalThis as unknown as PageWindow).navigator.clipboard.readText());
+    expect(curl).toBe(await input.locator('pre.curl').textContent());
     await shot(page, 'job');
 
     // Balance: 5000, less the video (4 s x 101), the cancelled job refunded.
     const account = await api(fleet, 'GET', '/api/v1/account', { key: apiKey });
     expect(account.body.credits_remaining).toBe(5000 - 404);
+
+    // The copied command runs as it is, in a shell, and makes the same request: the same input, the same seed.
+    const { stdout } = await run('bash', ['-c', `${curl} -s`], {
+      env: { PATH: process.env.PATH, MEDIAFORGE_API_KEY: apiKey },
+    });
+    const again = JSON.parse(stdout);
+    expect(again).toMatchObject({ status: 'processing', credits_consumed: 404 });
+    expect((await api(fleet, 'GET', `/api/v1/jobs/${again.job_id}`, { key: apiKey })).body.input).toEqual(job.input);
+    expect((await api(fleet, 'DELETE', `/api/v1/jobs/${again.job_id}`, { key: apiKey })).status).toBe(200);
+  });
+
+  it('shows charges as negative and refunds and grants as positive in the ledger, with a falling balance after each charge', async () => {
+    await go(page, '#/');
+    const rows = page.locator('table.data tbody tr');
+    await rows.nth(5).waitFor();
+    const ledger = await rows.evaluateAll((trs) =>
+      trs.map((tr) => {
+        const cells = (tr as unknown as { cells: ArrayLike<{ textContent: string; className: string }> }).cells;
+        return [
+          cells[1].textContent,
+          cells[2].textContent,
+          cells[4].textContent,
+          cells[4].className.includes('negative')
+            ? 'negative'
+            : cells[4].className.includes('positive')
+              ? 'positive'
+              : '',
+          cells[5].textContent,
+        ];
+      }),
+    );
+    // Newest first: the curl job (charged, then cancelled by its owner), the long job's refund, the video, the long job, the grant.
+    expect(ledger).toEqual([
+      ['Refund', 'cancelled by you', '+404', 'positive', '4,596'],
+      ['Charge', 'vidgen-2.0 job', '\u2212404', 'negative', '4,192'],
+      ['Refund', 'cancelled by you', '+3,405', 'positive', '4,596'],
+      ['Charge', 'vidgen-2.0 job', '\u2212404', 'negative', '1,191'],
+      ['Charge', 'vidgen-2.0 job', '\u22123,405', 'negative', '1,595'],
+      ['Grant', 'admin grant', '+5,000', 'positive', '5,000'],
+    ]);
+    await shot(page, 'overview-ledger');
   });
 
   it("lists the job's webhook delivery in the key's delivery log, and sends a test event on request", async () => {
@@ -323,6 +442,30 @@ describe('dashboard in the browser', () => {
     const test = receiver.received[before];
     expect(test.headers['x-service-event']).toBe('webhook.test');
     expect(verifySignature(webhookSecret, test.headers['x-service-signature'] as string, test.rawBody)).toBe(true);
+
+    // A sample of the event a real handler acts on: a completed job in the real shape, marked as a test.
+    await page.getByLabel('Test event').selectOption('job.completed');
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await waitForStatus(page, 'Sample job.completed delivered: your server answered HTTP 200.');
+    const sample = receiver.received[before + 1];
+    expect(sample.headers).toMatchObject({ 'x-service-event': 'job.completed', 'x-service-test': 'true' });
+    expect(verifySignature(webhookSecret, sample.headers['x-service-signature'] as string, sample.rawBody)).toBe(true);
+    const real = JSON.parse(hook!.rawBody);
+    const body = JSON.parse(sample.rawBody);
+    expect(Object.keys(body)).toEqual(Object.keys(real));
+    expect(body).toMatchObject({
+      job_id: expect.stringMatching(/^job_test[A-Za-z0-9]+$/),
+      status: 'completed',
+      type: 'video',
+      result: { video: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/media\/jobs\/job_test/) },
+      error: null,
+      source: 'api',
+    });
+    // Real deliveries carry no test header; the log marks the sample as a test.
+    expect(hook!.headers['x-service-test']).toBeUndefined();
+    const sampleRow = page.locator('tbody tr[data-event="job.completed"][data-test="true"]');
+    await sampleRow.waitFor();
+    expect(await sampleRow.locator('.badge-test').textContent()).toBe('test');
     await shot(page, 'key');
   });
 
@@ -353,7 +496,15 @@ describe('dashboard in the browser', () => {
   });
 
   it("shows an editor project: each video's tracks in order, the media library, and the export with a player and a download link", async () => {
-    const editor = await fleet.admin('key:create', '--email', email, '--scopes', 'video-editor:write,video-editor:read', '--name', 'editor');
+    const editor = await fleet.admin(
+      'key:create',
+      '--email',
+      email,
+      '--scopes',
+      'video-editor:write,video-editor:read',
+      '--name',
+      'editor',
+    );
     const edit = async (method: string, p: string, body?: unknown) => {
       const res = await api(fleet, method, `/api/v1/media-studio/projects${p}`, { key: String(editor.key), body });
       if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -378,7 +529,9 @@ describe('dashboard in the browser', () => {
     await page.getByRole('heading', { name: 'Harbour teaser', level: 1 }).waitFor();
 
     const videoTrack = page.getByRole('list', { name: 'Video', exact: true });
-    expect(await videoTrack.locator('li.clip').evaluateAll((els) => els.map((el) => el.getAttribute('title')))).toEqual(['ref.png', 'clip.mp4']);
+    expect(await videoTrack.locator('li.clip').evaluateAll((els) => els.map((el) => el.getAttribute('title')))).toEqual(
+      ['ref.png', 'clip.mp4'],
+    );
     expect(await page.getByRole('list', { name: 'Music', exact: true }).locator('li.clip').count()).toBe(1);
     expect(await page.getByRole('list', { name: 'Voice', exact: true }).textContent()).toBe('No clips');
     expect(await page.locator('.library li.asset').count()).toBe(3);
@@ -386,7 +539,12 @@ describe('dashboard in the browser', () => {
     expect(await page.getByText('No messages yet.').count()).toBe(1);
 
     const download = page.getByRole('link', { name: 'Download mp4' });
-    expect(await download.getAttribute('href')).toBe(exported.video_url);
+    // The export, served from the page's own origin, saved under the project's name and a time stamp.
+    expect(await download.getAttribute('href')).toBe(new URL(exported.video_url).pathname);
+    expect(await download.getAttribute('download')).toMatch(/^Harbour teaser \d{4}-\d\d-\d\d \d\d-\d\d fit\.mp4$/);
+    expect(await page.locator('.export-title').first().textContent()).toMatch(
+      /^Export · Fit \(bars\) · \w{3} \d{1,2}, \d{4}, \d{1,2}:\d\d [AP]M/,
+    );
     const player = page.locator('.exports video');
     const readyState = await player.evaluate(
       (v: MediaElement) =>
@@ -399,8 +557,8 @@ describe('dashboard in the browser', () => {
     await shot(page, 'project');
   });
 
-  it('shows a failed sign-in, then fits every page on a 375 px wide phone screen without horizontal scrolling', async () => {
-    const phone = await newWatchedContext(browser, { width: 375, height: 812 });
+  it('shows a failed sign-in, then fits every page on a 390 px wide phone screen without horizontal scrolling', async () => {
+    const phone = await newWatchedContext(browser, { width: 390, height: 844 });
     try {
       const p = phone.page;
       await p.goto(`${base()}#/signin`);
@@ -414,18 +572,29 @@ describe('dashboard in the browser', () => {
       await p.getByRole('button', { name: 'Sign in' }).click();
       await p.getByRole('heading', { name: 'Overview' }).waitFor();
       await p.locator('.chart').waitFor();
-      expect(await p.evaluate(() => (globalThis as unknown as PageWindow).document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-      await p.screenshot({ path: path.join(SHOTS, 'overview-375.png') });
+      expect(
+        await p.evaluate(() => (globalThis as unknown as PageWindow).document.documentElement.scrollWidth),
+      ).toBeLessThanOrEqual(390);
+      await p.screenshot({ path: path.join(SHOTS, 'overview-390.png') });
 
       const tooWide: string[] = [];
-      for (const hash of ['#/keys', `#/keys/${keyId}`, '#/jobs', `#/jobs/${videoJobId}`, '#/projects', `#/projects/${projectId}`]) {
+      for (const hash of [
+        '#/keys',
+        `#/keys/${keyId}`,
+        '#/jobs',
+        `#/jobs/${videoJobId}`,
+        '#/projects',
+        `#/projects/${projectId}`,
+      ]) {
         await go(p, hash);
         await p.locator('.loading').waitFor({ state: 'detached' });
-        const width = await p.evaluate(() => (globalThis as unknown as PageWindow).document.documentElement.scrollWidth);
-        if (width > 375) tooWide.push(`${hash}: ${width}px`);
+        const width = await p.evaluate(
+          () => (globalThis as unknown as PageWindow).document.documentElement.scrollWidth,
+        );
+        if (width > 390) tooWide.push(`${hash}: ${width}px`);
       }
       expect(tooWide).toEqual([]);
-      await p.screenshot({ path: path.join(SHOTS, 'project-375.png'), fullPage: true });
+      await p.screenshot({ path: path.join(SHOTS, 'project-390.png'), fullPage: true });
     } finally {
       await phone.context.close();
     }
@@ -454,13 +623,18 @@ describe('dashboard in the browser', () => {
     expect(withoutToken).toEqual(['POST /dashboard/api/signup']);
 
     // Signed out for real: the server no longer knows the session.
-    const me = await page.evaluate(async () => (await (globalThis as unknown as PageWindow).fetch('/dashboard/api/me', { credentials: 'same-origin' })).status);
+    const me = await page.evaluate(
+      async () =>
+        (await (globalThis as unknown as PageWindow).fetch('/dashboard/api/me', { credentials: 'same-origin' })).status,
+    );
     expect(me).toBe(401);
     await page.goto(`${base()}#/keys`);
     await page.waitForURL(/#\/signin$/);
 
     // The only errors in the console are the expected 401s of a signed-out visitor's /me.
-    const unexpected = customer.problems.filter((msg) => !/Failed to load resource: the server responded with a status of 401/.test(msg));
+    const unexpected = customer.problems.filter(
+      (msg) => !/Failed to load resource: the server responded with a status of 401/.test(msg),
+    );
     expect(unexpected).toEqual([]);
   });
 });

@@ -17,9 +17,59 @@ describe('export', () => {
 
   beforeAll(async () => {
     const media = (name: string) => path.join(dir, name);
-    ffmpeg('-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '2', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', media('wide.mp4'));
-    ffmpeg('-f', 'lavfi', '-i', 'testsrc2=size=360x640:rate=25', '-t', '1.5', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', media('tall.mp4'));
-    ffmpeg('-f', 'lavfi', '-i', 'testsrc2=size=400x400:rate=24', '-f', 'lavfi', '-i', 'sine=frequency=330', '-t', '1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', media('square.mp4'));
+    ffmpeg(
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=640x360:rate=30',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440',
+      '-t',
+      '2',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-shortest',
+      media('wide.mp4'),
+    );
+    ffmpeg(
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=360x640:rate=25',
+      '-t',
+      '1.5',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      media('tall.mp4'),
+    );
+    ffmpeg(
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=400x400:rate=24',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=330',
+      '-t',
+      '1',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-shortest',
+      media('square.mp4'),
+    );
     ffmpeg('-f', 'lavfi', '-i', 'sine=frequency=600', '-t', '1', '-c:a', 'aac', media('voice1.m4a'));
     ffmpeg('-f', 'lavfi', '-i', 'sine=frequency=700', '-t', '1', '-c:a', 'aac', media('voice2.m4a'));
     ffmpeg('-f', 'lavfi', '-i', 'sine=frequency=220', '-t', '3', '-c:a', 'aac', media('music.m4a'));
@@ -49,7 +99,8 @@ describe('export', () => {
   it('renders 3 videos of different shapes, a still, 2 voice lines and music into one 9:16 mp4, stored as an export asset', async () => {
     const { project } = await edit('POST', '', { name: 'Export me', aspect_ratio: '9:16' });
     const p = `/${project.id}`;
-    const importAsset = async (name: string) => (await edit('POST', `${p}/assets`, { url: `${ref.url}/${name}` })).asset;
+    const importAsset = async (name: string) =>
+      (await edit('POST', `${p}/assets`, { url: `${ref.url}/${name}` })).asset;
     const [wide, tall, square, still, v1, v2, music] = [
       await importAsset('wide.mp4'),
       await importAsset('tall.mp4'),
@@ -67,7 +118,13 @@ describe('export', () => {
     await edit('POST', `${p}/clips`, { track: 'music', asset_id: music.id, volume: 0.5 });
 
     const exported = await edit('POST', `${p}/export`, {});
-    expect(exported).toEqual({ asset_id: expect.stringMatching(/^ast_/), video_url: expect.stringContaining(`${fleet.baseUrl}/media/`), duration_sec: expect.any(Number), video_clip_count: 4, audio_overlay_count: 3 });
+    expect(exported).toEqual({
+      asset_id: expect.stringMatching(/^ast_/),
+      video_url: expect.stringContaining(`${fleet.baseUrl}/media/`),
+      duration_sec: expect.any(Number),
+      video_clip_count: 4,
+      audio_overlay_count: 3,
+    });
     // 2 + 1.5 + 1 + 1 seconds, within a frame or two.
     expect(Math.abs(exported.duration_sec - 5.5)).toBeLessThan(0.1);
     const out = await downloadAndProbe(exported.video_url);
@@ -78,18 +135,69 @@ describe('export', () => {
     expect(range.status).toBe(206);
 
     const state = await edit('GET', p);
-    expect(state.assets.find((a: { id: string }) => a.id === exported.asset_id)).toMatchObject({ kind: 'export', source: 'export', url: exported.video_url });
+    expect(state.assets.find((a: { id: string }) => a.id === exported.asset_id)).toMatchObject({
+      kind: 'export',
+      source: 'export',
+      url: exported.video_url,
+    });
   });
 
-  it('answers 400 no_video_clips for an empty timeline, and 404 for another user\'s project', async () => {
+  it("answers a re-export of an unchanged timeline with a new asset on the first export's file, which stays until its last asset is deleted", async () => {
+    const { project } = await edit('POST', '', { name: 'Export twice', aspect_ratio: '16:9' });
+    const p = `/${project.id}`;
+    const wide = (await edit('POST', `${p}/assets`, { url: `${ref.url}/wide.mp4` })).asset;
+    const voice = (await edit('POST', `${p}/assets`, { url: `${ref.url}/voice1.m4a` })).asset;
+    await edit('POST', `${p}/clips`, { track: 'video', asset_id: wide.id });
+    await edit('POST', `${p}/clips`, { track: 'voice', asset_id: voice.id });
+
+    const first = await edit('POST', `${p}/export`, {});
+    const second = await edit('POST', `${p}/export`, {});
+
+    expect(second.asset_id).not.toBe(first.asset_id);
+    expect(second).toEqual({ ...first, asset_id: second.asset_id });
+    const exports = (await edit('GET', p)).assets.filter((a: { kind: string }) => a.kind === 'export');
+    expect(exports.map((a: { id: string; url: string }) => [a.id, a.url]).sort()).toEqual(
+      [
+        [first.asset_id, first.video_url],
+        [second.asset_id, second.video_url],
+      ].sort(),
+    );
+
+    // Deleting the first asset leaves the file for the second.
+    await edit('DELETE', `${p}/assets/${first.asset_id}`);
+    const kept = await downloadAndProbe(second.video_url);
+    expect(kept.probe.video).toMatchObject({ width: 1280, height: 720 });
+
+    // Another fit is another timeline: a new file.
+    const filled = await edit('POST', `${p}/export`, { fit: 'fill' });
+    expect(filled.video_url).not.toBe(second.video_url);
+
+    // With its last asset gone the shared file goes too, and the same timeline renders anew.
+    await edit('DELETE', `${p}/assets/${second.asset_id}`);
+    expect((await fetch(second.video_url)).status).toBe(404);
+    const third = await edit('POST', `${p}/export`, {});
+    expect(third.video_url).not.toBe(second.video_url);
+    expect((await downloadAndProbe(third.video_url)).probe.video).toMatchObject({ width: 1280, height: 720 });
+  });
+
+  it("answers 400 no_video_clips for an empty timeline, and 404 for another user's project", async () => {
     const { project } = await edit('POST', '', { name: 'Empty' });
-    const empty = await api(fleet, 'POST', `/api/v1/media-studio/projects/${project.id}/export`, { key: user.key, body: {} });
+    const empty = await api(fleet, 'POST', `/api/v1/media-studio/projects/${project.id}/export`, {
+      key: user.key,
+      body: {},
+    });
     expect(empty.status).toBe(400);
     expect(empty.body).toEqual({ error: 'no_video_clips', message: expect.any(String) });
     const other = await userWithKey(fleet, 'all');
-    const foreign = await api(fleet, 'POST', `/api/v1/media-studio/projects/${project.id}/export`, { key: other.key, body: {} });
+    const foreign = await api(fleet, 'POST', `/api/v1/media-studio/projects/${project.id}/export`, {
+      key: other.key,
+      body: {},
+    });
     expect(foreign.status).toBe(404);
-    const bad = await api(fleet, 'POST', `/api/v1/media-studio/projects/${project.id}/export`, { key: user.key, body: { fit: 'stretch' } });
+    const bad = await api(fleet, 'POST', `/api/v1/media-studio/projects/${project.id}/export`, {
+      key: user.key,
+      body: { fit: 'stretch' },
+    });
     expect(bad).toMatchObject({ status: 400, body: { error: 'fit must be one of fit, fill' } });
   });
 });

@@ -88,7 +88,14 @@ describe('editor projects', () => {
       const p = res.body.project;
       expect(Object.keys(res.body)).toEqual(['project']);
       expect(Object.keys(p).sort()).toEqual(PROJECT_FIELDS);
-      expect(p).toEqual({ id: expect.stringMatching(/^prj_[A-Za-z0-9]{1,64}$/), name: 'Untitled project', aspect_ratio: '9:16', context_md: '', created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO) });
+      expect(p).toEqual({
+        id: expect.stringMatching(/^prj_[A-Za-z0-9]{1,64}$/),
+        name: 'Untitled project',
+        aspect_ratio: '9:16',
+        context_md: '',
+        created_at: expect.stringMatching(ISO),
+        updated_at: expect.stringMatching(ISO),
+      });
       expect(Date.parse(p.updated_at)).toBeGreaterThanOrEqual(Date.parse(p.created_at));
       expect(Math.abs(Date.parse(p.created_at) - Date.now())).toBeLessThan(60_000);
     });
@@ -100,7 +107,11 @@ describe('editor projects', () => {
     });
 
     it('keeps the given name and aspect ratio, and accepts a description', async () => {
-      const p = await create(user, { name: 'Launch teaser', description: 'For the spring launch', aspect_ratio: '16:9' });
+      const p = await create(user, {
+        name: 'Launch teaser',
+        description: 'For the spring launch',
+        aspect_ratio: '16:9',
+      });
       expect(p).toMatchObject({ name: 'Launch teaser', aspect_ratio: '16:9', context_md: '' });
       expect(Object.keys(p).sort()).toEqual(PROJECT_FIELDS);
     });
@@ -115,7 +126,9 @@ describe('editor projects', () => {
       const state = await getState(user, p.id);
       expect(state).toEqual({
         project: { id: p.id, name: 'Square', aspect_ratio: '1:1', context_md: '' },
-        videos: [{ id: expect.any(String), name: 'Main video', aspect_ratio: '1:1', created_at: expect.stringMatching(ISO) }],
+        videos: [
+          { id: expect.any(String), name: 'Main video', aspect_ratio: '1:1', created_at: expect.stringMatching(ISO) },
+        ],
         assets: [],
         clips: [],
       });
@@ -141,7 +154,10 @@ describe('editor projects', () => {
 
       // An edit moves a project to the top.
       await pause(20);
-      const renamed = await api(fleet, 'PATCH', `${PROJECTS}/${first.id}`, { key: a.key, body: { name: 'First, renamed' } });
+      const renamed = await api(fleet, 'PATCH', `${PROJECTS}/${first.id}`, {
+        key: a.key,
+        body: { name: 'First, renamed' },
+      });
       expect(renamed.status).toBe(200);
       const after = await list(a);
       expect(after.map((s: { id: string; name: string }) => [s.id, s.name])).toEqual([
@@ -183,8 +199,8 @@ describe('editor projects', () => {
         [{ aspect_ratio: '21:9' }, 'aspect_ratio must be one of 9:16, 1:1, 4:5, 16:9, 4:3'],
         [{ aspect_ratio: '3:4' }, 'aspect_ratio must be one of 9:16, 1:1, 4:5, 16:9, 4:3'],
         [{ name: 'ok', title: 'typo' }, 'unknown field: title (accepted: name, description, aspect_ratio)'],
-        [[{ name: 'x' }], 'Invalid JSON body'],
-        ['null', 'Invalid JSON body'],
+        [[{ name: 'x' }], 'Request body must be a JSON object'],
+        ['null', 'Request body must be a JSON object'],
         ['{"name": ', 'Invalid JSON body'],
       ];
       for (const [body, error] of cases) {
@@ -204,12 +220,15 @@ describe('editor projects', () => {
         [{ instruction: '  ', image_urls: [] }, 'instruction or image_urls is required'],
         [{ instruction: 'i'.repeat(8001) }, 'instruction must be at most 8000 characters'],
         [{ instruction: 5 }, 'instruction must be a string'],
-        [{ instruction: 'x', image_urls: Array.from({ length: 11 }, (_, i) => url(i)) }, 'image_urls must be an array of at most 10 https URLs'],
+        [
+          { instruction: 'x', image_urls: Array.from({ length: 11 }, (_, i) => url(i)) },
+          'image_urls must be an array of at most 10 https URLs',
+        ],
         [{ instruction: 'x', image_urls: url(1) }, 'image_urls must be an array of at most 10 https URLs'],
         [{ instruction: 'x', image_urls: ['http://images.example.com/a.png'] }, 'image_urls items must be https URLs'],
         [{ instruction: 'x', video_id: 7 }, 'video_id must be a string'],
         [{ instruction: 'x', prompt: 'y' }, 'unknown field: prompt (accepted: instruction, image_urls, video_id)'],
-        ['"just text"', 'Invalid JSON body'],
+        ['"just text"', 'Request body must be a JSON object'],
       ];
       for (const [body, error] of cases) {
         const res = await api(fleet, 'POST', `${PROJECTS}/${project.id}/instruct`, { key: user.key, body });
@@ -230,17 +249,52 @@ describe('editor projects', () => {
         ['PATCH', `${p}/videos/${videoId}`, { name: 'v'.repeat(121) }, 'name must be 1-120 characters'],
         ['POST', `${p}/assets`, { url: 'http://images.example.com/a.png' }, 'url must be a https URL'],
         ['POST', `${p}/assets`, {}, 'url must be a https URL'],
-        ['POST', `${p}/clips`, { track: 'subtitles', asset_id: 'ast_1' }, 'track must be one of video, voice, sfx, music'],
+        [
+          'POST',
+          `${p}/clips`,
+          { track: 'subtitles', asset_id: 'ast_1' },
+          'track must be one of video, voice, sfx, music',
+        ],
         ['POST', `${p}/clips`, { track: 'video' }, 'asset_id is required'],
         ['POST', `${p}/clips`, { track: 'video', asset_id: 'ast_1', idx: -1 }, 'idx must be an integer of at least 0'],
         ['POST', `${p}/clips`, { track: 'video', asset_id: 'ast_1', idx: 1.5 }, 'idx must be an integer of at least 0'],
-        ['POST', `${p}/clips`, { track: 'video', asset_id: 'ast_1', duration_sec: 0 }, 'duration_sec must be a number between 0.1 and 600'],
-        ['POST', `${p}/clips`, { track: 'video', asset_id: 'ast_1', duration_sec: 601 }, 'duration_sec must be a number between 0.1 and 600'],
-        ['POST', `${p}/clips`, { track: 'music', asset_id: 'ast_1', start_sec: 3601 }, 'start_sec must be a number between 0 and 3600'],
-        ['POST', `${p}/clips`, { track: 'music', asset_id: 'ast_1', volume: 3 }, 'volume must be a number between 0 and 2'],
-        ['POST', `${p}/clips`, { track: 'music', asset_id: 'ast_1', volume: '1' }, 'volume must be a number between 0 and 2'],
+        [
+          'POST',
+          `${p}/clips`,
+          { track: 'video', asset_id: 'ast_1', duration_sec: 0 },
+          'duration_sec must be a number between 0.1 and 600',
+        ],
+        [
+          'POST',
+          `${p}/clips`,
+          { track: 'video', asset_id: 'ast_1', duration_sec: 601 },
+          'duration_sec must be a number between 0.1 and 600',
+        ],
+        [
+          'POST',
+          `${p}/clips`,
+          { track: 'music', asset_id: 'ast_1', start_sec: 3601 },
+          'start_sec must be a number between 0 and 3600',
+        ],
+        [
+          'POST',
+          `${p}/clips`,
+          { track: 'music', asset_id: 'ast_1', volume: 3 },
+          'volume must be a number between 0 and 2',
+        ],
+        [
+          'POST',
+          `${p}/clips`,
+          { track: 'music', asset_id: 'ast_1', volume: '1' },
+          'volume must be a number between 0 and 2',
+        ],
         ['PATCH', `${p}/clips/clp_1`, { idx: -1 }, 'idx must be an integer of at least 0'],
-        ['PUT', `${p}/context`, { context_md: 'c'.repeat(100_001) }, 'context_md must be a string of at most 100000 characters'],
+        [
+          'PUT',
+          `${p}/context`,
+          { context_md: 'c'.repeat(100_001) },
+          'context_md must be a string of at most 100000 characters',
+        ],
         ['PUT', `${p}/context`, {}, 'context_md must be a string of at most 100000 characters'],
         ['PUT', `${p}/aspect-ratio`, { aspect_ratio: '2:1' }, 'aspect_ratio must be one of 9:16, 1:1, 4:5, 16:9, 4:3'],
         ['GET', `${p}?video_id=a&video_id=b`, undefined, 'video_id must be a string'],
@@ -258,14 +312,21 @@ describe('editor projects', () => {
       const reader = await userWithKey(fleet, 'video-editor:read');
       const res = await api(fleet, 'POST', PROJECTS, { key: reader.key, body: { name: 'no' } });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ error: 'This API key lacks the required scope: video-editor:write', required_scope: 'video-editor:write' });
+      expect(res.body).toEqual({
+        error: 'This API key lacks the required scope: video-editor:write',
+        required_scope: 'video-editor:write',
+      });
       for (const [method, path] of [
         ['POST', `${PROJECTS}/prj_abc/instruct`],
         ['PATCH', `${PROJECTS}/prj_abc`],
         ['POST', `${PROJECTS}/prj_abc/clips`],
         ['PUT', `${PROJECTS}/prj_abc/context`],
       ]) {
-        expect([method, path, (await api(fleet, method, path, { key: reader.key, body: {} })).status]).toEqual([method, path, 403]);
+        expect([method, path, (await api(fleet, method, path, { key: reader.key, body: {} })).status]).toEqual([
+          method,
+          path,
+          403,
+        ]);
       }
       expect(await list(reader)).toEqual([]);
     });
@@ -275,13 +336,17 @@ describe('editor projects', () => {
       const p = await create(writer);
       for (const path of [PROJECTS, `${PROJECTS}/${p.id}`]) {
         const res = await api(fleet, 'GET', path, { key: writer.key });
-        expect([path, res.status, res.body]).toEqual([path, 403, { error: 'This API key lacks the required scope: video-editor:read', required_scope: 'video-editor:read' }]);
+        expect([path, res.status, res.body]).toEqual([
+          path,
+          403,
+          { error: 'This API key lacks the required scope: video-editor:read', required_scope: 'video-editor:read' },
+        ]);
       }
     });
   });
 
   describe('export', () => {
-    it('answers 404 without an export code for a project that does not exist (the contract\'s 404 row)', async () => {
+    it("answers 404 without an export code for a project that does not exist (the contract's 404 row)", async () => {
       const user = await userWithKey(fleet, EDITOR);
       const res = await api(fleet, 'POST', `${PROJECTS}/prj_abc/export`, { key: user.key, body: {} });
       expect([res.status, res.body]).toEqual([404, { error: 'Project not found' }]);
@@ -302,9 +367,14 @@ describe('editor projects', () => {
     });
 
     it('creates a second video in the project format, and one named "Untitled video" by default', async () => {
-      const named = await api(fleet, 'POST', `${PROJECTS}/${projectId}/videos`, { key: user.key, body: { name: 'B-roll' } });
+      const named = await api(fleet, 'POST', `${PROJECTS}/${projectId}/videos`, {
+        key: user.key,
+        body: { name: 'B-roll' },
+      });
       expect(named.status).toBe(200);
-      expect(named.body).toEqual({ video: { id: expect.any(String), name: 'B-roll', aspect_ratio: '9:16', created_at: expect.stringMatching(ISO) } });
+      expect(named.body).toEqual({
+        video: { id: expect.any(String), name: 'B-roll', aspect_ratio: '9:16', created_at: expect.stringMatching(ISO) },
+      });
       secondVideo = named.body.video.id;
       const unnamed = await api(fleet, 'POST', `${PROJECTS}/${projectId}/videos`, { key: user.key });
       expect(unnamed.body.video).toMatchObject({ name: 'Untitled video', aspect_ratio: '9:16' });
@@ -317,13 +387,23 @@ describe('editor projects', () => {
     });
 
     it('renames the project and a video', async () => {
-      const project = await api(fleet, 'PATCH', `${PROJECTS}/${projectId}`, { key: user.key, body: { name: 'Timeline v2' } });
+      const project = await api(fleet, 'PATCH', `${PROJECTS}/${projectId}`, {
+        key: user.key,
+        body: { name: 'Timeline v2' },
+      });
       expect(project.status).toBe(200);
-      expect(project.body).toEqual({ project: expect.objectContaining({ id: projectId, name: 'Timeline v2', aspect_ratio: '9:16' }) });
+      expect(project.body).toEqual({
+        project: expect.objectContaining({ id: projectId, name: 'Timeline v2', aspect_ratio: '9:16' }),
+      });
       expect(Object.keys(project.body.project).sort()).toEqual(PROJECT_FIELDS);
-      const video = await api(fleet, 'PATCH', `${PROJECTS}/${projectId}/videos/${secondVideo}`, { key: user.key, body: { name: 'Cutaways' } });
+      const video = await api(fleet, 'PATCH', `${PROJECTS}/${projectId}/videos/${secondVideo}`, {
+        key: user.key,
+        body: { name: 'Cutaways' },
+      });
       expect(video.status).toBe(200);
-      expect(video.body).toEqual({ video: { id: secondVideo, name: 'Cutaways', aspect_ratio: '9:16', created_at: expect.stringMatching(ISO) } });
+      expect(video.body).toEqual({
+        video: { id: secondVideo, name: 'Cutaways', aspect_ratio: '9:16', created_at: expect.stringMatching(ISO) },
+      });
       const state = await getState(user, projectId);
       expect(state.project.name).toBe('Timeline v2');
       expect(state.videos.find((v: { id: string }) => v.id === secondVideo).name).toBe('Cutaways');
@@ -331,7 +411,10 @@ describe('editor projects', () => {
     });
 
     it('answers 404 "Video not found" for a video that is not in the project', async () => {
-      const res = await api(fleet, 'PATCH', `${PROJECTS}/${projectId}/videos/vid_doesnotexist`, { key: user.key, body: { name: 'x' } });
+      const res = await api(fleet, 'PATCH', `${PROJECTS}/${projectId}/videos/vid_doesnotexist`, {
+        key: user.key,
+        body: { name: 'x' },
+      });
       expect([res.status, res.body]).toEqual([404, { error: 'Video not found' }]);
     });
 
@@ -345,6 +428,7 @@ describe('editor projects', () => {
         source: 'import',
         url: expect.stringMatching(new RegExp(`^${fleet.baseUrl}/media/`)),
         metadata: expect.objectContaining({ width: 640, height: 480 }),
+        created_at: expect.any(String),
       });
       expect(ref.requests()).toContain('/ref.png');
       const media = await downloadAndProbe(asset.url);
@@ -357,7 +441,13 @@ describe('editor projects', () => {
       const first = await addClip(user, projectId, { track: 'video', asset_id: asset.id });
       const second = await addClip(user, projectId, { track: 'video', asset_id: asset.id, duration_sec: 2.5 });
       expect(first).toMatchObject({ video_id: mainVideo, track: 'video', idx: 0, asset_id: asset.id });
-      expect(second).toMatchObject({ video_id: mainVideo, track: 'video', idx: 1, asset_id: asset.id, duration_sec: 2.5 });
+      expect(second).toMatchObject({
+        video_id: mainVideo,
+        track: 'video',
+        idx: 1,
+        asset_id: asset.id,
+        duration_sec: 2.5,
+      });
 
       const inserted = await addClip(user, projectId, { track: 'video', asset_id: asset.id, idx: 0 });
       expect(inserted.idx).toBe(0);
@@ -368,9 +458,14 @@ describe('editor projects', () => {
         [second.id, 2],
       ]);
 
-      const moved = await api(fleet, 'PATCH', `${PROJECTS}/${projectId}/clips/${inserted.id}`, { key: user.key, body: { idx: 2 } });
+      const moved = await api(fleet, 'PATCH', `${PROJECTS}/${projectId}/clips/${inserted.id}`, {
+        key: user.key,
+        body: { idx: 2 },
+      });
       expect(moved.status).toBe(200);
-      expect(moved.body).toEqual({ clip: expect.objectContaining({ id: inserted.id, idx: 2, track: 'video', video_id: mainVideo }) });
+      expect(moved.body).toEqual({
+        clip: expect.objectContaining({ id: inserted.id, idx: 2, track: 'video', video_id: mainVideo }),
+      });
       clips = (await getState(user, projectId)).clips;
       expect(track(clips, mainVideo)).toEqual([
         [first.id, 0],
@@ -437,23 +532,35 @@ describe('editor projects', () => {
       const other = await create(user, { name: 'Other library' });
       const foreign = await importPng(user, other.id);
       const before = await getState(user, projectId);
-      const res = await api(fleet, 'POST', `${PROJECTS}/${projectId}/clips`, { key: user.key, body: { track: 'video', asset_id: foreign.id } });
+      const res = await api(fleet, 'POST', `${PROJECTS}/${projectId}/clips`, {
+        key: user.key,
+        body: { track: 'video', asset_id: foreign.id },
+      });
       expect([res.status, res.body]).toEqual([404, { error: 'Asset not found' }]);
       expect(await getState(user, projectId)).toEqual(before);
     });
 
     it('replaces the context, and clears it with an empty one', async () => {
       const context = '# Brief\n\nA sunny product teaser, upbeat music.';
-      const res = await api(fleet, 'PUT', `${PROJECTS}/${projectId}/context`, { key: user.key, body: { context_md: context } });
+      const res = await api(fleet, 'PUT', `${PROJECTS}/${projectId}/context`, {
+        key: user.key,
+        body: { context_md: context },
+      });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ project: expect.objectContaining({ id: projectId, context_md: context }) });
       expect((await getState(user, projectId)).project.context_md).toBe(context);
-      const cleared = await api(fleet, 'PUT', `${PROJECTS}/${projectId}/context`, { key: user.key, body: { context_md: '' } });
+      const cleared = await api(fleet, 'PUT', `${PROJECTS}/${projectId}/context`, {
+        key: user.key,
+        body: { context_md: '' },
+      });
       expect(cleared.body.project.context_md).toBe('');
     });
 
     it('sets the aspect ratio of the project and of every one of its videos', async () => {
-      const res = await api(fleet, 'PUT', `${PROJECTS}/${projectId}/aspect-ratio`, { key: user.key, body: { aspect_ratio: '16:9' } });
+      const res = await api(fleet, 'PUT', `${PROJECTS}/${projectId}/aspect-ratio`, {
+        key: user.key,
+        body: { aspect_ratio: '16:9' },
+      });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ project: expect.objectContaining({ id: projectId, aspect_ratio: '16:9' }) });
       const state = await getState(user, projectId);
@@ -461,7 +568,10 @@ describe('editor projects', () => {
       expect(state.videos.map((v: { aspect_ratio: string }) => v.aspect_ratio)).toEqual(['16:9', '16:9', '16:9']);
       expect((await list(user)).find((s: { id: string }) => s.id === projectId).aspect_ratio).toBe('16:9');
       // A video created afterwards takes the new format too.
-      const later = await api(fleet, 'POST', `${PROJECTS}/${projectId}/videos`, { key: user.key, body: { name: 'Later' } });
+      const later = await api(fleet, 'POST', `${PROJECTS}/${projectId}/videos`, {
+        key: user.key,
+        body: { name: 'Later' },
+      });
       expect(later.body.video.aspect_ratio).toBe('16:9');
     });
   });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { SERVICES, type ServiceName } from '@mf/fleet';
 import { startFakeFal, type FakeFal } from '../../services/jobs/test/support/fake-fal';
+import { startFakeReplicate, type FakeReplicate } from '../../services/jobs/test/support/fake-replicate';
 import { api, startFleet, userWithKey, type Fleet } from '../support/fleet';
 import { audit, outstanding, overdue, snapshot } from '../support/faults/invariants';
 import { startLoad, type Outcome } from '../support/faults/load';
@@ -35,7 +36,10 @@ async function allReady(fleet: Fleet, timeoutMs = 90_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (const s of SERVICES) {
     for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${fleet.ports[s.name]}/readyz`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${fleet.ports[s.name]}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > until) throw new Error(`${s.name} not ready again after the broker restart`);
       await sleep(250);
@@ -45,26 +49,65 @@ async function allReady(fleet: Fleet, timeoutMs = 90_000): Promise<void> {
 
 function tally(outcomes: Outcome[], phase: string, op: Outcome['op']): string {
   const counts = new Map<string, number>();
-  for (const o of outcomes.filter((x) => x.phase === phase && x.op === op)) counts.set(String(o.status), (counts.get(String(o.status)) ?? 0) + 1);
-  return [...counts.entries()].sort().map(([s, n]) => `${s}:${n}`).join(' ') || '-';
+  for (const o of outcomes.filter((x) => x.phase === phase && x.op === op))
+    counts.set(String(o.status), (counts.get(String(o.status)) ?? 0) + 1);
+  return (
+    [...counts.entries()]
+      .sort()
+      .map(([s, n]) => `${s}:${n}`)
+      .join(' ') || '-'
+  );
 }
 
-describe('the fleet under fire', () => {
+/**
+ * Two configurations: PROVIDER=fal (one route), and two routes per model (a Replicate fake that
+ * takes, refuses or fails jobs on cue, then the fal fake), so jobs also fall through routes while
+ * the parts crash. FAULTS_ROUTES=1 or 2 runs one of them.
+ */
+const CONFIGS: [string, 1 | 2][] = [
+  ['one route: fal', 1],
+  ['two routes: replicate then fal', 2],
+];
+const SELECTED = CONFIGS.filter(([, n]) => !process.env.FAULTS_ROUTES || String(n) === process.env.FAULTS_ROUTES);
+
+describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
   let broker: PrivateBroker;
   let fal: FakeFal;
+  let rep: FakeReplicate | undefined;
   let fleet: Fleet;
   let db: Client;
 
   beforeAll(async () => {
     broker = await startPrivateBroker();
     fal = await startFakeFal({ completeAfterPolls: 1, webhookDelayMs: 300 });
+    let routing: Record<string, string> = { PROVIDER: 'fal' };
+    if (routes === 2) {
+      rep = await startFakeReplicate({ completeAfterPolls: 1 });
+      const doc = {
+        providers: {
+          rep: {
+            type: 'replicate',
+            base_url: rep.url,
+            api_key_env: 'REPLICATE_API_TOKEN',
+            breaker: { failures: 5, cooldown_ms: 2000 },
+          },
+          fal: { type: 'fal', base_url: fal.url, api_key_env: 'FAL_KEY' },
+        },
+        routes: {
+          'imagegen-2': [{ provider: 'rep', model: 'acme/image' }, { provider: 'fal' }],
+          'vidgen-2.0': [{ provider: 'rep', model: 'acme/video' }, { provider: 'fal' }],
+          'vidgen-2.0-fast': [{ provider: 'rep', model: 'acme/video' }, { provider: 'fal' }],
+        },
+      };
+      routing = { PROVIDERS_JSON: JSON.stringify(doc), REPLICATE_API_TOKEN: rep.token };
+    }
     fleet = await startFleet({
       AMQP_URL: broker.url,
-      PROVIDER: 'fal',
+      ...routing,
       FAL_KEY: fal.apiKey,
       FAL_QUEUE_URL: fal.url,
       ALLOW_PRIVATE_URLS: 'true',
-      NODE_EXTRA_CA_CERTS: combinedCaFile([fal.caPem, (await testTls()).cert]),
+      NODE_EXTRA_CA_CERTS: combinedCaFile([fal.caPem, ...(rep ? [rep.caPem!] : []), (await testTls()).cert]),
       PROVIDER_HTTP_TIMEOUT_MS: '5000',
       JOB_TIMEOUT_MS: String(JOB_TIMEOUT_MS),
       SUBMIT_STUCK_AFTER_MS: String(SUBMIT_STUCK_AFTER_MS),
@@ -84,16 +127,26 @@ describe('the fleet under fire', () => {
     await db?.end();
     await fleet?.shutdown();
     await fal?.close();
+    await rep?.close();
     await broker?.close();
   });
 
   it('loses and invents no credit, leaves no job behind and delivers every webhook once while its parts crash', async () => {
     // Some first attempts are refused by the customer's server, so retries run through the crashes too.
     const refuseFirst = (id: string) => createHash('sha256').update(id).digest()[0] % 8 === 0;
-    const receiver = await startReceiver((_n, hook) => (hook.headers['x-service-delivery-attempt'] === '1' && refuseFirst(String(hook.headers['x-service-event-id'])) ? 500 : 200));
+    const receiver = await startReceiver((_n, hook) =>
+      hook.headers['x-service-delivery-attempt'] === '1' && refuseFirst(String(hook.headers['x-service-event-id']))
+        ? 500
+        : 200,
+    );
     try {
       // Three well-funded users and one who runs out (402s), each with a webhook.
-      const users = [await userWithKey(fleet, 'all', 1_000_000), await userWithKey(fleet, 'all', 1_000_000), await userWithKey(fleet, 'all', 1_000_000), await userWithKey(fleet, 'all', 1000)];
+      const users = [
+        await userWithKey(fleet, 'all', 1_000_000),
+        await userWithKey(fleet, 'all', 1_000_000),
+        await userWithKey(fleet, 'all', 1_000_000),
+        await userWithKey(fleet, 'all', 1000),
+      ];
       const secrets = new Map<string, string>();
       for (const u of users) {
         const set = await fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', receiver.url);
@@ -101,7 +154,15 @@ describe('the fleet under fire', () => {
       }
 
       const seed = Number(process.env.FAULTS_SEED ?? Date.now() % 100_000);
-      const load = startLoad({ baseUrl: fleet.baseUrl, users: users.map((u) => ({ key: u.key, userId: u.userId })), clients: 6, pauseMs: 200, requestTimeoutMs: 15_000, seed });
+      const load = startLoad({
+        baseUrl: fleet.baseUrl,
+        users: users.map((u) => ({ key: u.key, userId: u.userId })),
+        clients: 6,
+        pauseMs: 200,
+        requestTimeoutMs: 15_000,
+        seed,
+        twoRoutes: routes === 2,
+      });
       const timeline: string[] = [];
       const t0 = Date.now();
       const at = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
@@ -136,7 +197,8 @@ describe('the fleet under fire', () => {
       const settleBy = Date.now() + JOB_TIMEOUT_MS + 90_000;
       let snap = await snapshot(db);
       for (;;) {
-        for (const late of overdue(snap, Date.now(), OVERDUE_GRACE_MS, SUBMIT_STUCK_AFTER_MS)) if (!violations.includes(late)) violations.push(late);
+        for (const late of overdue(snap, Date.now(), OVERDUE_GRACE_MS, SUBMIT_STUCK_AFTER_MS))
+          if (!violations.includes(late)) violations.push(late);
         const open = outstanding(snap);
         if (open.length === 0) break;
         if (Date.now() > settleBy) {
@@ -151,28 +213,45 @@ describe('the fleet under fire', () => {
       timeline.push(`${at()} settled`);
 
       const apiBalances = new Map<string, number>();
-      for (const u of users) apiBalances.set(String(u.userId), (await api(fleet, 'GET', '/api/v1/account', { key: u.key })).body.credits_remaining);
-      const result = audit({ snap, outcomes: load.outcomes, received: receiver.received, secrets, apiBalances, maxRedeliveredCopies: WEBHOOK_PREFETCH });
+      for (const u of users)
+        apiBalances.set(
+          String(u.userId),
+          (await api(fleet, 'GET', '/api/v1/account', { key: u.key })).body.credits_remaining,
+        );
+      const result = audit({
+        snap,
+        outcomes: load.outcomes,
+        received: receiver.received,
+        secrets,
+        apiBalances,
+        maxRedeliveredCopies: WEBHOOK_PREFETCH,
+      });
       violations.push(...result.violations);
 
       const phases = [...new Set(load.outcomes.map((o) => o.phase))];
       console.log(
         [
-          `fault injection (seed ${seed}; FAULTS_SEED=${seed} repeats the mix)`,
+          `fault injection, ${_label} (seed ${seed}; FAULTS_SEED=${seed} FAULTS_ROUTES=${routes} repeats the mix)`,
           ...timeline.map((l) => `  ${l}`),
           'requests per phase (status:count):',
-          ...phases.map((p) => `  ${p.padEnd(38)} submits ${tally(load.outcomes, p, 'submit')} | cancels ${tally(load.outcomes, p, 'cancel')}`),
+          ...phases.map(
+            (p) =>
+              `  ${p.padEnd(38)} submits ${tally(load.outcomes, p, 'submit')} | cancels ${tally(load.outcomes, p, 'cancel')}`,
+          ),
           `jobs: ${snap.jobs.length} (${['completed', 'failed', 'cancelled', 'rejected'].map((s) => `${s} ${snap.jobs.filter((j) => j.status === s).length}`).join(', ')}; ${snap.jobs.filter((j) => j.error === 'Generation timed out').length} of the failed timed out); webhook copies received: ${receiver.received.length}`,
           'checked:',
           ...result.checked.map((c) => `  ${c}`),
-          violations.length ? `VIOLATIONS (${violations.length}):\n  ${violations.slice(0, 50).join('\n  ')}` : 'no violations',
+          violations.length
+            ? `VIOLATIONS (${violations.length}):\n  ${violations.slice(0, 50).join('\n  ')}`
+            : 'no violations',
         ].join('\n'),
       );
 
       // The run exercised what it claims to: every kind of ending, under every fault.
       const statuses = new Set(snap.jobs.map((j) => j.status));
       for (const s of ['completed', 'failed', 'cancelled', 'rejected']) expect(statuses).toContain(s);
-      for (const p of phases.filter((x) => x.includes('killed'))) expect(load.outcomes.filter((o) => o.phase === p && o.status === 202).length).toBeGreaterThan(0);
+      for (const p of phases.filter((x) => x.includes('killed')))
+        expect(load.outcomes.filter((o) => o.phase === p && o.status === 202).length).toBeGreaterThan(0);
       expect(load.outcomes.some((o) => o.status === 402)).toBe(true);
       expect(snap.jobs.some((j) => j.status === 'failed' && j.error === 'Generation timed out')).toBe(true);
       expect(violations).toEqual([]);

@@ -28,7 +28,12 @@ describe('the public API of the fleet (foundation)', () => {
     });
 
     it('answers 401 "Invalid or revoked API key" for an unknown key and a malformed header', async () => {
-      for (const authorization of ['Bearer mf_live_doesnotexist0000000000000000000000000000', 'Basic dXNlcjpwYXNz', 'Bearer', "Bearer ' OR 1=1 --"]) {
+      for (const authorization of [
+        'Bearer mf_live_doesnotexist0000000000000000000000000000',
+        'Basic dXNlcjpwYXNz',
+        'Bearer',
+        "Bearer ' OR 1=1 --",
+      ]) {
         const res = await api(fleet, 'GET', '/api/v1/account', { headers: { authorization } });
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ error: 'Invalid or revoked API key' });
@@ -96,24 +101,55 @@ describe('the public API of the fleet (foundation)', () => {
       const byId = Object.fromEntries(res.body.models.map((m: { id: string }) => [m.id, m]));
       expect(Object.keys(byId).sort()).toEqual(['imagegen-2', 'vidgen-2.0', 'vidgen-2.0-fast']);
       for (const m of res.body.models) {
-        for (const field of ['id', 'type', 'name', 'provider', 'description', 'capabilities', 'fal_endpoints', 'params', 'credits']) expect(m).toHaveProperty(field);
+        for (const field of [
+          'id',
+          'type',
+          'name',
+          'provider',
+          'description',
+          'capabilities',
+          'fal_endpoints',
+          'params',
+          'credits',
+        ])
+          expect(m).toHaveProperty(field);
       }
       expect(byId['vidgen-2.0']).toMatchObject({
         type: 'video',
         capabilities: ['text-to-video', 'image-to-video'],
-        credits: { base_per_second: 227, per_second_by_resolution: { '480p': 101, '720p': 227 }, audio_surcharge_per_second: 0, example_5s_with_audio: 1135 },
+        credits: {
+          base_per_second: 227,
+          per_second_by_resolution: { '480p': 101, '720p': 227 },
+          audio_surcharge_per_second: 0,
+          example_5s_with_audio: 1135,
+        },
       });
       expect(byId['vidgen-2.0-fast']).toMatchObject({
         type: 'video',
         capabilities: ['text-to-video'],
-        credits: { base_per_second: 181, per_second_by_resolution: { '480p': 181, '720p': 181 }, audio_surcharge_per_second: 0, example_5s_with_audio: 905 },
+        credits: {
+          base_per_second: 181,
+          per_second_by_resolution: { '480p': 181, '720p': 181 },
+          audio_surcharge_per_second: 0,
+          example_5s_with_audio: 905,
+        },
       });
       expect(byId['imagegen-2']).toMatchObject({ type: 'image', credits: { per_image: 50 } });
-      expect(byId['vidgen-2.0'].params.duration_seconds).toMatchObject({ type: 'integer', default: 5, enum: [4, 5, 6, 8, 10, 15] });
+      expect(byId['vidgen-2.0'].params.duration_seconds).toMatchObject({
+        type: 'integer',
+        default: 5,
+        enum: [4, 5, 6, 8, 10, 15],
+      });
       expect(byId['vidgen-2.0'].params.resolution).toMatchObject({ default: '720p', enum: ['480p', '720p'] });
-      expect(byId['vidgen-2.0'].params.aspect_ratio).toMatchObject({ default: '16:9', enum: ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9'] });
+      expect(byId['vidgen-2.0'].params.aspect_ratio).toMatchObject({
+        default: '16:9',
+        enum: ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9'],
+      });
       expect(byId['imagegen-2'].params.num_images).toMatchObject({ default: 1, min: 1, max: 4 });
-      expect(byId['vidgen-2.0'].fal_endpoints).toEqual({ 'text-to-video': 'fal-ai/vidgen-2/text-to-video', 'image-to-video': 'fal-ai/vidgen-2/image-to-video' });
+      expect(byId['vidgen-2.0'].fal_endpoints).toEqual({
+        'text-to-video': 'fal-ai/vidgen-2/text-to-video',
+        'image-to-video': 'fal-ai/vidgen-2/image-to-video',
+      });
     });
   });
 
@@ -131,7 +167,11 @@ describe('the public API of the fleet (foundation)', () => {
       });
 
       // Exactly as the README shows the admin CLI.
-      const { stdout } = await run('npm', ['run', '--silent', 'admin', '--', 'credits:grant', '--email', u.email, '--amount', '2500'], { cwd: REPO_ROOT, env: { ...process.env, ...fleet.env } });
+      const { stdout } = await run(
+        'npm',
+        ['run', '--silent', 'admin', '--', 'credits:grant', '--email', u.email, '--amount', '2500'],
+        { cwd: REPO_ROOT, env: { ...process.env, ...fleet.env } },
+      );
       expect(JSON.parse(stdout)).toEqual({ credits_remaining: 2500 });
 
       const after = await api(fleet, 'GET', '/api/v1/account', { key: u.key });
@@ -164,7 +204,10 @@ describe('the public API of the fleet (foundation)', () => {
       const retryAfter = Number(limited.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
-      expect(limited.body).toMatchObject({ error: expect.stringContaining('Rate limit exceeded'), retry_after: retryAfter });
+      expect(limited.body).toMatchObject({
+        error: expect.stringContaining('Rate limit exceeded'),
+        retry_after: retryAfter,
+      });
       expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
 
       const other = await userWithKey(fleet, 'models:read');
@@ -184,7 +227,12 @@ describe('the public API of the fleet (foundation)', () => {
       try {
         let rows: { method: string; path: string; status: number; request_id: string }[] = [];
         for (let i = 0; i < 50 && rows.length < 2; i++) {
-          rows = (await db.query('SELECT method, path, status, request_id FROM gateway.usage WHERE api_key_id = $1 ORDER BY id', [u.keyId])).rows;
+          rows = (
+            await db.query(
+              'SELECT method, path, status, request_id FROM gateway.usage WHERE api_key_id = $1 ORDER BY id',
+              [u.keyId],
+            )
+          ).rows;
           if (rows.length < 2) await new Promise((r) => setTimeout(r, 100));
         }
         expect(rows.map((r) => [r.method, r.path, r.status])).toEqual([
@@ -208,7 +256,10 @@ describe('the public API of the fleet (foundation)', () => {
     });
 
     it('answers 413 with a JSON error to a body over the limit', async () => {
-      const res = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: all.key, body: JSON.stringify({ prompt: 'x'.repeat(2 * 1024 * 1024) }) });
+      const res = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', {
+        key: all.key,
+        body: JSON.stringify({ prompt: 'x'.repeat(2 * 1024 * 1024) }),
+      });
       expect(res.status).toBe(413);
       expect(res.body.error).toMatch(/too large/);
     });
@@ -222,17 +273,35 @@ describe('the public API of the fleet (foundation)', () => {
 
   describe('admin CLI', () => {
     const cli = (...args: string[]) =>
-      run('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...fleet.env } }).then(
+      run('npm', ['run', '--silent', 'admin', '--', ...args], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, ...fleet.env },
+      }).then(
         (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
         (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
       );
 
     it('prints one JSON object per command, the full key only from key:create', async () => {
-      const user = await cli('user:create', '--email', 'cli@example.test', '--password', 'correct horse', '--credits', '10');
+      const user = await cli(
+        'user:create',
+        '--email',
+        'cli@example.test',
+        '--password',
+        'correct horse',
+        '--credits',
+        '10',
+      );
       expect(user.code).toBe(0);
       expect(JSON.parse(user.stdout)).toEqual({ user_id: expect.any(Number), email: 'cli@example.test' });
-      const key = JSON.parse((await cli('key:create', '--email', 'cli@example.test', '--scopes', 'image:write', '--name', 'ci')).stdout);
-      expect(key).toEqual({ id: expect.any(Number), key: expect.stringMatching(/^mf_live_/), prefix: key.key.slice(0, 16), scopes: ['models:read', 'image:write'] });
+      const key = JSON.parse(
+        (await cli('key:create', '--email', 'cli@example.test', '--scopes', 'image:write', '--name', 'ci')).stdout,
+      );
+      expect(key).toEqual({
+        id: expect.any(Number),
+        key: expect.stringMatching(/^mf_live_/),
+        prefix: key.key.slice(0, 16),
+        scopes: ['models:read', 'image:write'],
+      });
       const revoked = JSON.parse((await cli('key:revoke', '--id', String(key.id))).stdout);
       expect(revoked).toEqual({ id: key.id, revoked_at: expect.any(String) });
       expect(JSON.stringify(revoked)).not.toContain(key.key);

@@ -38,7 +38,14 @@ describe('the fleet when a service stops', () => {
 
   it('stops every service cleanly on SIGTERM (exit code 0)', async () => {
     const codes = await fleet.shutdown();
-    expect(codes).toEqual({ billing: 0, jobs: 0, 'editor-agent': 0, 'export-renderer': 0, 'webhook-dispatcher': 0, gateway: 0 });
+    expect(codes).toEqual({
+      billing: 0,
+      jobs: 0,
+      'editor-agent': 0,
+      'export-renderer': 0,
+      'webhook-dispatcher': 0,
+      gateway: 0,
+    });
     fleet = undefined as unknown as Fleet;
   }, 60_000);
 });

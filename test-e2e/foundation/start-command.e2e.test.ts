@@ -35,7 +35,14 @@ describe('npm start (the one-command start)', () => {
   });
 
   it('starts the fleet, prints the base URL and a working API key, and stops cleanly on Ctrl-C', async () => {
-    const ports = { PORT: 0, BILLING_PORT: 0, JOBS_PORT: 0, EDITOR_AGENT_PORT: 0, EXPORT_RENDERER_PORT: 0, WEBHOOK_DISPATCHER_PORT: 0 };
+    const ports = {
+      PORT: 0,
+      BILLING_PORT: 0,
+      JOBS_PORT: 0,
+      EDITOR_AGENT_PORT: 0,
+      EXPORT_RENDERER_PORT: 0,
+      WEBHOOK_DISPATCHER_PORT: 0,
+    };
     for (const k of Object.keys(ports) as (keyof typeof ports)[]) ports[k] = await freePort();
     const keyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mf-start-')), 'demo-key.json');
     const child = spawn('npm', ['start'], {
@@ -57,14 +64,22 @@ describe('npm start (the one-command start)', () => {
 
     try {
       const until = Date.now() + 240_000;
-      while (!/API key\s*:\s*mf_live_\w+/.test(output) && Date.now() < until && child.exitCode === null) await new Promise((r) => setTimeout(r, 250));
+      while (!/API key\s*:\s*mf_live_\w+/.test(output) && Date.now() < until && child.exitCode === null)
+        await new Promise((r) => setTimeout(r, 250));
       const key = /API key\s*:\s*(mf_live_\w+)/.exec(output)?.[1];
       expect(key).toBeDefined();
       expect(output).toContain(`base URL : http://127.0.0.1:${ports.PORT}`);
 
-      const res = await fetch(`http://127.0.0.1:${ports.PORT}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } });
+      const res = await fetch(`http://127.0.0.1:${ports.PORT}/api/v1/account`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(res.status).toBe(200);
-      expect(await res.json()).toMatchObject({ credits_remaining: 100000, api_key: { scopes: ['models:read', 'video:write', 'image:write', 'jobs:read', 'video-editor:write', 'video-editor:read'] } });
+      expect(await res.json()).toMatchObject({
+        credits_remaining: 100000,
+        api_key: {
+          scopes: ['models:read', 'video:write', 'image:write', 'jobs:read', 'video-editor:write', 'video-editor:read'],
+        },
+      });
     } finally {
       // Ctrl-C in a terminal signals the whole foreground process group.
       process.kill(-child.pid!, 'SIGINT');

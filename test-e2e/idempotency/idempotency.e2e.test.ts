@@ -6,7 +6,8 @@ import { balance, waitForJob } from '../support/jobs';
 const IMAGE = '/api/v1/image/imagegen/generate';
 const PROJECTS = '/api/v1/media-studio/projects';
 const replayed = (res: { headers: Headers }) => res.headers.get('idempotent-replayed');
-const REUSED = 'Idempotency-Key has already been used with a different request (endpoint or body); use a new key for a new request';
+const REUSED =
+  'Idempotency-Key has already been used with a different request (endpoint or body); use a new key for a new request';
 
 /** The Idempotency-Key header against the real fleet (local provider): one job, one charge per key. */
 describe('Idempotency-Key', () => {
@@ -24,15 +25,27 @@ describe('Idempotency-Key', () => {
   });
 
   const charges = async (user: TestUser): Promise<number> =>
-    (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM billing.ledger WHERE user_id = $1 AND kind = 'charge'", [user.userId])).rows[0].n;
-  const withKey = (key: string, user: TestUser, body: unknown) => ({ key: user.key, body, headers: { 'Idempotency-Key': key } });
+    (
+      await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM billing.ledger WHERE user_id = $1 AND kind = 'charge'",
+        [user.userId],
+      )
+    ).rows[0].n;
+  const withKey = (key: string, user: TestUser, body: unknown) => ({
+    key: user.key,
+    body,
+    headers: { 'Idempotency-Key': key },
+  });
 
   it('makes one job and one charge of two identical generate requests sent together with one key', async () => {
     const user = await userWithKey(fleet, 'all', 1000);
     const before = await balance(fleet, user.key);
     const key = randomUUID();
     const body = { prompt: 'a lighthouse at dusk', seed: 3 };
-    const [a, b] = await Promise.all([api(fleet, 'POST', IMAGE, withKey(key, user, body)), api(fleet, 'POST', IMAGE, withKey(key, user, body))]);
+    const [a, b] = await Promise.all([
+      api(fleet, 'POST', IMAGE, withKey(key, user, body)),
+      api(fleet, 'POST', IMAGE, withKey(key, user, body)),
+    ]);
     expect(a.status).toBe(202);
     expect(b.status).toBe(a.status);
     expect(b.body).toEqual(a.body);
@@ -58,7 +71,12 @@ describe('Idempotency-Key', () => {
     const other = await api(fleet, 'POST', IMAGE, withKey(key, user, { prompt: 'a red fox', num_images: 2 }));
     expect(other.status).toBe(422);
     expect(other.body).toEqual({ error: REUSED });
-    const otherEndpoint = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', withKey(key, user, { prompt: 'a red fox' }));
+    const otherEndpoint = await api(
+      fleet,
+      'POST',
+      '/api/v1/video/vidgen-2/generate',
+      withKey(key, user, { prompt: 'a red fox' }),
+    );
     expect([otherEndpoint.status, otherEndpoint.body]).toEqual([422, { error: REUSED }]);
     expect(await balance(fleet, user.key)).toBe(950);
     expect(await charges(user)).toBe(1);
@@ -120,7 +138,11 @@ describe('Idempotency-Key across a 503 whose submit went through after all', () 
     // The gateway gives up on a submit after 1 s; jobs waits for billing up to RPC_TIMEOUT_MS (3 s).
     // Should the charge miss jobs' wait on a very busy machine, the sweeper rejects the stuck submit
     // after 5 s and the retry submits afresh: still one live job and one kept charge.
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000', SUBMIT_TIMEOUT_MS: '1000', SUBMIT_STUCK_AFTER_MS: '5000' });
+    fleet = await startFleet({
+      RATE_LIMIT_PER_MINUTE: '100000',
+      SUBMIT_TIMEOUT_MS: '1000',
+      SUBMIT_STUCK_AFTER_MS: '5000',
+    });
     db = new Client({ connectionString: fleet.env.DATABASE_URL });
     await db.connect();
   });
@@ -148,12 +170,21 @@ describe('Idempotency-Key across a 503 whose submit went through after all', () 
     }
     expect(retry.status).toBe(202);
 
-    const jobs = (await db.query<{ id: string }>("SELECT id FROM jobs.jobs WHERE user_id = $1 AND status <> 'rejected'", [user.userId])).rows;
+    const jobs = (
+      await db.query<{ id: string }>("SELECT id FROM jobs.jobs WHERE user_id = $1 AND status <> 'rejected'", [
+        user.userId,
+      ])
+    ).rows;
     expect(jobs).toHaveLength(1);
     expect(retry.body.job_id).toBe(jobs[0].id);
     expect(await waitForJob(fleet, user.key, jobs[0].id)).toMatchObject({ status: 'completed' });
     // One charge kept (a rejected first attempt, if any, is refunded in full), so one job's price paid.
-    const kept = (await db.query<{ reference: string }>("SELECT c.reference FROM billing.ledger c WHERE c.user_id = $1 AND c.kind = 'charge' AND NOT EXISTS (SELECT 1 FROM billing.ledger r WHERE r.reference = c.reference AND r.kind = 'refund')", [user.userId])).rows;
+    const kept = (
+      await db.query<{ reference: string }>(
+        "SELECT c.reference FROM billing.ledger c WHERE c.user_id = $1 AND c.kind = 'charge' AND NOT EXISTS (SELECT 1 FROM billing.ledger r WHERE r.reference = c.reference AND r.kind = 'refund')",
+        [user.userId],
+      )
+    ).rows;
     expect(kept.map((r) => r.reference)).toEqual([`job:${jobs[0].id}`]);
     expect(await balance(fleet, user.key)).toBe(950);
 

@@ -27,7 +27,8 @@ describe('generation jobs with the fal provider', () => {
     await fal?.close();
   });
 
-  const submitVideo = (key: string, prompt: string) => api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key, body: { prompt, duration_seconds: 4 } });
+  const submitVideo = (key: string, prompt: string) =>
+    api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key, body: { prompt, duration_seconds: 4 } });
 
   it('completes a job, copies the result into our storage, and keeps the charge', async () => {
     const u = await userWithKey(fleet, 'all', 2000);
@@ -48,7 +49,10 @@ describe('generation jobs with the fal provider', () => {
 
   it('copies every image of an image job', async () => {
     const u = await userWithKey(fleet, 'all', 500);
-    const submit = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', { key: u.key, body: { prompt: 'two kites', num_images: 2 } });
+    const submit = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', {
+      key: u.key,
+      body: { prompt: 'two kites', num_images: 2 },
+    });
     const job = await waitForJob(fleet, u.key, submit.body.job_id);
     expect(job.result.images).toHaveLength(2);
     for (const url of job.result.images) expect((await downloadAndProbe(url)).probe.video?.codec).toBe('png');
@@ -63,7 +67,10 @@ describe('generation jobs with the fal provider', () => {
     const db = new Client({ connectionString: fleet.env.DATABASE_URL });
     await db.connect();
     try {
-      const visible = await db.query(`SELECT id FROM jobs.jobs WHERE user_id = $1 AND status IN ('processing','completed','failed','cancelled')`, [u.userId]);
+      const visible = await db.query(
+        `SELECT id FROM jobs.jobs WHERE user_id = $1 AND status IN ('processing','completed','failed','cancelled')`,
+        [u.userId],
+      );
       expect(visible.rows).toEqual([]);
     } finally {
       await db.end();
@@ -76,7 +83,12 @@ describe('generation jobs with the fal provider', () => {
     expect(submit.status).toBe(202);
     expect(await balance(fleet, u.key)).toBe(2000 - 908);
     const job = await waitForJob(fleet, u.key, submit.body.job_id);
-    expect(job).toMatchObject({ status: 'failed', result: null, error: expect.any(String), completed_at: expect.any(String) });
+    expect(job).toMatchObject({
+      status: 'failed',
+      result: null,
+      error: expect.any(String),
+      completed_at: expect.any(String),
+    });
     expect(job.error).not.toMatch(/content policy/); // upstream detail stays with us
     expect(await balanceBecomes(fleet, u.key, 2000)).toBe(2000);
   });
@@ -99,7 +111,8 @@ describe('generation jobs with the fal provider', () => {
     expect(cancel.body).toEqual({ job_id: never.body.job_id, status: 'cancelled', refunded_credits: 908 });
     expect(await balance(fleet, u.key)).toBe(2000);
     const until = Date.now() + 10_000;
-    while (!fal.calls.some((c) => c.method === 'PUT' && c.path.includes('/cancel')) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    while (!fal.calls.some((c) => c.method === 'PUT' && c.path.includes('/cancel')) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 100));
     expect(fal.calls.some((c) => c.method === 'PUT' && c.path.includes('/cancel'))).toBe(true);
 
     const done = await submitVideo(u.key, 'finish first');

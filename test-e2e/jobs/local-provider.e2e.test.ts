@@ -17,7 +17,10 @@ describe('generation jobs with the local provider', () => {
 
   it('renders a 5 s 720p 16:9 video with audio, charged 1,135 credits, served from our storage', async () => {
     const before = await balance(fleet, user.key);
-    const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: user.key, body: { prompt: 'a red fox running through snow', seed: 7 } });
+    const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', {
+      key: user.key,
+      body: { prompt: 'a red fox running through snow', seed: 7 },
+    });
     expect(submit.status).toBe(202);
     expect(submit.body).toEqual({
       job_id: expect.stringMatching(/^job_/),
@@ -39,6 +42,18 @@ describe('generation jobs with the local provider', () => {
       completed_at: expect.any(String),
       result: { video: expect.stringMatching(new RegExp(`^${fleet.baseUrl}/media/jobs/${submit.body.job_id}/`)) },
       error: null,
+      input: {
+        prompt: 'a red fox running through snow',
+        image_url: null,
+        fast: false,
+        duration_seconds: 5,
+        aspect_ratio: '16:9',
+        resolution: '720p',
+        generate_audio: true,
+        seed: 7,
+      },
+      source: 'api',
+      project_id: null,
     });
     const media = await downloadAndProbe(job.result.video);
     expect(media.contentType).toBe('video/mp4');
@@ -50,7 +65,10 @@ describe('generation jobs with the local provider', () => {
   });
 
   it('renders no audio stream when generate_audio is false', async () => {
-    const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: user.key, body: { prompt: 'silent waves', duration_seconds: 4, generate_audio: false } });
+    const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', {
+      key: user.key,
+      body: { prompt: 'silent waves', duration_seconds: 4, generate_audio: false },
+    });
     expect(submit.status).toBe(202);
     expect(submit.body.credits_consumed).toBe(4 * 227);
     const job = await waitForJob(fleet, user.key, submit.body.job_id);
@@ -60,7 +78,10 @@ describe('generation jobs with the local provider', () => {
   });
 
   it('renders a 9:16 480p video in portrait, at 101 credits per second', async () => {
-    const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: user.key, body: { prompt: 'a tall lighthouse', aspect_ratio: '9:16', resolution: '480p' } });
+    const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', {
+      key: user.key,
+      body: { prompt: 'a tall lighthouse', aspect_ratio: '9:16', resolution: '480p' },
+    });
     expect(submit.body.credits_consumed).toBe(505);
     const job = await waitForJob(fleet, user.key, submit.body.job_id);
     const media = await downloadAndProbe(job.result.video);
@@ -68,7 +89,10 @@ describe('generation jobs with the local provider', () => {
   });
 
   it('charges the fast model 181 per second', async () => {
-    const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: user.key, body: { prompt: 'fast', fast: true } });
+    const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', {
+      key: user.key,
+      body: { prompt: 'fast', fast: true },
+    });
     expect(submit.body).toMatchObject({ model: 'vidgen-2.0-fast', credits_consumed: 905 });
     const job = await waitForJob(fleet, user.key, submit.body.job_id);
     expect(job).toMatchObject({ status: 'completed', model: 'VidGen 2.0 Fast' });
@@ -76,7 +100,10 @@ describe('generation jobs with the local provider', () => {
 
   it('makes 3 PNGs of the asked aspect for num_images 3, at 50 credits each', async () => {
     const before = await balance(fleet, user.key);
-    const submit = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', { key: user.key, body: { prompt: 'three moons', num_images: 3, aspect_ratio: '16:9' } });
+    const submit = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', {
+      key: user.key,
+      body: { prompt: 'three moons', num_images: 3, aspect_ratio: '16:9' },
+    });
     expect(submit.status).toBe(202);
     expect(submit.body).toMatchObject({ model: 'imagegen-2', credits_consumed: 150, credits_remaining: before - 150 });
     const job = await waitForJob(fleet, user.key, submit.body.job_id);
@@ -91,7 +118,10 @@ describe('generation jobs with the local provider', () => {
   });
 
   it('serves results with ranges, so a browser can seek in a video', async () => {
-    const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: user.key, body: { prompt: 'seek me', duration_seconds: 4, resolution: '480p' } });
+    const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', {
+      key: user.key,
+      body: { prompt: 'seek me', duration_seconds: 4, resolution: '480p' },
+    });
     const job = await waitForJob(fleet, user.key, submit.body.job_id);
     const full = await fetch(job.result.video);
     const size = Number(full.headers.get('content-length'));
@@ -105,7 +135,10 @@ describe('generation jobs with the local provider', () => {
 
   it('cancels a processing job with a full refund, then answers 409 to a second cancel', async () => {
     const u = await userWithKey(fleet, 'video:write', 5000);
-    const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: u.key, body: { prompt: 'to be cancelled', duration_seconds: 15 } });
+    const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', {
+      key: u.key,
+      body: { prompt: 'to be cancelled', duration_seconds: 15 },
+    });
     expect(submit.status).toBe(202);
     expect(await balance(fleet, u.key)).toBe(5000 - 15 * 227);
     const cancel = await api(fleet, 'DELETE', `/api/v1/jobs/${submit.body.job_id}`, { key: u.key });
@@ -122,7 +155,10 @@ describe('generation jobs with the local provider', () => {
 
   it('answers 409 to cancelling a completed job, and refunds nothing', async () => {
     const u = await userWithKey(fleet, 'image:write', 100);
-    const submit = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', { key: u.key, body: { prompt: 'done already' } });
+    const submit = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', {
+      key: u.key,
+      body: { prompt: 'done already' },
+    });
     await waitForJob(fleet, u.key, submit.body.job_id);
     const cancel = await api(fleet, 'DELETE', `/api/v1/jobs/${submit.body.job_id}`, { key: u.key });
     expect(cancel.status).toBe(409);
@@ -130,7 +166,10 @@ describe('generation jobs with the local provider', () => {
   });
 
   it("answers 404 for another user's job, an unknown job and a malformed id", async () => {
-    const submit = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', { key: user.key, body: { prompt: 'mine' } });
+    const submit = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', {
+      key: user.key,
+      body: { prompt: 'mine' },
+    });
     const other = await userWithKey(fleet, 'all', 100);
     for (const [method, path] of [
       ['GET', `/api/v1/jobs/${submit.body.job_id}`],
@@ -147,11 +186,19 @@ describe('generation jobs with the local provider', () => {
 
   it('lets exactly 3 of 10 simultaneous submits through a balance that covers 3', async () => {
     const u = await userWithKey(fleet, 'image:write', 150);
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => api(fleet, 'POST', '/api/v1/image/imagegen/generate', { key: u.key, body: { prompt: `race ${i}` } })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        api(fleet, 'POST', '/api/v1/image/imagegen/generate', { key: u.key, body: { prompt: `race ${i}` } }),
+      ),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([202, 202, 202, 402, 402, 402, 402, 402, 402, 402]);
     for (const r of results.filter((x) => x.status === 402)) {
-      expect(r.body).toEqual({ error: 'Insufficient credits', credits_required: 50, credits_remaining: expect.any(Number) });
+      expect(r.body).toEqual({
+        error: 'Insufficient credits',
+        credits_required: 50,
+        credits_remaining: expect.any(Number),
+      });
     }
     expect(await balance(fleet, u.key)).toBe(0);
   });
@@ -160,7 +207,10 @@ describe('generation jobs with the local provider', () => {
     const { startReferenceServer } = await import('../support/reference-server');
     const ref = await startReferenceServer();
     try {
-      const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: user.key, body: { prompt: 'bring it to life', image_url: `${ref.url}/ref.png`, duration_seconds: 4, resolution: '480p' } });
+      const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', {
+        key: user.key,
+        body: { prompt: 'bring it to life', image_url: `${ref.url}/ref.png`, duration_seconds: 4, resolution: '480p' },
+      });
       expect(submit.status).toBe(202);
       const job = await waitForJob(fleet, user.key, submit.body.job_id);
       expect(job.status).toBe('completed');
@@ -177,7 +227,10 @@ describe('generation jobs with the local provider', () => {
     const { startReferenceServer } = await import('../support/reference-server');
     const ref = await startReferenceServer();
     try {
-      const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: u.key, body: { prompt: 'missing ref', image_url: `${ref.url}/missing.png`, duration_seconds: 4, resolution: '480p' } });
+      const submit = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', {
+        key: u.key,
+        body: { prompt: 'missing ref', image_url: `${ref.url}/missing.png`, duration_seconds: 4, resolution: '480p' },
+      });
       expect(submit.status).toBe(202);
       const job = await waitForJob(fleet, u.key, submit.body.job_id);
       expect(job).toMatchObject({ status: 'failed', result: null, error: expect.any(String) });

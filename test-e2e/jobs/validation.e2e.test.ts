@@ -37,7 +37,11 @@ describe('submit validation', () => {
     ['aspect_ratio must be one of 16:9, 9:16, 1:1, 4:3, 3:4, 21:9', video, { prompt: 'p', aspect_ratio: '2:3' }],
     ['resolution must be one of 480p, 720p', video, { prompt: 'p', resolution: '1080p' }],
     ['image_url must be a https URL', video, { prompt: 'p', image_url: 'http://example.com/a.png' }],
-    ['fast mode supports text-to-video only (no image_url)', video, { prompt: 'p', fast: true, image_url: 'https://example.com/a.png' }],
+    [
+      'fast mode supports text-to-video only (no image_url)',
+      video,
+      { prompt: 'p', fast: true, image_url: 'https://example.com/a.png' },
+    ],
     ['image_urls items must be https URLs', image, { prompt: 'p', image_urls: ['ftp://example.com/a.png'] }],
     ['num_images must be 1-4', image, { prompt: 'p', num_images: 5 }],
     ['Invalid JSON body', video, '{"prompt": "unterminated'],

@@ -3,14 +3,25 @@ import { Client as PgClient } from 'pg';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { launchBrowser, newWatchedContext } from '../support/browser';
 import { DashboardSession } from '../support/dashboard-session';
 import { startFleet, type Fleet } from '../support/fleet';
 
 const PASSWORD = 'correct horse battery';
 const REDIRECT_URL = 'http://127.0.0.1:53682/callback';
-const ALL_SCOPES = ['models:read', 'video:write', 'image:write', 'jobs:read', 'video-editor:write', 'video-editor:read'];
+const ALL_SCOPES = [
+  'models:read',
+  'video:write',
+  'image:write',
+  'jobs:read',
+  'video-editor:write',
+  'video-editor:read',
+];
 
 let counter = 0;
 const newEmail = (tag: string) => `${tag}-${Date.now()}-${counter++}@example.test`;
@@ -30,7 +41,13 @@ class TestOAuthProvider implements OAuthClientProvider {
   constructor(readonly clientName: string) {}
 
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: this.clientName, redirect_uris: [REDIRECT_URL], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: this.clientName,
+      redirect_uris: [REDIRECT_URL],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
 
   state(): string {
@@ -67,13 +84,20 @@ class TestOAuthProvider implements OAuthClientProvider {
 }
 
 function decodeHtml(value: string): string {
-  return value.replace(/&(amp|lt|gt|quot|#39);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e] ?? '');
+  return value.replace(
+    /&(amp|lt|gt|quot|#39);/g,
+    (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e] ?? '',
+  );
 }
 
 /** What a browser would submit from the consent page: its hidden fields, and which scope boxes it offers. */
 function readConsentForm(html: string): { hidden: [string, string][]; offered: string[] } {
-  const hidden = [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m): [string, string] => [m[1], decodeHtml(m[2])]);
-  const offered = [...html.matchAll(/<input type="checkbox" [^>]*name="scope_granted" value="([^"]+)"/g)].map((m) => decodeHtml(m[1]));
+  const hidden = [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map(
+    (m): [string, string] => [m[1], decodeHtml(m[2])],
+  );
+  const offered = [...html.matchAll(/<input type="checkbox" [^>]*name="scope_granted" value="([^"]+)"/g)].map((m) =>
+    decodeHtml(m[1]),
+  );
   return { hidden, offered };
 }
 
@@ -119,7 +143,11 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
   const mcpUrl = () => new URL(`${base}/api/mcp`);
 
   /** The browser part: open the authorization URL signed in, then post the consent form. Returns the redirect's Location. */
-  async function consent(session: DashboardSession, authorizationUrl: URL | string, opts: { decision?: 'approve' | 'deny'; scopes?: string[]; csrf?: string | null; origin?: string } = {}): Promise<{ status: number; location: URL | null; body: string }> {
+  async function consent(
+    session: DashboardSession,
+    authorizationUrl: URL | string,
+    opts: { decision?: 'approve' | 'deny'; scopes?: string[]; csrf?: string | null; origin?: string } = {},
+  ): Promise<{ status: number; location: URL | null; body: string }> {
     const page = await fetch(authorizationUrl, { headers: { cookie: session.cookieHeader }, redirect: 'manual' });
     const html = await page.text();
     expect(page.status).toBe(200);
@@ -135,7 +163,11 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
     form.set('decision', opts.decision ?? 'approve');
     const res = await fetch(`${base}/oauth/authorize`, {
       method: 'POST',
-      headers: { cookie: session.cookieHeader, origin: opts.origin ?? base, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        cookie: session.cookieHeader,
+        origin: opts.origin ?? base,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: form.toString(),
       redirect: 'manual',
     });
@@ -144,20 +176,40 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
   }
 
   /** A client registered by hand (the raw-HTTP cases). */
-  async function register(name: string, redirectUris: string[] = [REDIRECT_URL]): Promise<{ status: number; body: Record<string, unknown> }> {
-    const res = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: name, redirect_uris: redirectUris, token_endpoint_auth_method: 'none' }) });
+  async function register(
+    name: string,
+    redirectUris: string[] = [REDIRECT_URL],
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const res = await fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: name, redirect_uris: redirectUris, token_endpoint_auth_method: 'none' }),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
 
   function authorizationUrl(clientId: string, challenge: string, extra: Record<string, string> = {}): string {
-    const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URL, code_challenge: challenge, code_challenge_method: 'S256', scope: ALL_SCOPES.join(' '), state: 'st-1', ...extra });
+    const q = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URL,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      scope: ALL_SCOPES.join(' '),
+      state: 'st-1',
+      ...extra,
+    });
     return `${base}/oauth/authorize?${q.toString()}`;
   }
 
   // Bodies are OAuth JSON objects that each test asserts field by field.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async function token(params: Record<string, string>): Promise<{ status: number; body: any }> {
-    const res = await fetch(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() });
+    const res = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(params).toString(),
+    });
     return { status: res.status, body: await res.json() };
   }
 
@@ -177,21 +229,31 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
   /** An MCP client that sends a fixed bearer token (no OAuth provider: a refused token stays refused). */
   async function mcpWithToken(accessToken: string): Promise<Client> {
     const client = new Client({ name: 'oauth-e2e-fixed', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(mcpUrl(), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(mcpUrl(), {
+        requestInit: { headers: { authorization: `Bearer ${accessToken}` } },
+      }),
+    );
     return client;
   }
 
   async function mcpStatus(accessToken: string): Promise<{ status: number; challenge: string | null }> {
     const res = await fetch(mcpUrl(), {
       method: 'POST',
-      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${accessToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
     });
     await res.body?.cancel();
     return { status: res.status, challenge: res.headers.get('www-authenticate') };
   }
 
-  async function keysOf(session: DashboardSession): Promise<{ id: number; name: string; scopes: string[]; revoked_at: string | null; last_used_at: string | null }[]> {
+  async function keysOf(
+    session: DashboardSession,
+  ): Promise<{ id: number; name: string; scopes: string[]; revoked_at: string | null; last_used_at: string | null }[]> {
     const res = await session.get('/keys');
     expect(res.status).toBe(200);
     return res.body.keys;
@@ -199,14 +261,24 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
 
   describe('discovery', () => {
     it('answers an unauthenticated MCP request 401 with a challenge naming the protected-resource metadata', async () => {
-      const res = await fetch(mcpUrl(), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+      const res = await fetch(mcpUrl(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{}',
+      });
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toContain(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/api/mcp"`);
+      expect(res.headers.get('www-authenticate')).toContain(
+        `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/api/mcp"`,
+      );
     });
 
     it('names this gateway as the authorization server of /api/mcp, with the API scopes, and describes its endpoints', async () => {
       const prm = await (await fetch(`${base}/.well-known/oauth-protected-resource/api/mcp`)).json();
-      expect(prm).toMatchObject({ resource: `${base}/api/mcp`, authorization_servers: [`${base}/`], scopes_supported: ALL_SCOPES });
+      expect(prm).toMatchObject({
+        resource: `${base}/api/mcp`,
+        authorization_servers: [`${base}/`],
+        scopes_supported: ALL_SCOPES,
+      });
       const root = await jsonOf(await fetch(`${base}/.well-known/oauth-protected-resource`));
       expect(root.authorization_servers).toEqual([`${base}/`]);
       const as = await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json();
@@ -228,10 +300,16 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
 
     it('registers, sends the user to sign in and consent, exchanges the code with PKCE and calls tools', async () => {
       const client = new Client({ name: 'oauth-e2e', version: '1.0.0' });
-      await expect(client.connect(new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider }))).rejects.toThrow(UnauthorizedError);
+      await expect(
+        client.connect(new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider })),
+      ).rejects.toThrow(UnauthorizedError);
 
       // Registered as a public client; the authorization request uses PKCE S256 and names the resource.
-      const info = provider.clientInformation() as { client_id: string; client_secret?: string; token_endpoint_auth_method?: string };
+      const info = provider.clientInformation() as {
+        client_id: string;
+        client_secret?: string;
+        token_endpoint_auth_method?: string;
+      };
       expect(info.client_id).toEqual(expect.any(String));
       expect(info.client_secret).toBeUndefined();
       expect(info.token_endpoint_auth_method).toBe('none');
@@ -270,7 +348,11 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
       const transport = new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider });
       await transport.finishAuth(code);
       first = provider.tokens()!;
-      expect(first).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'models:read jobs:read video-editor:read' });
+      expect(first).toMatchObject({
+        token_type: 'Bearer',
+        expires_in: 3600,
+        scope: 'models:read jobs:read video-editor:read',
+      });
       expect(first.access_token).toMatch(/^mfo_at_/);
       expect(first.refresh_token).toMatch(/^mfo_rt_/);
 
@@ -286,7 +368,10 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
 
     it('grants only the approved scopes, through an API key of the user named after the client', async () => {
       const client = await mcpWithToken(first.access_token);
-      const refused = await client.callTool({ name: 'video_editor_create_project', arguments: { name: 'Not allowed' } });
+      const refused = await client.callTool({
+        name: 'video_editor_create_project',
+        arguments: { name: 'Not allowed' },
+      });
       expect(refused.isError).toBe(true);
       expect(JSON.stringify(refused.content)).toContain('video-editor:write');
       await client.close();
@@ -296,7 +381,9 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
       // Usage records are the key's, as for any API key.
       let paths: string[] = [];
       for (let i = 0; i < 50 && paths.length === 0; i++) {
-        paths = (await db.query('SELECT path FROM gateway.usage WHERE api_key_id = $1', [key!.id])).rows.map((r: { path: string }) => r.path);
+        paths = (await db.query('SELECT path FROM gateway.usage WHERE api_key_id = $1', [key!.id])).rows.map(
+          (r: { path: string }) => r.path,
+        );
         if (paths.length === 0) await new Promise((r) => setTimeout(r, 100));
       }
       expect(paths.length).toBeGreaterThan(0);
@@ -305,7 +392,14 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
 
     it('refreshes an expired access token on its own, rotating the refresh token', async () => {
       const hash = createHash('sha256').update(first.access_token).digest('hex');
-      expect((await db.query("UPDATE gateway.oauth_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = $1", [hash])).rowCount).toBe(1);
+      expect(
+        (
+          await db.query(
+            "UPDATE gateway.oauth_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = $1",
+            [hash],
+          )
+        ).rowCount,
+      ).toBe(1);
       expect((await mcpStatus(first.access_token)).status).toBe(401);
 
       const client = new Client({ name: 'oauth-e2e', version: '1.0.0' });
@@ -323,14 +417,22 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
     it('revokes the whole grant when a rotated refresh token is used again', async () => {
       const current = provider.tokens()!;
       const clientId = (provider.clientInformation() as { client_id: string }).client_id;
-      const replay = await token({ grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: clientId });
+      const replay = await token({
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token!,
+        client_id: clientId,
+      });
       expect(replay.status).toBe(400);
       expect(replay.body.error).toBe('invalid_grant');
 
       const refused = await mcpStatus(current.access_token);
       expect(refused.status).toBe(401);
       expect(refused.challenge).toContain(`resource_metadata="${base}/.well-known/oauth-protected-resource/api/mcp"`);
-      const again = await token({ grant_type: 'refresh_token', refresh_token: current.refresh_token!, client_id: clientId });
+      const again = await token({
+        grant_type: 'refresh_token',
+        refresh_token: current.refresh_token!,
+        client_id: clientId,
+      });
       expect(again.body.error).toBe('invalid_grant');
       const key = (await keysOf(alice)).find((k) => k.name === 'OAuth: Claude Test Client');
       expect(key!.revoked_at).not.toBeNull();
@@ -340,17 +442,35 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
   describe('the token endpoint', () => {
     it('refuses a wrong PKCE verifier, then exchanges the code with the right one, once', async () => {
       const { clientId, code, verifier } = await approvedCode('PKCE Client');
-      const wrong = await token({ grant_type: 'authorization_code', code, code_verifier: pkcePair().verifier, redirect_uri: REDIRECT_URL, client_id: clientId });
+      const wrong = await token({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: pkcePair().verifier,
+        redirect_uri: REDIRECT_URL,
+        client_id: clientId,
+      });
       expect(wrong.status).toBe(400);
       expect(wrong.body.error).toBe('invalid_grant');
 
-      const right = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URL, client_id: clientId });
+      const right = await token({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT_URL,
+        client_id: clientId,
+      });
       expect(right.status).toBe(200);
       expect(right.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: ALL_SCOPES.join(' ') });
       expect((await mcpStatus(right.body.access_token)).status).toBe(200);
 
       // A second use is refused, and what the first use produced is revoked (OAuth 2.1 §4.1.3).
-      const twice = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URL, client_id: clientId });
+      const twice = await token({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT_URL,
+        client_id: clientId,
+      });
       expect(twice.status).toBe(400);
       expect(twice.body.error).toBe('invalid_grant');
       expect((await mcpStatus(right.body.access_token)).status).toBe(401);
@@ -358,30 +478,116 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
 
     it('refuses a code presented by another client, or with another redirect_uri', async () => {
       const { clientId, code, verifier } = await approvedCode('Bound Client');
-      const foreign = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URL, client_id: sharedClientId });
+      const foreign = await token({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT_URL,
+        client_id: sharedClientId,
+      });
       expect(foreign.body.error).toBe('invalid_grant');
-      const elsewhere = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: 'http://127.0.0.1:53682/other', client_id: clientId });
+      const elsewhere = await token({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: 'http://127.0.0.1:53682/other',
+        client_id: clientId,
+      });
       expect(elsewhere.body.error).toBe('invalid_grant');
-      const ok = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URL, client_id: clientId });
+      const ok = await token({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT_URL,
+        client_id: clientId,
+      });
+      expect(ok.status).toBe(200);
+    });
+
+    it('refuses a code exchanged without the redirect_uri its authorization request named, with 400 invalid_grant', async () => {
+      const { clientId, code, verifier } = await approvedCode('Forgetful Client');
+      const without = await token({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        client_id: clientId,
+      });
+      expect(without.status).toBe(400);
+      expect(without.body).toMatchObject({
+        error: 'invalid_grant',
+        error_description: 'redirect_uri is required: the authorization request named one',
+      });
+      const ok = await token({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT_URL,
+        client_id: clientId,
+      });
+      expect(ok.status).toBe(200);
+    });
+
+    it('exchanges without redirect_uri a code whose authorization request left it out (one registered URI)', async () => {
+      const reg = await register('Single URI Client');
+      const clientId = String(reg.body.client_id);
+      const { verifier, challenge } = pkcePair();
+      const url = new URL(authorizationUrl(clientId, challenge));
+      url.searchParams.delete('redirect_uri');
+      const answer = await consent(alice, url);
+      expect(answer.status).toBe(302);
+      expect(`${answer.location!.origin}${answer.location!.pathname}`).toBe(REDIRECT_URL);
+      const code = answer.location!.searchParams.get('code')!;
+      const ok = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId });
       expect(ok.status).toBe(200);
     });
 
     it('refuses a code after its ten minutes', async () => {
       const { clientId, code, verifier } = await approvedCode('Slow Client');
-      await db.query("UPDATE gateway.oauth_codes SET expires_at = now() - interval '1 second' WHERE client_id = $1", [clientId]);
-      const late = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URL, client_id: clientId });
+      await db.query("UPDATE gateway.oauth_codes SET expires_at = now() - interval '1 second' WHERE client_id = $1", [
+        clientId,
+      ]);
+      const late = await token({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT_URL,
+        client_id: clientId,
+      });
       expect(late.status).toBe(400);
       expect(late.body.error).toBe('invalid_grant');
     });
 
     it('refreshes with the refresh token, narrowing scopes on request but never widening them', async () => {
       const { clientId, code, verifier } = await approvedCode('Refresh Client');
-      const issued = (await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URL, client_id: clientId })).body;
-      const narrowed = await token({ grant_type: 'refresh_token', refresh_token: issued.refresh_token, scope: 'jobs:read', client_id: clientId });
+      const issued = (
+        await token({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URL,
+          client_id: clientId,
+        })
+      ).body;
+      const narrowed = await token({
+        grant_type: 'refresh_token',
+        refresh_token: issued.refresh_token,
+        scope: 'jobs:read',
+        client_id: clientId,
+      });
       expect(narrowed.status).toBe(200);
-      expect(narrowed.body.scope).toBe('jobs:read');
+      // models:read is on every key (the contract), narrowed or not: list_models still answers.
+      expect(narrowed.body.scope).toBe('models:read jobs:read');
+      const narrowedClient = await mcpWithToken(narrowed.body.access_token);
+      const models = await narrowedClient.callTool({ name: 'list_models', arguments: {} });
+      expect(models.isError).toBeFalsy();
+      await narrowedClient.close();
       expect(narrowed.body.refresh_token).not.toBe(issued.refresh_token);
-      const wider = await token({ grant_type: 'refresh_token', refresh_token: narrowed.body.refresh_token, scope: 'jobs:read nonsense:scope', client_id: clientId });
+      const wider = await token({
+        grant_type: 'refresh_token',
+        refresh_token: narrowed.body.refresh_token,
+        scope: 'jobs:read nonsense:scope',
+        client_id: clientId,
+      });
       expect(wider.status).toBe(400);
       expect(wider.body.error).toBe('invalid_scope');
       // The old access token lives on until it expires; the new one works too.
@@ -393,54 +599,120 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
   describe('revocation', () => {
     it('revokes the grant from an access token: its tokens and its API key stop working', async () => {
       const { clientId, code, verifier } = await approvedCode('Revoked Client');
-      const issued = (await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URL, client_id: clientId })).body;
+      const issued = (
+        await token({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URL,
+          client_id: clientId,
+        })
+      ).body;
       const client = await mcpWithToken(issued.access_token);
       expect((await client.callTool({ name: 'list_models', arguments: {} })).isError).toBeFalsy();
       await client.close();
 
-      const res = await fetch(`${base}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: issued.access_token, token_type_hint: 'access_token', client_id: clientId }).toString() });
+      const res = await fetch(`${base}/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          token: issued.access_token,
+          token_type_hint: 'access_token',
+          client_id: clientId,
+        }).toString(),
+      });
       expect(res.status).toBe(200);
 
       const refused = await mcpStatus(issued.access_token);
       expect(refused.status).toBe(401);
       expect(refused.challenge).toContain('resource_metadata=');
-      expect((await token({ grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: clientId })).body.error).toBe('invalid_grant');
+      expect(
+        (await token({ grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: clientId })).body
+          .error,
+      ).toBe('invalid_grant');
       const key = (await keysOf(alice)).find((k) => k.name === 'OAuth: Revoked Client');
       expect(key!.revoked_at).not.toBeNull();
     });
 
     it('revokes the grant from a refresh token too', async () => {
       const { clientId, code, verifier } = await approvedCode('Refresh Revoked Client');
-      const issued = (await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URL, client_id: clientId })).body;
-      const res = await fetch(`${base}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: issued.refresh_token, client_id: clientId }).toString() });
+      const issued = (
+        await token({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URL,
+          client_id: clientId,
+        })
+      ).body;
+      const res = await fetch(`${base}/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: issued.refresh_token, client_id: clientId }).toString(),
+      });
       expect(res.status).toBe(200);
       expect((await mcpStatus(issued.access_token)).status).toBe(401);
     });
 
     it('ignores a token revoked by a client it was not issued to', async () => {
       const { clientId, code, verifier } = await approvedCode('Victim Client');
-      const issued = (await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URL, client_id: clientId })).body;
-      const res = await fetch(`${base}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: issued.access_token, client_id: sharedClientId }).toString() });
+      const issued = (
+        await token({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URL,
+          client_id: clientId,
+        })
+      ).body;
+      const res = await fetch(`${base}/oauth/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: issued.access_token, client_id: sharedClientId }).toString(),
+      });
       expect(res.status).toBe(200);
       expect((await mcpStatus(issued.access_token)).status).toBe(200);
     });
 
     it('ends OAuth access when the user revokes the backing key in the dashboard', async () => {
       const { clientId, code, verifier } = await approvedCode('Dashboard Revoked Client');
-      const issued = (await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URL, client_id: clientId })).body;
+      const issued = (
+        await token({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URL,
+          client_id: clientId,
+        })
+      ).body;
       const key = (await keysOf(alice)).find((k) => k.name === 'OAuth: Dashboard Revoked Client')!;
       expect((await alice.delete(`/keys/${key.id}`)).status).toBe(200);
       expect((await mcpStatus(issued.access_token)).status).toBe(401);
-      expect((await token({ grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: clientId })).body.error).toBe('invalid_grant');
+      expect(
+        (await token({ grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: clientId })).body
+          .error,
+      ).toBe('invalid_grant');
     });
   });
 
   describe('registration and the authorization endpoint', () => {
     it('registers public clients only, and refuses redirect URIs that are neither https nor loopback http', async () => {
-      const ok = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Wants a secret', redirect_uris: ['https://app.example.com/cb'], token_endpoint_auth_method: 'client_secret_post' }) });
+      const ok = await fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          client_name: 'Wants a secret',
+          redirect_uris: ['https://app.example.com/cb'],
+          token_endpoint_auth_method: 'client_secret_post',
+        }),
+      });
       expect(ok.status).toBe(201);
       const body = await jsonOf(ok);
-      expect(body).toMatchObject({ client_id: expect.any(String), token_endpoint_auth_method: 'none', redirect_uris: ['https://app.example.com/cb'] });
+      expect(body).toMatchObject({
+        client_id: expect.any(String),
+        token_endpoint_auth_method: 'none',
+        redirect_uris: ['https://app.example.com/cb'],
+      });
       expect(body.client_secret).toBeUndefined();
 
       for (const uri of ['http://app.example.com/cb', 'myapp://callback']) {
@@ -451,7 +723,9 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
     });
 
     it('answers an unregistered redirect_uri with a 400 of its own, never a redirect', async () => {
-      const url = authorizationUrl(sharedClientId, pkcePair().challenge, { redirect_uri: 'https://attacker.example/cb' });
+      const url = authorizationUrl(sharedClientId, pkcePair().challenge, {
+        redirect_uri: 'https://attacker.example/cb',
+      });
       const res = await fetch(url, { headers: { cookie: alice.cookieHeader }, redirect: 'manual' });
       expect(res.status).toBe(400);
       expect(res.headers.get('location')).toBeNull();
@@ -459,13 +733,19 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
     });
 
     it('refuses an unknown client_id with a 400', async () => {
-      const res = await fetch(authorizationUrl('no-such-client', pkcePair().challenge), { headers: { cookie: alice.cookieHeader }, redirect: 'manual' });
+      const res = await fetch(authorizationUrl('no-such-client', pkcePair().challenge), {
+        headers: { cookie: alice.cookieHeader },
+        redirect: 'manual',
+      });
       expect(res.status).toBe(400);
       expect((await jsonOf(res)).error).toBe('invalid_client');
     });
 
     it('accepts PKCE S256 only: a plain challenge goes back to the client as invalid_request', async () => {
-      const res = await fetch(authorizationUrl(sharedClientId, 'plain-challenge', { code_challenge_method: 'plain' }), { headers: { cookie: alice.cookieHeader }, redirect: 'manual' });
+      const res = await fetch(authorizationUrl(sharedClientId, 'plain-challenge', { code_challenge_method: 'plain' }), {
+        headers: { cookie: alice.cookieHeader },
+        redirect: 'manual',
+      });
       expect(res.status).toBe(302);
       const location = new URL(res.headers.get('location')!);
       expect(location.searchParams.get('error')).toBe('invalid_request');
@@ -474,7 +754,9 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
 
     it('sends a denial back to the client as access_denied, with its state and no code', async () => {
       const reg = await register('Denied Client');
-      const answer = await consent(alice, authorizationUrl(String(reg.body.client_id), pkcePair().challenge), { decision: 'deny' });
+      const answer = await consent(alice, authorizationUrl(String(reg.body.client_id), pkcePair().challenge), {
+        decision: 'deny',
+      });
       expect(answer.status).toBe(302);
       expect(`${answer.location!.origin}${answer.location!.pathname}`).toBe(REDIRECT_URL);
       expect(answer.location!.searchParams.get('error')).toBe('access_denied');
@@ -499,9 +781,17 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
       const reg = await register('Modest Client');
       const clientId = String(reg.body.client_id);
       const { verifier, challenge } = pkcePair();
-      const answer = await consent(alice, authorizationUrl(clientId, challenge, { scope: 'jobs:read' }), { scopes: ['jobs:read', 'video:write', 'image:write'] });
+      const answer = await consent(alice, authorizationUrl(clientId, challenge, { scope: 'jobs:read' }), {
+        scopes: ['jobs:read', 'video:write', 'image:write'],
+      });
       const code = answer.location!.searchParams.get('code')!;
-      const issued = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URL, client_id: clientId });
+      const issued = await token({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT_URL,
+        client_id: clientId,
+      });
       expect(issued.body.scope).toBe('models:read jobs:read');
     });
   });
@@ -521,10 +811,14 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
           return route.fulfill({ status: 200, contentType: 'text/plain', body: 'received' });
         });
 
-        await page.goto(authorizationUrl(clientId, challenge, { scope: 'video:write jobs:read', state: 'browser-state' }));
+        await page.goto(
+          authorizationUrl(clientId, challenge, { scope: 'video:write jobs:read', state: 'browser-state' }),
+        );
         await page.waitForURL(/\/dashboard\/#\/signin\?return_to=/);
         await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-        expect(await page.getByRole('link', { name: 'Create one' }).getAttribute('href')).toMatch(/^#\/signup\?return_to=%2Foauth%2Fauthorize%3F/);
+        expect(await page.getByRole('link', { name: 'Create one' }).getAttribute('href')).toMatch(
+          /^#\/signup\?return_to=%2Foauth%2Fauthorize%3F/,
+        );
         await page.getByLabel('Email').fill(aliceEmail);
         await page.getByLabel('Password').fill(PASSWORD);
         await page.getByRole('button', { name: 'Sign in' }).click();
@@ -538,7 +832,13 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
 
         expect(arrived!.searchParams.get('state')).toBe('browser-state');
         const code = arrived!.searchParams.get('code')!;
-        const issued = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URL, client_id: clientId });
+        const issued = await token({
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT_URL,
+          client_id: clientId,
+        });
         expect(issued.body.scope).toBe('models:read jobs:read');
         // No CSP violation or script error on the way; the one 401 is the SPA asking /me before sign-in.
         expect(problems.filter((p) => !p.includes('status of 401'))).toEqual([]);

@@ -37,7 +37,10 @@ describe('the rate limit shared by two gateway replicas (RATE_LIMIT_STORE=postgr
     const retryAfter = Number(limited.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(limited.body).toEqual({ error: `Rate limit exceeded: 60 requests per minute per API key. Retry after ${retryAfter} s.`, retry_after: retryAfter });
+    expect(limited.body).toEqual({
+      error: `Rate limit exceeded: 60 requests per minute per API key. Retry after ${retryAfter} s.`,
+      retry_after: retryAfter,
+    });
     expect(limited.headers.get('x-ratelimit-limit')).toBe('60');
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(Number(limited.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000 - 1);

@@ -13,11 +13,20 @@ import {
   type Operation,
 } from '../support/bad-input-catalog';
 import { refusal, refused, send } from '../support/bad-input-http';
-import { errorLogLinesSince, expectEachTestLeavesNothingBehind, logOffsets, startTarget, stopTarget, type SideEffects, type Target } from '../support/bad-input-state';
+import {
+  errorLogLinesSince,
+  expectEachTestLeavesNothingBehind,
+  logOffsets,
+  startTarget,
+  stopTarget,
+  type SideEffects,
+  type Target,
+} from '../support/bad-input-state';
 import { api, type Fleet, type TestUser } from '../support/fleet';
 
 const CREDITS = 1000;
 const INVALID_JSON = 'Invalid JSON body';
+const NOT_AN_OBJECT_MESSAGE = 'Request body must be a JSON object';
 const TOO_LARGE = 'Request body too large (max 1048576 bytes)';
 const TOO_DEEP = 'JSON body nested too deeply (max 64 levels)';
 
@@ -42,7 +51,9 @@ describe('bad input in request bodies, on every /api/v1 operation', () => {
 
   const operations = documentedOperations();
   const authenticated = operations.filter((op) => op.authenticated);
-  const withBody = operations.filter((op): op is Operation & { body: NonNullable<Operation['body']> } => op.body !== null);
+  const withBody = operations.filter(
+    (op): op is Operation & { body: NonNullable<Operation['body']> } => op.body !== null,
+  );
 
   beforeAll(async () => {
     target = await startTarget(CREDITS);
@@ -55,13 +66,22 @@ describe('bad input in request bodies, on every /api/v1 operation', () => {
   /** The operation's path with ids that are well-formed (the project and video exist). */
   function pathFor(op: Operation): string {
     const job = op.template.startsWith('/api/v1/jobs/');
-    return pathOf(op, { id: job ? 'job_doesnotexist1' : projectId, videoId, assetId: 'ast_doesnotexist1', clipId: 'clp_doesnotexist1' });
+    return pathOf(op, {
+      id: job ? 'job_doesnotexist1' : projectId,
+      videoId,
+      assetId: 'ast_doesnotexist1',
+      clipId: 'clp_doesnotexist1',
+    });
   }
 
-  const call = (op: Operation, body: string | Buffer, extra: { headers?: Record<string, string>; chunked?: boolean } = {}) =>
-    send(fleet.baseUrl, op.method, pathFor(op), { key: user.key, body, ...extra });
+  const call = (
+    op: Operation,
+    body: string | Buffer,
+    extra: { headers?: Record<string, string>; chunked?: boolean } = {},
+  ) => send(fleet.baseUrl, op.method, pathFor(op), { key: user.key, body, ...extra });
 
-  const bodyWith = (op: Operation, field: string, value: unknown): string => JSON.stringify({ ...BASE_BODIES[op.id], [field]: value });
+  const bodyWith = (op: Operation, field: string, value: unknown): string =>
+    JSON.stringify({ ...BASE_BODIES[op.id], [field]: value });
 
   describe('refusals that leave nothing behind', () => {
     expectEachTestLeavesNothingBehind(() => state);
@@ -71,23 +91,32 @@ describe('bad input in request bodies, on every /api/v1 operation', () => {
       expect(withBody.length).toBeGreaterThanOrEqual(13);
     });
 
-    it.each(authenticated.flatMap((op) => MALFORMED_JSON.map(([label, body]) => [`${op.method} ${op.template}`, label, op, body] as const)))(
-      '%s: refuses %s as "Invalid JSON body"',
-      async (_name, _label, op, body) => {
-        expect(refusal(await call(op, body))).toEqual(refused(400, INVALID_JSON));
-      },
-    );
+    it.each(
+      authenticated.flatMap((op) =>
+        MALFORMED_JSON.map(([label, body]) => [`${op.method} ${op.template}`, label, op, body] as const),
+      ),
+    )('%s: refuses %s as "Invalid JSON body"', async (_name, _label, op, body) => {
+      expect(refusal(await call(op, body))).toEqual(refused(400, INVALID_JSON));
+    });
 
-    it.each(withBody.flatMap((op) => NOT_AN_OBJECT.map(([label, body]) => [`${op.method} ${op.template}`, label, op, body] as const)))(
-      '%s: refuses %s where an object is expected as "Invalid JSON body"',
+    it.each(
+      withBody.flatMap((op) =>
+        NOT_AN_OBJECT.map(([label, body]) => [`${op.method} ${op.template}`, label, op, body] as const),
+      ),
+    )(
+      '%s: refuses %s where an object is expected as "Request body must be a JSON object"',
       async (_name, _label, op, body) => {
-        expect(refusal(await call(op, body))).toEqual(refused(400, INVALID_JSON));
+        expect(refusal(await call(op, body))).toEqual(refused(400, NOT_AN_OBJECT_MESSAGE));
       },
     );
 
     it.each(
       withBody.flatMap((op) =>
-        Object.entries(op.body.properties).flatMap(([field, schema]) => wrongTypeValues(schema).map(([label, value]) => [`${op.method} ${op.template}`, field, label, op, value] as const)),
+        Object.entries(op.body.properties).flatMap(([field, schema]) =>
+          wrongTypeValues(schema).map(
+            ([label, value]) => [`${op.method} ${op.template}`, field, label, op, value] as const,
+          ),
+        ),
       ),
     )('%s: refuses %s given %s with 400 naming the field', async (_name, field, _label, op, value) => {
       const res = await call(op, bodyWith(op, field, value));
@@ -99,27 +128,46 @@ describe('bad input in request bodies, on every /api/v1 operation', () => {
         Object.entries(op.body.properties).flatMap(([field, schema]) => {
           const kind = textKind(schema);
           if (!kind) return [];
-          return HOSTILE_TEXT.map(({ label, value, problem }) => [`${op.method} ${op.template}`, field, label, op, kind === 'string' ? value : [value], hostileTextMessage(kind === 'string' ? field : `${field}[0]`, problem)] as const);
+          return HOSTILE_TEXT.map(
+            ({ label, value, problem }) =>
+              [
+                `${op.method} ${op.template}`,
+                field,
+                label,
+                op,
+                kind === 'string' ? value : [value],
+                hostileTextMessage(kind === 'string' ? field : `${field}[0]`, problem),
+              ] as const,
+          );
         }),
       ),
     )('%s: refuses %s holding %s with 400 naming the field', async (_name, _field, _label, op, value, message) => {
       expect(refusal(await call(op, bodyWith(op, _field, value)))).toEqual(refused(400, message));
     });
 
-    it.each(withBody.map((op) => [`${op.method} ${op.template}`, op] as const))('%s: refuses a NUL in a field name', async (_name, op) => {
-      const body = JSON.stringify({ ...BASE_BODIES[op.id], 'evil\u0000field': 'x' });
-      expect(refusal(await call(op, body))).toEqual(refused(400, 'field names must not contain control characters'));
-    });
+    it.each(withBody.map((op) => [`${op.method} ${op.template}`, op] as const))(
+      '%s: refuses a NUL in a field name',
+      async (_name, op) => {
+        const body = JSON.stringify({ ...BASE_BODIES[op.id], 'evil\u0000field': 'x' });
+        expect(refusal(await call(op, body))).toEqual(refused(400, 'field names must not contain control characters'));
+      },
+    );
 
-    it.each(authenticated.map((op) => [`${op.method} ${op.template}`, op] as const))('%s: refuses a body over 1 MB with 413 naming the limit', async (_name, op) => {
-      const body = JSON.stringify({ prompt: 'x'.repeat(1024 * 1024) });
-      expect(refusal(await call(op, body))).toEqual(refused(413, TOO_LARGE));
-    });
+    it.each(authenticated.map((op) => [`${op.method} ${op.template}`, op] as const))(
+      '%s: refuses a body over 1 MB with 413 naming the limit',
+      async (_name, op) => {
+        const body = JSON.stringify({ prompt: 'x'.repeat(1024 * 1024) });
+        expect(refusal(await call(op, body))).toEqual(refused(413, TOO_LARGE));
+      },
+    );
 
-    it.each(withBody.map((op) => [`${op.method} ${op.template}`, op] as const))('%s: refuses a chunked body that grows past 1 MB with 413', async (_name, op) => {
-      const body = JSON.stringify({ ...BASE_BODIES[op.id], padding: 'x'.repeat(3 * 1024 * 1024) });
-      expect(refusal(await call(op, body, { chunked: true }))).toEqual(refused(413, TOO_LARGE));
-    });
+    it.each(withBody.map((op) => [`${op.method} ${op.template}`, op] as const))(
+      '%s: refuses a chunked body that grows past 1 MB with 413',
+      async (_name, op) => {
+        const body = JSON.stringify({ ...BASE_BODIES[op.id], padding: 'x'.repeat(3 * 1024 * 1024) });
+        expect(refusal(await call(op, body, { chunked: true }))).toEqual(refused(413, TOO_LARGE));
+      },
+    );
 
     it.each(
       withBody.flatMap((op) =>
@@ -130,18 +178,33 @@ describe('bad input in request bodies, on every /api/v1 operation', () => {
           return [[`${op.method} ${op.template}`, field, op, kind === 'string' ? long : [long]] as const];
         }),
       ),
-    )('%s: refuses a 100,001 character %s (a body within the limit) with a 4xx naming it', async (_name, field, op, value) => {
-      const res = await call(op, bodyWith(op, field, value));
-      // An id that long cannot exist: the record's 404. Anything else is the field's 400.
-      expect(refusal(res)).toEqual(ID_FIELDS[field] ? refused(404, ID_FIELDS[field]) : refused(400, new RegExp(`\\b${field}\\b`)));
-    });
+    )(
+      '%s: refuses a 100,001 character %s (a body within the limit) with a 4xx naming it',
+      async (_name, field, op, value) => {
+        const res = await call(op, bodyWith(op, field, value));
+        // An id that long cannot exist: the record's 404. Anything else is the field's 400.
+        expect(refusal(res)).toEqual(
+          ID_FIELDS[field] ? refused(404, ID_FIELDS[field]) : refused(400, new RegExp(`\\b${field}\\b`)),
+        );
+      },
+    );
 
     it.each(
       authenticated.flatMap((op) => {
         const field = op.body ? Object.keys(op.body.properties)[0] : 'anything';
         return [
-          [`${op.method} ${op.template}`, '10,000 nested arrays in a field', op, `{"${field}": ${nestedArrays(10_000)}}`],
-          [`${op.method} ${op.template}`, '10,000 nested objects in a field', op, `{"${field}": ${nestedObjects(10_000)}}`],
+          [
+            `${op.method} ${op.template}`,
+            '10,000 nested arrays in a field',
+            op,
+            `{"${field}": ${nestedArrays(10_000)}}`,
+          ],
+          [
+            `${op.method} ${op.template}`,
+            '10,000 nested objects in a field',
+            op,
+            `{"${field}": ${nestedObjects(10_000)}}`,
+          ],
           [`${op.method} ${op.template}`, '300,000 nested arrays as the body', op, nestedArrays(300_000)],
         ] as const;
       }),
@@ -155,7 +218,9 @@ describe('bad input in request bodies, on every /api/v1 operation', () => {
       ['application/json; charset=latin1', Buffer.from('{"prompt":"caf\u00e9"}', 'latin1')],
     ])('refuses a body declared as %s with 415', async (contentType, body) => {
       const op = withBody.find((o) => o.id === 'generateImage')!;
-      expect(refusal(await call(op, body, { headers: { 'content-type': contentType } }))).toEqual(refused(415, 'Request body must be UTF-8 encoded JSON'));
+      expect(refusal(await call(op, body, { headers: { 'content-type': contentType } }))).toEqual(
+        refused(415, 'Request body must be UTF-8 encoded JSON'),
+      );
     });
   });
 

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '@mf/fleet';
-import { openApiDocument } from '../../services/gateway/src/openapi/document';
+import { openApiDocument } from '../../services/gateway/src/api/openapi/document';
 
 /**
- * The public API as the OpenAPI document describes it (services/gateway/src/openapi/document.ts),
+ * The public API as the OpenAPI document describes it (services/gateway/src/api/openapi/document.ts),
  * so an endpoint added there is attacked here without anyone listing it, and the hostile values
  * the bad-input suites send.
  */
@@ -35,7 +35,7 @@ function deref(node: unknown): Json {
   let current = node as Json;
   for (let hops = 0; typeof current?.$ref === 'string' && hops < 10; hops++) {
     let target: unknown = doc;
-    for (const part of (current.$ref as string).replace(/^#\//, '').split('/')) target = (target as Json)[part];
+    for (const part of current.$ref.replace(/^#\//, '').split('/')) target = (target as Json)[part];
     current = target as Json;
   }
   return current;
@@ -49,14 +49,26 @@ export function documentedOperations(prefix = '/api/v1/'): Operation[] {
     for (const [method, raw] of Object.entries(item)) {
       if (method === 'parameters') continue;
       const op = raw as Json;
-      const schema = (op.requestBody as Json | undefined) && deref(((deref(op.requestBody).content as Json)['application/json'] as Json).schema);
+      const schema =
+        (op.requestBody as Json | undefined) &&
+        deref(((deref(op.requestBody).content as Json)['application/json'] as Json).schema);
       out.push({
         id: String(op.operationId),
         method: method.toUpperCase(),
         template,
         params: (template.match(/\{[^}]+\}/g) ?? []).map((p) => p.slice(1, -1)),
         authenticated: !(Array.isArray(op.security) && op.security.length === 0),
-        body: schema ? { required: (schema.required as string[] | undefined) ?? [], properties: Object.fromEntries(Object.entries((schema.properties ?? {}) as Record<string, unknown>).map(([k, v]) => [k, deref(v) as PropertySchema])) } : null,
+        body: schema
+          ? {
+              required: (schema.required as string[] | undefined) ?? [],
+              properties: Object.fromEntries(
+                Object.entries((schema.properties ?? {}) as Record<string, unknown>).map(([k, v]) => [
+                  k,
+                  deref(v) as PropertySchema,
+                ]),
+              ),
+            }
+          : null,
       });
     }
   }
@@ -140,7 +152,9 @@ export const HOSTILE_TEXT: Array<{ label: string; value: string; problem: 'contr
 ];
 
 export function hostileTextMessage(field: string, problem: 'control' | 'surrogate'): string {
-  return problem === 'control' ? `${field} must not contain control characters` : `${field} must be valid Unicode text (unpaired surrogate)`;
+  return problem === 'control'
+    ? `${field} must not contain control characters`
+    : `${field} must be valid Unicode text (unpaired surrogate)`;
 }
 
 /** Bodies that are not JSON, or not JSON text: each is `Invalid JSON body`. */
@@ -149,12 +163,18 @@ export const MALFORMED_JSON: Array<[string, string | Buffer]> = [
   ['trailing garbage', '{"prompt": "a cat"} trailing'],
   ['a single quote JSON', "{'prompt': 'a cat'}"],
   ['a bare word', 'undefined'],
-  ['invalid UTF-8 bytes', Buffer.concat([Buffer.from('{"prompt": "a '), Buffer.from([0xff, 0xfe, 0xc0, 0xaf]), Buffer.from('"}')])],
+  [
+    'invalid UTF-8 bytes',
+    Buffer.concat([Buffer.from('{"prompt": "a '), Buffer.from([0xff, 0xfe, 0xc0, 0xaf]), Buffer.from('"}')]),
+  ],
   ['a lone UTF-8 continuation byte', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0x80, 0x22, 0x7d])],
-  ['a UTF-8 encoded surrogate', Buffer.concat([Buffer.from('{"prompt": "'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')])],
+  [
+    'a UTF-8 encoded surrogate',
+    Buffer.concat([Buffer.from('{"prompt": "'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]),
+  ],
 ];
 
-/** Valid JSON that is not an object: `Invalid JSON body` where a body object is expected. */
+/** Valid JSON that is not an object: `Request body must be a JSON object` where a body object is expected. */
 export const NOT_AN_OBJECT: Array<[string, string]> = [
   ['a bare string', '"make me a video"'],
   ['null', 'null'],
@@ -191,7 +211,12 @@ export const HOSTILE_IDS: Array<[string, string, 'not found' | 'malformed']> = [
 ];
 
 /** SQL text that is valid text: where a field accepts text it must be stored verbatim and do nothing. */
-export const SQL_TEXT = ["' OR 1=1 --", "'); DROP TABLE editor.projects; --", 'x" OR "1"="1', '1; DELETE FROM billing.ledger'];
+export const SQL_TEXT = [
+  "' OR 1=1 --",
+  "'); DROP TABLE editor.projects; --",
+  'x" OR "1"="1',
+  '1; DELETE FROM billing.ledger',
+];
 
 /** One endpoint of the dashboard's JSON API, as docs/dashboard-api.md lists it. */
 export interface DashboardEndpoint {
@@ -213,7 +238,12 @@ export function dashboardEndpoints(): DashboardEndpoint[] {
     const m = /^\|\s*(GET|POST|PUT|PATCH|DELETE)\s*\|\s*\/dashboard\/api(\/\S*)\s*\|([^|]*)\|/.exec(line);
     if (!m) continue;
     const body = /^`\{([^}]*)\}`/.exec(m[3].trim());
-    const fields = body ? body[1].split(',').map((f) => f.split(':')[0].trim()).filter(Boolean) : [];
+    const fields = body
+      ? body[1]
+          .split(',')
+          .map((f) => f.split(':')[0].trim())
+          .filter(Boolean)
+      : [];
     out.push({ method: m[1], path: m[2], fields });
   }
   return out;

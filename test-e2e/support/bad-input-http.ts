@@ -33,7 +33,10 @@ export interface SendOptions {
 function parseBody(text: string, contentType: string | null): unknown {
   if (/text\/event-stream/.test(contentType ?? '')) {
     // One MCP answer as server-sent events: the JSON-RPC message is the last data line.
-    const data = text.split('\n').filter((l) => l.startsWith('data: ')).pop();
+    const data = text
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .pop();
     return data ? JSON.parse(data.slice(6)) : text;
   }
   try {
@@ -72,7 +75,9 @@ export function send(baseUrl: string, method: string, path: string, opts: SendOp
       });
     });
     // A server may answer (413) and close before a huge body is written: the answer still counts.
-    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err),
+    );
     if (opts.body !== undefined && opts.chunked) {
       // In 64 KB pieces, so the server sees a stream rather than one write.
       for (let i = 0; i < opts.body.length; i += 65_536) req.write(opts.body.slice(i, i + 65_536));
@@ -82,7 +87,10 @@ export function send(baseUrl: string, method: string, path: string, opts: SendOp
 }
 
 /** Raw bytes over a socket; resolves the status, the header lines and the body of the answer. */
-export function rawRequest(baseUrl: string, bytes: string | Buffer): Promise<{ status: number; head: string; body: string }> {
+export function rawRequest(
+  baseUrl: string,
+  bytes: string | Buffer,
+): Promise<{ status: number; head: string; body: string }> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(url.port), url.hostname, () => socket.write(bytes));
@@ -93,7 +101,11 @@ export function rawRequest(baseUrl: string, bytes: string | Buffer): Promise<{ s
       const text = Buffer.concat(chunks).toString('utf8');
       const split = text.indexOf('\r\n\r\n');
       const head = split === -1 ? text : text.slice(0, split);
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), head, body: split === -1 ? '' : text.slice(split + 4) });
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0),
+        head,
+        body: split === -1 ? '' : text.slice(split + 4),
+      });
     });
   });
 }
@@ -104,12 +116,25 @@ export function rawRequest(baseUrl: string, bytes: string | Buffer): Promise<{ s
  * Returned as one value so a table-driven test shows the case that failed.
  */
 export function refusal(res: RawResponse): { status: number; json: boolean; error: unknown } {
-  return { status: res.status, json: /^application\/json/.test(res.headers.get('content-type') ?? ''), error: (res.body as { error?: unknown } | null)?.error };
+  return {
+    status: res.status,
+    json: /^application\/json/.test(res.headers.get('content-type') ?? ''),
+    error: (res.body as { error?: unknown } | null)?.error,
+  };
 }
 
 /** The refusal expected: a 4xx status, a JSON body, and the message (or any string). */
 export function refused(status: number, message?: string | RegExp): { status: number; json: boolean; error: unknown } {
-  return { status, json: true, error: message === undefined ? expect.any(String) : typeof message === 'string' ? message : expect.stringMatching(message) };
+  return {
+    status,
+    json: true,
+    error:
+      message === undefined
+        ? expect.any(String)
+        : typeof message === 'string'
+          ? message
+          : expect.stringMatching(message),
+  };
 }
 
 /**

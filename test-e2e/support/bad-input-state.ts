@@ -49,7 +49,9 @@ export class SideEffects {
     // Listed each time: a table another change adds (idempotency keys, say) is covered at once.
     this.tables = await this.listTables();
     const parts = this.tables.map((t, i) =>
-      COUNTED_ONLY.has(t) ? `(SELECT count(*)::text FROM ${t}) AS t${i}` : `(SELECT count(*)::text || ':' || coalesce(md5(string_agg(x::text, ',' ORDER BY x::text)), '') FROM ${t} x) AS t${i}`,
+      COUNTED_ONLY.has(t)
+        ? `(SELECT count(*)::text FROM ${t}) AS t${i}`
+        : `(SELECT count(*)::text || ':' || coalesce(md5(string_agg(x::text, ',' ORDER BY x::text)), '') FROM ${t} x) AS t${i}`,
     );
     const { rows } = await this.db!.query<Record<string, string>>(`SELECT ${parts.join(', ')}`);
     const tables: Record<string, string> = {};
@@ -98,7 +100,10 @@ export function logOffsets(fleet: Fleet): Record<string, number> {
 export function errorLogLinesSince(fleet: Fleet, offsets: Record<string, number>): string[] {
   const lines: string[] = [];
   for (const f of fs.readdirSync(fleet.logDir)) {
-    const text = fs.readFileSync(path.join(fleet.logDir, f)).subarray(offsets[f] ?? 0).toString('utf8');
+    const text = fs
+      .readFileSync(path.join(fleet.logDir, f))
+      .subarray(offsets[f] ?? 0)
+      .toString('utf8');
     for (const line of text.split('\n')) if (/"level":(50|60)\b/.test(line)) lines.push(`${f}: ${line.slice(0, 500)}`);
   }
   return lines;
@@ -118,8 +123,11 @@ export async function startTarget(credits: number): Promise<Target> {
   const user = await userWithKey(fleet, 'all', credits);
   const state = new SideEffects(fleet);
   await state.open();
-  const projectId = (await api(fleet, 'POST', '/api/v1/media-studio/projects', { key: user.key, body: { name: 'target' } })).body.project.id as string;
-  const videoId = (await api(fleet, 'GET', `/api/v1/media-studio/projects/${projectId}`, { key: user.key })).body.videos[0].id as string;
+  const projectId = (
+    await api(fleet, 'POST', '/api/v1/media-studio/projects', { key: user.key, body: { name: 'target' } })
+  ).body.project.id as string;
+  const videoId = (await api(fleet, 'GET', `/api/v1/media-studio/projects/${projectId}`, { key: user.key })).body
+    .videos[0].id as string;
   return { fleet, user, state, projectId, videoId };
 }
 

@@ -110,11 +110,15 @@ export async function startFleet(extraEnv: Record<string, string> = {}): Promise
     },
     admin: async (...args) => {
       try {
-        const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'services/gateway/src/admin/cli.ts'), ...args], {
-          cwd: REPO_ROOT,
-          env,
-          timeout: 60_000,
-        });
+        const { stdout } = await run(
+          process.execPath,
+          ['--import', 'tsx', path.join(REPO_ROOT, 'services/gateway/src/admin/cli.ts'), ...args],
+          {
+            cwd: REPO_ROOT,
+            env,
+            timeout: 60_000,
+          },
+        );
         return JSON.parse(stdout) as Record<string, unknown>;
       } catch (err) {
         const e = err as { stderr?: string; code?: number };
@@ -151,8 +155,15 @@ export async function userWithKey(fleet: Fleet, scopes: string, credits = 0): Pr
 
 /** fetch against the gateway with a Bearer key, JSON body in and out. */
 // Bodies are arbitrary JSON that each test asserts field by field, hence `any`.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function api(fleet: Pick<Fleet, 'baseUrl'>, method: string, urlPath: string, opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: any }> {
+
+export async function api(
+  fleet: Pick<Fleet, 'baseUrl'>,
+  method: string,
+  urlPath: string,
+  opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  // Untyped JSON answers: each test asserts the shape it expects.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; headers: Headers; body: any }> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   let body: string | undefined;
@@ -169,7 +180,8 @@ export async function api(fleet: Pick<Fleet, 'baseUrl'>, method: string, urlPath
     /* not JSON: keep the text so a test can show it */
   }
   // Every /api/v1 response must match the OpenAPI description (docs/openapi.md); /media is not JSON.
-  if (OPENAPI_VALIDATION && urlPath.startsWith('/api/v1/')) assertResponseMatches(method, urlPath, res.status, res.headers, parsed);
+  if (OPENAPI_VALIDATION && urlPath.startsWith('/api/v1/'))
+    assertResponseMatches(method, urlPath, res.status, res.headers, parsed);
   return { status: res.status, headers: res.headers, body: parsed };
 }
 

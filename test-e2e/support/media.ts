@@ -14,7 +14,9 @@ export interface Probe {
 }
 
 /** Downloads a URL to a temp file and reads it with ffprobe, as a client's player would see it. */
-export async function downloadAndProbe(url: string): Promise<{ file: string; bytes: number; contentType: string | null; probe: Probe }> {
+export async function downloadAndProbe(
+  url: string,
+): Promise<{ file: string; bytes: number; contentType: string | null; probe: Probe }> {
   const res = await fetch(url);
   if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
   const body = Buffer.from(await res.arrayBuffer());
@@ -24,8 +26,19 @@ export async function downloadAndProbe(url: string): Promise<{ file: string; byt
 }
 
 export async function probe(file: string): Promise<Probe> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file]);
-  const info = JSON.parse(stdout) as { format: { duration?: string; format_name: string }; streams: { codec_type: string; codec_name: string; width?: number; height?: number }[] };
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-print_format',
+    'json',
+    '-show_format',
+    '-show_streams',
+    file,
+  ]);
+  const info = JSON.parse(stdout) as {
+    format: { duration?: string; format_name: string };
+    streams: { codec_type: string; codec_name: string; width?: number; height?: number }[];
+  };
   const v = info.streams.find((s) => s.codec_type === 'video');
   const a = info.streams.find((s) => s.codec_type === 'audio');
   return {

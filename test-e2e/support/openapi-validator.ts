@@ -1,9 +1,9 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { openApiDocument } from '../../services/gateway/src/openapi/document';
+import { openApiDocument } from '../../services/gateway/src/api/openapi/document';
 
 /**
- * Checks responses against the OpenAPI description (services/gateway/src/openapi/document.ts):
+ * Checks responses against the OpenAPI description (services/gateway/src/api/openapi/document.ts):
  * the status must be documented for the operation, its required headers present and valid, and a
  * JSON body must match the response schema. fleet.ts's api() runs it on every /api/v1 response, so
  * the description cannot drift from what the code answers (docs/openapi.md).
@@ -22,7 +22,10 @@ ajv.addSchema(doc, DOC_ID);
 function deref<T = Json>(node: unknown): T {
   let current = node as Json;
   for (let hops = 0; typeof current?.$ref === 'string' && hops < 10; hops++) {
-    const pointer = (current.$ref as string).replace(/^#\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const pointer = current.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     let target: unknown = doc;
     for (const part of pointer) target = (target as Json)?.[part];
     if (target === undefined) throw new Error(`openapi: unresolved $ref ${String(current.$ref)}`);
@@ -36,7 +39,8 @@ function anchored(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(anchored);
   if (schema && typeof schema === 'object') {
     const out: Json = {};
-    for (const [k, v] of Object.entries(schema)) out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#') ? `${DOC_ID}${v}` : anchored(v);
+    for (const [k, v] of Object.entries(schema))
+      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#') ? `${DOC_ID}${v}` : anchored(v);
     return out;
   }
   return schema;
@@ -63,7 +67,10 @@ const routes: Route[] = Object.entries(doc.paths as Record<string, Json>)
   .map(([template, item]) => {
     const params = (template.match(/\{[^}]+\}/g) ?? []).length;
     // {key} of /media/{key} may span segments; the others are one segment.
-    const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{key\}/g, '.+').replace(/\{[^}]+\}/g, '[^/]+');
+    const source = template
+      .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+      .replace(/\{key\}/g, '.+')
+      .replace(/\{[^}]+\}/g, '[^/]+');
     return { template, regex: new RegExp(`^${source}$`), params, item };
   })
   // A literal path wins over a template that also matches it.
@@ -90,12 +97,22 @@ export interface ValidationResult {
  * Validates one response. Undocumented operations (an unknown path, a method the path does not
  * have) are not checked: the result has template null. Non-JSON bodies are not checked.
  */
-export function validateResponse(method: string, urlPath: string, status: number, headers: Headers, body: unknown): ValidationResult {
+export function validateResponse(
+  method: string,
+  urlPath: string,
+  status: number,
+  headers: Headers,
+  body: unknown,
+): ValidationResult {
   const found = findOperation(method, urlPath);
   if (!found) return { template: null, errors: [] };
   const responses = found.operation.responses as Json;
   const raw = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
-  if (!raw) return { template: found.template, errors: [`status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`] };
+  if (!raw)
+    return {
+      template: found.template,
+      errors: [`status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`],
+    };
   const response = deref(raw);
   const errors: string[] = [];
 
@@ -126,7 +143,13 @@ export function validateResponse(method: string, urlPath: string, status: number
 }
 
 /** validateResponse, throwing an error that shows the mismatch and the body. */
-export function assertResponseMatches(method: string, urlPath: string, status: number, headers: Headers, body: unknown): void {
+export function assertResponseMatches(
+  method: string,
+  urlPath: string,
+  status: number,
+  headers: Headers,
+  body: unknown,
+): void {
   const { template, errors } = validateResponse(method, urlPath, status, headers, body);
   if (errors.length === 0) return;
   const shown = JSON.stringify(body);

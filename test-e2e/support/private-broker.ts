@@ -41,7 +41,10 @@ export function privateBrokerAvailable(): boolean {
 }
 
 export async function startPrivateBroker(opts: { startTimeoutMs?: number } = {}): Promise<PrivateBroker> {
-  if (!privateBrokerAvailable()) throw new Error(`a private RabbitMQ node needs Debian's rabbitmq-server (${SERVER}): apt-get install rabbitmq-server`);
+  if (!privateBrokerAvailable())
+    throw new Error(
+      `a private RabbitMQ node needs Debian's rabbitmq-server (${SERVER}): apt-get install rabbitmq-server`,
+    );
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-broker-'));
   const port = await freePort();
   const distPort = await freePort();
@@ -70,11 +73,14 @@ export async function startPrivateBroker(opts: { startTimeoutMs?: number } = {})
     child = proc;
     const until = Date.now() + (opts.startTimeoutMs ?? 90_000);
     while (Date.now() < until) {
-      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`private RabbitMQ exited (${proc.exitCode ?? proc.signalCode}); see ${dir}/console.log`);
+      if (proc.exitCode !== null || proc.signalCode !== null)
+        throw new Error(`private RabbitMQ exited (${proc.exitCode ?? proc.signalCode}); see ${dir}/console.log`);
       if (await accepting(port)) return;
       await new Promise((r) => setTimeout(r, 250));
     }
-    throw new Error(`private RabbitMQ not accepting on ${port} after ${opts.startTimeoutMs ?? 90_000} ms; see ${dir}/console.log`);
+    throw new Error(
+      `private RabbitMQ not accepting on ${port} after ${opts.startTimeoutMs ?? 90_000} ms; see ${dir}/console.log`,
+    );
   };
 
   const kill = async (): Promise<void> => {

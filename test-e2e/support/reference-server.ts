@@ -9,11 +9,24 @@ import { testTls } from './tls';
  * An https server on 127.0.0.1 serving a real PNG at /ref.png (and any `files` given, by path), with the test CA the fleet trusts
  * (NODE_EXTRA_CA_CERTS, set by startFleet from test-e2e/support/tls.ts).
  */
-export async function startReferenceServer(files: Record<string, { file: string; contentType: string }> = {}): Promise<{ url: string; requests: () => string[]; close: () => Promise<void> }> {
+export async function startReferenceServer(
+  files: Record<string, { file: string; contentType: string }> = {},
+): Promise<{ url: string; requests: () => string[]; close: () => Promise<void> }> {
   const tls = await testTls();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-ref-'));
   const png = path.join(dir, 'ref.png');
-  execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=640x480:rate=1', '-frames:v', '1', '-y', png]);
+  execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=640x480:rate=1',
+    '-frames:v',
+    '1',
+    '-y',
+    png,
+  ]);
   const seen: string[] = [];
   const server = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     seen.push(req.url ?? '');

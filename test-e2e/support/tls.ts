@@ -20,7 +20,13 @@ export function testTls(): Promise<TestTls> {
       algorithm: 'sha256',
       extensions: [
         { name: 'basicConstraints', cA: true },
-        { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] },
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 7, ip: '127.0.0.1' },
+            { type: 2, value: 'localhost' },
+          ],
+        },
       ],
     });
     const caPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mf-tls-')), 'ca.pem');

@@ -13,13 +13,19 @@ export interface ReceivedWebhook {
  * A customer's webhook endpoint on loopback. `answer` decides the status of each request (by its
  * order), so tests can make it fail, throttle or hang.
  */
-export async function startReceiver(answer: (n: number, req: ReceivedWebhook) => number | 'hang' = () => 200): Promise<{ url: string; received: ReceivedWebhook[]; close: () => Promise<void> }> {
+export async function startReceiver(
+  answer: (n: number, req: ReceivedWebhook) => number | 'hang' = () => 200,
+): Promise<{ url: string; received: ReceivedWebhook[]; close: () => Promise<void> }> {
   const received: ReceivedWebhook[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const hook: ReceivedWebhook = { headers: req.headers, rawBody: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      const hook: ReceivedWebhook = {
+        headers: req.headers,
+        rawBody: Buffer.concat(chunks).toString('utf8'),
+        receivedAt: Date.now(),
+      };
       received.push(hook);
       const status = answer(received.length, hook);
       hook.answeredWith = status;
@@ -44,7 +50,13 @@ export async function startReceiver(answer: (n: number, req: ReceivedWebhook) =>
  * Verifies X-Service-Signature as the contract states it, written from the contract alone (it
  * imports nothing of the dispatcher): v1 = hex HMAC-SHA256(secret, "<t>.<raw body>").
  */
-export function verifySignature(secret: string, header: string | undefined, rawBody: string, toleranceSec = 300, now = Date.now()): boolean {
+export function verifySignature(
+  secret: string,
+  header: string | undefined,
+  rawBody: string,
+  toleranceSec = 300,
+  now = Date.now(),
+): boolean {
   if (!header) return false;
   const parts = Object.fromEntries(header.split(',').map((p) => p.split('=', 2) as [string, string]));
   const t = Number(parts.t);

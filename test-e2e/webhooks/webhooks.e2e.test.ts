@@ -15,7 +15,13 @@ describe('job webhooks', () => {
   let fleet: Fleet;
 
   beforeAll(async () => {
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_DELAYS_MS: '1000,1500,2000', WEBHOOK_TIMEOUT_MS: '1000' });
+    fleet = await startFleet({
+      RATE_LIMIT_PER_MINUTE: '100000',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_DELAYS_MS: '1000,1500,2000',
+      WEBHOOK_TIMEOUT_MS: '1000',
+    });
   });
   afterAll(async () => {
     await fleet?.shutdown();
@@ -29,7 +35,10 @@ describe('job webhooks', () => {
       expect(set).toEqual({ url: receiver.url, secret: expect.stringMatching(/^whsec_/) });
       const secret = String(set.secret);
 
-      const done = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', { key: u.key, body: { prompt: 'webhook me' } });
+      const done = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', {
+        key: u.key,
+        body: { prompt: 'webhook me' },
+      });
       const job = await waitForJob(fleet, u.key, done.body.job_id);
       await until('job.completed', () => receiver.received.length >= 1);
       const hook = receiver.received[0];
@@ -41,20 +50,51 @@ describe('job webhooks', () => {
       expect(hook.headers['x-service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
       expect(verifySignature(secret, String(hook.headers['x-service-signature']), hook.rawBody)).toBe(true);
       // A tampered body, or another secret, fails verification.
-      expect(verifySignature(secret, String(hook.headers['x-service-signature']), hook.rawBody.replace('completed', 'failed'))).toBe(false);
+      expect(
+        verifySignature(
+          secret,
+          String(hook.headers['x-service-signature']),
+          hook.rawBody.replace('completed', 'failed'),
+        ),
+      ).toBe(false);
       expect(verifySignature('whsec_other', String(hook.headers['x-service-signature']), hook.rawBody)).toBe(false);
       const body = JSON.parse(hook.rawBody);
-      expect(Object.keys(body)).toEqual(['job_id', 'status', 'model', 'type', 'credits_consumed', 'created_at', 'completed_at', 'result', 'error']);
-      expect(body).toEqual({ ...job, model: 'fal-ai/imagegen-2' }); // the upstream endpoint path, as the contract says
+      // The contract's fields in its order, then who made the job (source, project_id).
+      expect(Object.keys(body)).toEqual([
+        'job_id',
+        'status',
+        'model',
+        'type',
+        'credits_consumed',
+        'created_at',
+        'completed_at',
+        'result',
+        'error',
+        'source',
+        'project_id',
+      ]);
+      const { input: _input, ...jobFields } = job;
+      expect(body).toEqual({ ...jobFields, model: 'fal-ai/imagegen-2' }); // the upstream endpoint path, as the contract says
 
-      const long = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: u.key, body: { prompt: 'cancel me', duration_seconds: 15 } });
+      const long = await api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', {
+        key: u.key,
+        body: { prompt: 'cancel me', duration_seconds: 15 },
+      });
       await api(fleet, 'DELETE', `/api/v1/jobs/${long.body.job_id}`, { key: u.key });
-      await until('job.cancelled', () => receiver.received.some((r) => r.headers['x-service-event'] === 'job.cancelled'));
+      await until('job.cancelled', () =>
+        receiver.received.some((r) => r.headers['x-service-event'] === 'job.cancelled'),
+      );
       const cancelled = receiver.received.find((r) => r.headers['x-service-event'] === 'job.cancelled')!;
       expect(verifySignature(secret, String(cancelled.headers['x-service-signature']), cancelled.rawBody)).toBe(true);
-      expect(JSON.parse(cancelled.rawBody)).toMatchObject({ job_id: long.body.job_id, status: 'cancelled', result: null });
+      expect(JSON.parse(cancelled.rawBody)).toMatchObject({
+        job_id: long.body.job_id,
+        status: 'cancelled',
+        result: null,
+      });
 
-      const { deliveries } = (await fleet.admin('webhook:deliveries', '--key-id', String(u.keyId))) as { deliveries: { event: string; status_code: number; attempt: number; job_id: string }[] };
+      const { deliveries } = (await fleet.admin('webhook:deliveries', '--key-id', String(u.keyId))) as {
+        deliveries: { event: string; status_code: number; attempt: number; job_id: string }[];
+      };
       expect(deliveries.map((d) => [d.event, d.status_code, d.attempt])).toEqual([
         ['job.cancelled', 200, 1],
         ['job.completed', 200, 1],
@@ -70,7 +110,10 @@ describe('job webhooks', () => {
     try {
       const u = await userWithKey(fleet, 'all', 1000);
       const { secret } = await fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', receiver.url);
-      const submit = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', { key: u.key, body: { prompt: 'retry me' } });
+      const submit = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', {
+        key: u.key,
+        body: { prompt: 'retry me' },
+      });
       await waitForJob(fleet, u.key, submit.body.job_id);
       await until('first attempt', () => receiver.received.length >= 1);
       await fleet.stopService('webhook-dispatcher', 'SIGKILL');
@@ -83,7 +126,9 @@ describe('job webhooks', () => {
       expect(second.headers['x-service-event-id']).toBe(first.headers['x-service-event-id']);
       expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(900);
       expect(verifySignature(String(secret), String(second.headers['x-service-signature']), second.rawBody)).toBe(true);
-      const { deliveries } = (await fleet.admin('webhook:deliveries', '--key-id', String(u.keyId))) as { deliveries: { status_code: number; attempt: number }[] };
+      const { deliveries } = (await fleet.admin('webhook:deliveries', '--key-id', String(u.keyId))) as {
+        deliveries: { status_code: number; attempt: number }[];
+      };
       expect(deliveries.map((d) => [d.attempt, d.status_code])).toEqual([
         [2, 200],
         [1, 500],

@@ -7,7 +7,12 @@ import { REPO_ROOT } from './paths';
 export type K8sObject = {
   apiVersion?: string;
   kind?: string;
-  metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   [key: string]: unknown;
 };
 
@@ -80,4 +85,11 @@ export function k8sErrors(objects: unknown[]): string[] {
     }
   });
   return errors;
+}
+
+/** The pod template of a Deployment or Job (its spec.template.spec). */
+export function podSpec(o: K8sObject): Record<string, unknown> {
+  const spec = (o.spec as { template?: { spec?: Record<string, unknown> } } | undefined)?.template?.spec;
+  if (!spec) throw new Error(`${o.kind}/${o.metadata?.name} has no pod template`);
+  return spec;
 }

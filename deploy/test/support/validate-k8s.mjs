@@ -1,4 +1,4 @@
-// Validates Kubernetes objects with kubernetes-models (ESM only, hence a child process of the
+// Validates Kubernetes objects with kubernetes-models and @kubernetes-models/keda (ESM only, hence a child process of the
 // jest tests): reads a JSON array of objects on stdin, writes a JSON array of
 // { ok: true } | { ok: false, error } on stdout, one entry per object, in order.
 // Each object is instantiated as the model class of its apiVersion + kind and validated
@@ -15,6 +15,9 @@ const MODELS = {
   'policy/v1/PodDisruptionBudget': 'kubernetes-models/policy/v1/PodDisruptionBudget',
   'networking.k8s.io/v1/NetworkPolicy': 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy',
   'networking.k8s.io/v1/Ingress': 'kubernetes-models/networking.k8s.io/v1/Ingress',
+  // KEDA's custom resources (deploy/k8s/components/keda), from its CRDs' schemas.
+  'keda.sh/v1alpha1/ScaledObject': '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject',
+  'keda.sh/v1alpha1/TriggerAuthentication': '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication',
 };
 
 let input = '';

@@ -9,7 +9,12 @@ export function decode(content: Buffer): unknown {
   return JSON.parse(content.toString('utf8'));
 }
 
-export function envelope<T>(type: string, version: number, payload: T, ids: { messageId?: string; correlationId?: string } = {}): Envelope<T> {
+export function envelope<T>(
+  type: string,
+  version: number,
+  payload: T,
+  ids: { messageId?: string; correlationId?: string } = {},
+): Envelope<T> {
   return {
     type,
     version,

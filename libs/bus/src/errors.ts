@@ -11,7 +11,10 @@ export class BusUnavailableError extends AppError {
 
 /** The remote service did not reply in time. */
 export class RpcTimeoutError extends AppError {
-  constructor(readonly method: string, readonly timeoutMs: number) {
+  constructor(
+    readonly method: string,
+    readonly timeoutMs: number,
+  ) {
     super(503, { error: 'Service temporarily unavailable, retry shortly' }, { 'Retry-After': '2' });
     this.name = 'RpcTimeoutError';
     this.message = `RPC ${method} timed out after ${timeoutMs} ms`;

@@ -1,4 +1,14 @@
-export { Bus, eventHandler } from './bus';
-export type { BusOptions, RpcContext, RpcHandlers, HandlerOutcome, ConsumerContext, EventHandler, AnyEventHandler, ConsumerSpec } from './bus';
+export { Bus } from './bus';
+export { eventHandler } from './types';
+export type {
+  BusOptions,
+  RpcContext,
+  RpcHandlers,
+  HandlerOutcome,
+  ConsumerContext,
+  EventHandler,
+  AnyEventHandler,
+  ConsumerSpec,
+} from './types';
 export { BusUnavailableError, RpcTimeoutError } from './errors';
 export { backoffDelay } from './backoff';

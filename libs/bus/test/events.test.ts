@@ -1,7 +1,25 @@
-import { deadLetterQueue, delayQueue, EXCHANGES, jobEvents, QUEUES, ROUTING_KEYS, type Envelope, type JobEventPayload } from '@mf/contracts';
+import {
+  deadLetterQueue,
+  delayQueue,
+  EXCHANGES,
+  jobEvents,
+  QUEUES,
+  ROUTING_KEYS,
+  type Envelope,
+  type JobEventPayload,
+} from '@mf/contracts';
 import { type Bus, type ConsumerContext, type HandlerOutcome } from '../src';
 import { encode, envelope } from '../src/codec';
-import { deferred, drainQueue, eventually, jobCompleted, rawConnection, sleep, TEST_TIMEOUT_MS, useVhostAndBuses } from './support';
+import {
+  deferred,
+  drainQueue,
+  eventually,
+  jobCompleted,
+  rawConnection,
+  sleep,
+  TEST_TIMEOUT_MS,
+  useVhostAndBuses,
+} from './support';
 
 jest.setTimeout(TEST_TIMEOUT_MS);
 
@@ -12,10 +30,13 @@ describe('Bus events', () => {
   let queueNo = 0;
 
   /** A started consumer bus on a queue of its own, bound to every job event. */
-  async function consumer(handle: Handle, opts: { queue?: string; retryDelaysMs?: number[]; prefetch?: number } = {}): Promise<{ bus: Bus; queue: string }> {
+  async function consumer(
+    handle: Handle,
+    opts: { queue?: string; retryDelaysMs?: number[]; prefetch?: number } = {},
+  ): Promise<{ bus: Bus; queue: string }> {
     const queue = opts.queue ?? `test.events.${++queueNo}`;
     const bus = pool.create('webhooks');
-    bus.consume({
+    void bus.consume({
       queue,
       bindings: [ROUTING_KEYS.jobAll],
       handlers: {
@@ -53,7 +74,13 @@ describe('Bus events', () => {
     const [{ payload: got, ctx }] = received;
     expect(got).toEqual(payload);
     expect(ctx.attempt).toBe(1);
-    expect(ctx.envelope).toMatchObject({ type: 'job.completed', version: 1, messageId: 'msg-1', correlationId: 'req-1', payload });
+    expect(ctx.envelope).toMatchObject({
+      type: 'job.completed',
+      version: 1,
+      messageId: 'msg-1',
+      correlationId: 'req-1',
+      payload,
+    });
     expect(Number.isNaN(Date.parse(ctx.envelope.occurredAt))).toBe(false);
   });
 
@@ -66,7 +93,10 @@ describe('Bus events', () => {
     const jobs = await publisher();
 
     await jobs.publishEvent(jobEvents.completed, jobCompleted({ job_id: 'a' }));
-    await jobs.publishEvent(jobEvents.failed, jobCompleted({ job_id: 'b', status: 'failed', result: null, error: 'upstream failed' }));
+    await jobs.publishEvent(
+      jobEvents.failed,
+      jobCompleted({ job_id: 'b', status: 'failed', result: null, error: 'upstream failed' }),
+    );
 
     await eventually('both events to be handled', () => received.length === 2);
     expect(received.sort()).toEqual(['job.completed:a', 'job.failed:b']);
@@ -89,15 +119,27 @@ describe('Bus events', () => {
     const { conn, ch } = await rawConnection(currentVhost().url);
     try {
       // 1. A valid envelope whose payload breaks the contract (credits_consumed must be an integer >= 0).
-      const badPayload = { ...jobCompleted({ job_id: 'bad-payload' }), credits_consumed: 'lots' } as unknown as JobEventPayload;
+      const badPayload = {
+        ...jobCompleted({ job_id: 'bad-payload' }),
+        credits_consumed: 'lots',
+      } as unknown as JobEventPayload;
       await jobs.publishEvent(jobEvents.completed, badPayload);
       // 2. JSON that is not an envelope.
-      const notEnvelope = Buffer.from(JSON.stringify({ hello: 'world', payload: jobCompleted({ job_id: 'no-envelope' }) }));
+      const notEnvelope = Buffer.from(
+        JSON.stringify({ hello: 'world', payload: jobCompleted({ job_id: 'no-envelope' }) }),
+      );
       ch.publish(EXCHANGES.events, ROUTING_KEYS.jobCompleted, notEnvelope, { persistent: true });
       // 3. Not JSON at all.
-      ch.publish(EXCHANGES.events, ROUTING_KEYS.jobCompleted, Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x7b]), { persistent: true });
+      ch.publish(EXCHANGES.events, ROUTING_KEYS.jobCompleted, Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x7b]), {
+        persistent: true,
+      });
       // 4. A well-formed event this consumer has no handler for.
-      ch.publish(EXCHANGES.events, ROUTING_KEYS.jobCancelled, encode(envelope('job.cancelled', 1, jobCompleted({ job_id: 'no-handler' }))), { persistent: true });
+      ch.publish(
+        EXCHANGES.events,
+        ROUTING_KEYS.jobCancelled,
+        encode(envelope('job.cancelled', 1, jobCompleted({ job_id: 'no-handler' }))),
+        { persistent: true },
+      );
       // A good event after them: once it is handled, the poison ones have been dealt with.
       await jobs.publishEvent(jobEvents.completed, jobCompleted({ job_id: 'good' }));
 

@@ -1,6 +1,14 @@
 import { billingRpc, jobEvents, ROUTING_KEYS } from '@mf/contracts';
 import { Bus, BusUnavailableError } from '../src';
-import { createTestVhost, eventually, rawConnection, silentLogger, sleep, TEST_TIMEOUT_MS, useVhostAndBuses } from './support';
+import {
+  createTestVhost,
+  eventually,
+  rawConnection,
+  silentLogger,
+  sleep,
+  TEST_TIMEOUT_MS,
+  useVhostAndBuses,
+} from './support';
 
 jest.setTimeout(TEST_TIMEOUT_MS);
 
@@ -11,7 +19,14 @@ describe('Bus lifecycle', () => {
   const { vhost: currentVhost, pool } = useVhostAndBuses();
 
   it('gives up starting after maxConnectAttempts with a 503 BusUnavailableError', async () => {
-    const bus = new Bus({ url: UNREACHABLE, service: 'admin-cli', logger: silentLogger(), maxConnectAttempts: 3, reconnectMinMs: 10, reconnectMaxMs: 20 });
+    const bus = new Bus({
+      url: UNREACHABLE,
+      service: 'admin-cli',
+      logger: silentLogger(),
+      maxConnectAttempts: 3,
+      reconnectMinMs: 10,
+      reconnectMaxMs: 20,
+    });
 
     const err = await bus.start().catch((e: unknown) => e);
 
@@ -22,7 +37,13 @@ describe('Bus lifecycle', () => {
   });
 
   it('stops a start() that is still retrying when the bus is closed, instead of leaving it pending', async () => {
-    const bus = new Bus({ url: UNREACHABLE, service: 'jobs', logger: silentLogger(), reconnectMinMs: 60_000, reconnectMaxMs: 60_000 });
+    const bus = new Bus({
+      url: UNREACHABLE,
+      service: 'jobs',
+      logger: silentLogger(),
+      reconnectMinMs: 60_000,
+      reconnectMaxMs: 60_000,
+    });
     const starting = bus.start().then(
       () => 'resolved',
       (e: unknown) => e,
@@ -40,7 +61,11 @@ describe('Bus lifecycle', () => {
   it('leaves no connection or consumer behind when closed while its first connection is still opening', async () => {
     const queue = 'test.lifecycle.closed-early';
     const bus = pool.create('webhooks');
-    bus.consume({ queue, bindings: [ROUTING_KEYS.jobAll], handlers: { [ROUTING_KEYS.jobCompleted]: { def: jobEvents.completed, handle: async () => 'ack' } } });
+    void bus.consume({
+      queue,
+      bindings: [ROUTING_KEYS.jobAll],
+      handlers: { [ROUTING_KEYS.jobCompleted]: { def: jobEvents.completed, handle: async () => 'ack' } },
+    });
     const starting = bus.start().then(
       () => 'resolved',
       (e: unknown) => e,
@@ -68,7 +93,14 @@ describe('Bus lifecycle', () => {
       unhandled.push(reason);
     };
     process.on('unhandledRejection', onUnhandled);
-    const bus = new Bus({ url: own.url, service: 'admin-cli', logger: silentLogger(), maxConnectAttempts: 2, reconnectMinMs: 20, reconnectMaxMs: 40 });
+    const bus = new Bus({
+      url: own.url,
+      service: 'admin-cli',
+      logger: silentLogger(),
+      maxConnectAttempts: 2,
+      reconnectMinMs: 20,
+      reconnectMaxMs: 40,
+    });
     try {
       await bus.start();
       await own.drop(); // the broker closes the connection, and every reconnect is refused (no vhost)
@@ -85,11 +117,13 @@ describe('Bus lifecycle', () => {
 
   it('fails calls still waiting for a reply when the bus closes, as unavailable', async () => {
     const client = pool.create('jobs');
-    client.declare(async (ch) => {
+    void client.declare(async (ch) => {
       await ch.assertQueue('test.lifecycle.silent.rpc', { durable: false });
     });
     await client.start();
-    const pending = client.rpc({ ...billingRpc, queue: 'test.lifecycle.silent.rpc' }, 'account', { user_id: 1 }, { timeoutMs: 20_000 }).catch((e: unknown) => e);
+    const pending = client
+      .rpc({ ...billingRpc, queue: 'test.lifecycle.silent.rpc' }, 'account', { user_id: 1 }, { timeoutMs: 20_000 })
+      .catch((e: unknown) => e);
 
     await client.close();
 

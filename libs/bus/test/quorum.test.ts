@@ -23,7 +23,12 @@ describe('Bus on quorum queues', () => {
       queue: 'quorum-test.events',
       bindings: [ROUTING_KEYS.jobAll],
       retryDelaysMs: [100],
-      handlers: { [ROUTING_KEYS.jobCompleted]: eventHandler(jobEvents.completed, async (_p, ctx) => (attempts.push(ctx.attempt), ctx.attempt === 1 ? 'retry' : 'ack')) },
+      handlers: {
+        [ROUTING_KEYS.jobCompleted]: eventHandler(
+          jobEvents.completed,
+          async (_p, ctx) => (attempts.push(ctx.attempt), ctx.attempt === 1 ? 'retry' : 'ack'),
+        ),
+      },
     });
     const client = pool.create('jobs');
     await client.start();
@@ -35,6 +40,11 @@ describe('Bus on quorum queues', () => {
     const res = await management('GET', `/api/queues/${encodeURIComponent(vhost().name)}`);
     const queues = (await res.json()) as { name: string; type: string }[];
     const types = Object.fromEntries(queues.map((q) => [q.name, q.type]));
-    expect(types).toMatchObject({ 'billing.rpc': 'quorum', 'quorum-test.events': 'quorum', 'quorum-test.events.dlq': 'quorum', 'quorum-test.events.delay.100ms': 'quorum' });
+    expect(types).toMatchObject({
+      'billing.rpc': 'quorum',
+      'quorum-test.events': 'quorum',
+      'quorum-test.events.dlq': 'quorum',
+      'quorum-test.events.delay.100ms': 'quorum',
+    });
   });
 });

@@ -20,7 +20,7 @@ describe('Bus reconnect', () => {
       ledger: async () => ({ entries: [] }),
     };
     const server = pool.create('billing', { reconnectMinMs: 100 });
-    server.serveRpc(billingRpc, handlers);
+    void server.serveRpc(billingRpc, handlers);
     await server.start();
     const client = pool.create('jobs', { rpcTimeoutMs: 20_000, reconnectMinMs: 100 });
     await client.start();
@@ -44,7 +44,7 @@ describe('Bus reconnect', () => {
   it('keeps a call made while the server is down in the durable queue and serves it once the server is back', async () => {
     const seen: number[] = [];
     const server = pool.create('billing', { reconnectMinMs: 100 });
-    server.serveRpc(billingRpc, {
+    void server.serveRpc(billingRpc, {
       account: async (req) => {
         seen.push(req.user_id);
         return accountReply(req.user_id);
@@ -62,7 +62,7 @@ describe('Bus reconnect', () => {
     await server.close();
     const during = client.rpc(billingRpc, 'account', { user_id: 2 });
     const restarted = pool.create('billing');
-    restarted.serveRpc(billingRpc, {
+    void restarted.serveRpc(billingRpc, {
       account: async (req) => {
         seen.push(req.user_id);
         return accountReply(req.user_id * 100);

@@ -35,7 +35,7 @@ describe('Bus RPC', () => {
   /** A billing server and a jobs client on two separate connections. */
   async function serverAndClient(billing = fakeBilling()) {
     const server = pool.create('billing');
-    server.serveRpc(billingRpc, billing.handlers);
+    void server.serveRpc(billingRpc, billing.handlers);
     await server.start(); // attaches the consumer before resolving
     const client = pool.create('jobs', { rpcTimeoutMs: 20_000 });
     await client.start();
@@ -67,7 +67,9 @@ describe('Bus RPC', () => {
       const balances = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [i + 1, (i + 1) * 10]));
       const { client } = await serverAndClient(fakeBilling(balances));
 
-      const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => client.rpc(billingRpc, 'account', { user_id: i + 1 })));
+      const replies = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => client.rpc(billingRpc, 'account', { user_id: i + 1 })),
+      );
 
       expect(replies.map((r) => r.credits_remaining)).toEqual(Array.from({ length: 30 }, (_, i) => (i + 1) * 10));
     });
@@ -75,11 +77,20 @@ describe('Bus RPC', () => {
     it('rethrows a typed AppError from the handler at the caller with its status and body', async () => {
       const { client } = await serverAndClient(fakeBilling({ 1: 10 }));
 
-      const err = await client.rpc(billingRpc, 'charge', { user_id: 1, amount: 50, reference: 'job:abc' }).catch((e: unknown) => e);
+      const err = await client
+        .rpc(billingRpc, 'charge', { user_id: 1, amount: 50, reference: 'job:abc' })
+        .catch((e: unknown) => e);
 
       expect(err).toBeInstanceOf(AppError);
-      expect(err).toMatchObject({ status: 402, body: { error: 'Insufficient credits', credits_required: 50, credits_remaining: 10 } });
-      expect((err as AppError).body).toEqual({ error: 'Insufficient credits', credits_required: 50, credits_remaining: 10 });
+      expect(err).toMatchObject({
+        status: 402,
+        body: { error: 'Insufficient credits', credits_required: 50, credits_remaining: 10 },
+      });
+      expect((err as AppError).body).toEqual({
+        error: 'Insufficient credits',
+        credits_required: 50,
+        credits_remaining: 10,
+      });
     });
 
     it('turns a non-AppError thrown by the handler into a bare 500 without internal detail', async () => {
@@ -94,14 +105,18 @@ describe('Bus RPC', () => {
       expect(err).toBeInstanceOf(AppError);
       expect((err as AppError).status).toBe(500);
       expect((err as AppError).body).toEqual({ error: 'Internal error' });
-      expect(JSON.stringify({ ...(err as AppError), message: (err as AppError).message })).not.toMatch(/db-primary|hunter2/);
+      expect(JSON.stringify({ ...(err as AppError), message: (err as AppError).message })).not.toMatch(
+        /db-primary|hunter2/,
+      );
     });
 
     it('rejects a request that violates the contract schema without calling the handler', async () => {
       const { client, account } = await serverAndClient();
 
       // The compiler would refuse this call; a caller built against an older contract would not.
-      const err = await client.rpc(billingRpc, 'account', { user_id: 'x' } as unknown as AccountRequest).catch((e: unknown) => e);
+      const err = await client
+        .rpc(billingRpc, 'account', { user_id: 'x' } as unknown as AccountRequest)
+        .catch((e: unknown) => e);
 
       expect(err).toBeInstanceOf(AppError);
       expect(err).not.toBeInstanceOf(RpcTimeoutError);
@@ -161,7 +176,9 @@ describe('Bus RPC', () => {
         expect(deadline).toBeLessThanOrEqual(after + 15_000);
 
         // Answer it by hand through direct reply-to, as a server on another connection does.
-        ch.sendToQueue(msg.properties.replyTo, encode({ ok: true, result: accountReply(5) }), { correlationId: msg.properties.correlationId });
+        ch.sendToQueue(msg.properties.replyTo, encode({ ok: true, result: accountReply(5) }), {
+          correlationId: msg.properties.correlationId,
+        });
         await expect(call).resolves.toEqual(accountReply(5));
       } finally {
         await conn.close().catch(() => undefined);
@@ -174,7 +191,9 @@ describe('Bus RPC', () => {
       await client.start();
 
       const started = Date.now();
-      const err = await client.rpc(billingRpc, 'account', { user_id: 1 }, { timeoutMs: 1000, correlationId: 'expired' }).catch((e: unknown) => e);
+      const err = await client
+        .rpc(billingRpc, 'account', { user_id: 1 }, { timeoutMs: 1000, correlationId: 'expired' })
+        .catch((e: unknown) => e);
       const elapsed = Date.now() - started;
 
       expect(err).toBeInstanceOf(RpcTimeoutError);
@@ -185,10 +204,12 @@ describe('Bus RPC', () => {
       // Billing comes up after the caller gave up.
       const billing = fakeBilling();
       const server = pool.create('billing');
-      server.serveRpc(billingRpc, billing.handlers);
+      void server.serveRpc(billingRpc, billing.handlers);
       await server.start();
       // A fresh call is queued behind the expired one (if it is still there): once answered, the queue is past it.
-      await expect(client.rpc(billingRpc, 'account', { user_id: 1 }, { timeoutMs: 20_000, correlationId: 'fresh' })).resolves.toEqual(accountReply(100));
+      await expect(
+        client.rpc(billingRpc, 'account', { user_id: 1 }, { timeoutMs: 20_000, correlationId: 'fresh' }),
+      ).resolves.toEqual(accountReply(100));
 
       expect(billing.account.mock.calls.map(([, ctx]) => ctx.correlationId)).toEqual(['fresh']);
     });
@@ -197,12 +218,22 @@ describe('Bus RPC', () => {
       const client = pool.create('jobs');
       await declareBillingQueue(client);
       await client.start();
-      await expect(client.rpc(billingRpc, 'account', { user_id: 1 }, { timeoutMs: 300 })).rejects.toBeInstanceOf(RpcTimeoutError);
+      await expect(client.rpc(billingRpc, 'account', { user_id: 1 }, { timeoutMs: 300 })).rejects.toBeInstanceOf(
+        RpcTimeoutError,
+      );
       const { conn, ch } = await rawConnection(currentVhost().url);
       try {
         // The broker drops an expired message when it reaches the head of the queue.
-        await eventually('the expired request to leave the queue', async () => (await ch.checkQueue(billingRpc.queue)).messageCount === 0);
-        expect(await ch.checkQueue(`${billingRpc.queue}.dlq`).then(() => 'exists', () => 'absent')).toBe('absent');
+        await eventually(
+          'the expired request to leave the queue',
+          async () => (await ch.checkQueue(billingRpc.queue)).messageCount === 0,
+        );
+        expect(
+          await ch.checkQueue(`${billingRpc.queue}.dlq`).then(
+            () => 'exists',
+            () => 'absent',
+          ),
+        ).toBe('absent');
       } finally {
         await conn.close().catch(() => undefined);
       }
@@ -221,7 +252,9 @@ describe('Bus RPC', () => {
       expect((err as AppError).status).toBe(503);
       expect(Date.now() - started).toBeLessThan(10_000);
       // The call is forgotten: the bus still works for the next one.
-      await expect(client.rpc(nowhere, 'account', { user_id: 1 }, { timeoutMs: 20_000 })).rejects.toBeInstanceOf(BusUnavailableError);
+      await expect(client.rpc(nowhere, 'account', { user_id: 1 }, { timeoutMs: 20_000 })).rejects.toBeInstanceOf(
+        BusUnavailableError,
+      );
     });
 
     it('refuses a call at once while not connected', async () => {

@@ -15,7 +15,12 @@ export function sleep(ms: number): Promise<void> {
 type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
 
 /** Polls `check` until it returns a truthy value (returned) or the deadline passes (throws with `what`). */
-export async function eventually<T>(what: string, check: () => T | Promise<T>, timeoutMs = 15_000, everyMs = 50): Promise<Truthy<T>> {
+export async function eventually<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  timeoutMs = 15_000,
+  everyMs = 50,
+): Promise<Truthy<T>> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -25,7 +30,8 @@ export async function eventually<T>(what: string, check: () => T | Promise<T>, t
     } catch (err) {
       last = err;
     }
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > until)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await sleep(everyMs);
   }
 }
@@ -44,7 +50,14 @@ export class BusPool {
 
   /** A bus with test-friendly defaults; not started (register consumers first, then `start()`). */
   create(service: string, opts: Partial<BusOptions> = {}): Bus {
-    const bus = new Bus({ url: this.url(), service, logger: silentLogger(), reconnectMinMs: 100, reconnectMaxMs: 1000, ...opts });
+    const bus = new Bus({
+      url: this.url(),
+      service,
+      logger: silentLogger(),
+      reconnectMinMs: 100,
+      reconnectMaxMs: 1000,
+      ...opts,
+    });
     this.buses.push(bus);
     return bus;
   }
@@ -105,8 +118,13 @@ interface MgmtConnection {
 
 export async function management(method: string, path: string): Promise<Response> {
   const base = new URL((await infra()).rabbitManagementUrl);
-  const auth = Buffer.from(`${decodeURIComponent(base.username || 'guest')}:${decodeURIComponent(base.password || 'guest')}`).toString('base64');
-  return fetch(`${base.protocol}//${base.host}${path}`, { method, headers: { authorization: `Basic ${auth}`, 'x-reason': 'bus integration test' } });
+  const auth = Buffer.from(
+    `${decodeURIComponent(base.username || 'guest')}:${decodeURIComponent(base.password || 'guest')}`,
+  ).toString('base64');
+  return fetch(`${base.protocol}//${base.host}${path}`, {
+    method,
+    headers: { authorization: `Basic ${auth}`, 'x-reason': 'bus integration test' },
+  });
 }
 
 /** Names of the broker connections that the bus `service` holds in `vhost`. */
@@ -137,7 +155,11 @@ export async function killConnection(vhost: string, service: string): Promise<st
  * itself: a call left pending on a queue nobody consumes fails as unavailable the moment the bus
  * sees its connection drop (rather than at its timeout), and `connected` turns true again after.
  */
-export async function killAndAwaitReconnect(bus: Bus, vhost: TestVhost, service: string): Promise<{ killed: string; pendingCallError: unknown }> {
+export async function killAndAwaitReconnect(
+  bus: Bus,
+  vhost: TestVhost,
+  service: string,
+): Promise<{ killed: string; pendingCallError: unknown }> {
   const probe = { queue: `probe.${service}`, methods: billingRpc.methods };
   const { conn, ch } = await rawConnection(vhost.url);
   try {

@@ -8,7 +8,10 @@ describe('parseFalEndpoints', () => {
 
   it('has default endpoints for every model and mode', () => {
     expect(DEFAULT_FAL_ENDPOINTS).toEqual({
-      'vidgen-2.0': { 'text-to-video': 'fal-ai/vidgen-2/text-to-video', 'image-to-video': 'fal-ai/vidgen-2/image-to-video' },
+      'vidgen-2.0': {
+        'text-to-video': 'fal-ai/vidgen-2/text-to-video',
+        'image-to-video': 'fal-ai/vidgen-2/image-to-video',
+      },
       'vidgen-2.0-fast': { 'text-to-video': 'fal-ai/vidgen-2/fast/text-to-video' },
       'imagegen-2': { 'text-to-image': 'fal-ai/imagegen-2', 'image-edit': 'fal-ai/imagegen-2/edit' },
     });
@@ -20,7 +23,10 @@ describe('parseFalEndpoints', () => {
 
   it('merges an override over the defaults, keeping the modes it does not mention', () => {
     const out = parseFalEndpoints(JSON.stringify({ 'vidgen-2.0': { 'text-to-video': 'custom/t2v' } }));
-    expect(out['vidgen-2.0']).toEqual({ 'text-to-video': 'custom/t2v', 'image-to-video': 'fal-ai/vidgen-2/image-to-video' });
+    expect(out['vidgen-2.0']).toEqual({
+      'text-to-video': 'custom/t2v',
+      'image-to-video': 'fal-ai/vidgen-2/image-to-video',
+    });
     expect(out['vidgen-2.0-fast']).toEqual(DEFAULT_FAL_ENDPOINTS['vidgen-2.0-fast']);
     expect(out['imagegen-2']).toEqual(DEFAULT_FAL_ENDPOINTS['imagegen-2']);
   });
@@ -32,7 +38,9 @@ describe('parseFalEndpoints', () => {
 
   it('never modifies the defaults', () => {
     const before = structuredClone(DEFAULT_FAL_ENDPOINTS);
-    parseFalEndpoints(JSON.stringify({ 'vidgen-2.0': { 'text-to-video': 'custom/t2v' }, 'imagegen-2': { extra: 'x/y' } }));
+    parseFalEndpoints(
+      JSON.stringify({ 'vidgen-2.0': { 'text-to-video': 'custom/t2v' }, 'imagegen-2': { extra: 'x/y' } }),
+    );
     expect(DEFAULT_FAL_ENDPOINTS).toEqual(before);
   });
 
@@ -45,7 +53,9 @@ describe('parseFalEndpoints', () => {
   });
 
   it('throws naming an unknown model', () => {
-    expect(() => parseFalEndpoints(JSON.stringify({ 'vidgen-9': { 'text-to-video': 'x' } }))).toThrow('FAL_ENDPOINTS_JSON: unknown model vidgen-9');
+    expect(() => parseFalEndpoints(JSON.stringify({ 'vidgen-9': { 'text-to-video': 'x' } }))).toThrow(
+      'FAL_ENDPOINTS_JSON: unknown model vidgen-9',
+    );
   });
 
   it('does not accept inherited object keys as model ids', () => {
@@ -53,12 +63,16 @@ describe('parseFalEndpoints', () => {
   });
 
   it('rejects a __proto__ key without polluting Object.prototype', () => {
-    expect(() => parseFalEndpoints('{"__proto__": {"polluted": "yes"}}')).toThrow('FAL_ENDPOINTS_JSON: unknown model __proto__');
+    expect(() => parseFalEndpoints('{"__proto__": {"polluted": "yes"}}')).toThrow(
+      'FAL_ENDPOINTS_JSON: unknown model __proto__',
+    );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it.each([['null'], ['"fal-ai/x"'], ['5'], ['[]']])('throws when a model maps to %s instead of modes', (modes) => {
-    expect(() => parseFalEndpoints(`{"vidgen-2.0": ${modes}}`)).toThrow('FAL_ENDPOINTS_JSON: vidgen-2.0 must map modes to paths');
+    expect(() => parseFalEndpoints(`{"vidgen-2.0": ${modes}}`)).toThrow(
+      'FAL_ENDPOINTS_JSON: vidgen-2.0 must map modes to paths',
+    );
   });
 
   it.each([['""'], ['null'], ['7'], ['{}']])('throws when a mode path is %s', (path) => {

@@ -1,11 +1,13 @@
 import {
   IMAGE_ASPECT_RATIOS,
-  IMAGE_PRICE,
-  MODELS,
   PROMPT_MAX,
   VIDEO_ASPECT_RATIOS,
   VIDEO_DURATIONS,
   VIDEO_RESOLUTIONS,
+} from '@mf/contracts';
+import {
+  IMAGE_PRICE,
+  MODELS,
   findModel,
   imageCost,
   videoCost,
@@ -97,10 +99,13 @@ describe('videoCost', () => {
     expect(videoCost(false, duration, '480p')).toBe(at480);
   });
 
-  it.each(VIDEO_DURATIONS.map((d) => [d, d * 181] as const))('charges a %i s fast video %i credits at either resolution', (duration, cost) => {
-    expect(videoCost(true, duration, '720p')).toBe(cost);
-    expect(videoCost(true, duration, '480p')).toBe(cost);
-  });
+  it.each(VIDEO_DURATIONS.map((d) => [d, d * 181] as const))(
+    'charges a %i s fast video %i credits at either resolution',
+    (duration, cost) => {
+      expect(videoCost(true, duration, '720p')).toBe(cost);
+      expect(videoCost(true, duration, '480p')).toBe(cost);
+    },
+  );
 
   it('matches the contract examples: 5 s at 720p = 1135, 5 s fast = 905', () => {
     expect(videoCost(false, 5, '720p')).toBe(1135);
@@ -161,9 +166,11 @@ describe('accepted parameters', () => {
     expect(imagegen.params.num_images.min).toBe(1);
     expect(imagegen.params.num_images.max).toBe(4);
     expect(imagegen.params.aspect_ratio.default).toBe('1:1');
+    // No references by default (the list may be empty); at most 9.
     expect(imagegen.params.image_urls.default).toEqual([]);
-    expect(imagegen.params.image_urls.min_items).toBe(1);
+    expect(imagegen.params.image_urls).not.toHaveProperty('min_items');
     expect(imagegen.params.image_urls.max_items).toBe(9);
+    expect(imagegen.params.image_urls.format).toBe('https-url');
   });
 
   it('requires a prompt of 1-4000 characters on every model', () => {

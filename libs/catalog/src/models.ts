@@ -2,30 +2,13 @@
  * The model catalog (contract section 1): ids, prices and accepted parameters. Prices are integers
  * in credits. Both the models endpoint and the jobs service's cost computation read this one table.
  */
+import { imageRequest, videoRequest, type Resolution } from '@mf/contracts';
+import { paramsOf, type ParamSpec } from './params';
+
 export type ModelId = 'vidgen-2.0' | 'vidgen-2.0-fast' | 'imagegen-2';
-export type Resolution = '480p' | '720p';
+export type { ParamSpec, Resolution };
 
-export const VIDEO_DURATIONS = [4, 5, 6, 8, 10, 15] as const;
-export const VIDEO_ASPECT_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9'] as const;
-export const VIDEO_RESOLUTIONS = ['480p', '720p'] as const;
-export const IMAGE_ASPECT_RATIOS = ['1:1', '16:9', '9:16', '4:3', '3:4'] as const;
-export const PROMPT_MAX = 4000;
 export const IMAGE_PRICE = 50;
-
-export interface ParamSpec {
-  type: 'string' | 'integer' | 'boolean' | 'string[]';
-  required: boolean;
-  description: string;
-  default?: string | number | boolean | string[] | null;
-  enum?: readonly (string | number)[];
-  min?: number;
-  max?: number;
-  min_length?: number;
-  max_length?: number;
-  min_items?: number;
-  max_items?: number;
-  format?: 'https-url';
-}
 
 export interface CreditSpec {
   base_per_second: number;
@@ -51,21 +34,10 @@ export interface ModelSpec {
   credits: CreditSpec | ImageCreditSpec;
 }
 
-const prompt: ParamSpec = { type: 'string', required: true, min_length: 1, max_length: PROMPT_MAX, description: 'What to generate.' };
-const seed: ParamSpec = { type: 'integer', required: false, default: null, description: 'Seed for reproducible output; random when omitted.' };
-
-const videoParams = (fast: boolean): Record<string, ParamSpec> => ({
-  prompt,
-  ...(fast
-    ? {}
-    : { image_url: { type: 'string', required: false, format: 'https-url', description: 'Reference image (https); makes the request image-to-video. Not allowed with fast: true.' } as ParamSpec }),
-  fast: { type: 'boolean', required: false, default: false, description: fast ? 'Must be true to select this model.' : 'Use the fast text-to-video variant (vidgen-2.0-fast).' },
-  duration_seconds: { type: 'integer', required: false, default: 5, enum: VIDEO_DURATIONS, description: 'Length of the video in seconds.' },
-  aspect_ratio: { type: 'string', required: false, default: '16:9', enum: VIDEO_ASPECT_RATIOS, description: 'Frame aspect ratio.' },
-  resolution: { type: 'string', required: false, default: '720p', enum: VIDEO_RESOLUTIONS, description: 'Output resolution.' },
-  generate_audio: { type: 'boolean', required: false, default: true, description: 'Native sound effects and ambient audio.' },
-  seed,
-});
+const videoParams = (fast: boolean): Record<string, ParamSpec> =>
+  fast
+    ? paramsOf(videoRequest, { without: ['image_url'], descriptions: { fast: 'Must be true to select this model.' } })
+    : paramsOf(videoRequest);
 
 export const MODELS: readonly ModelSpec[] = [
   {
@@ -108,13 +80,7 @@ export const MODELS: readonly ModelSpec[] = [
     description: 'Text-to-image, and image editing from 1-9 reference images.',
     capabilities: ['text-to-image', 'image-edit'],
     submit_endpoint: '/api/v1/image/imagegen/generate',
-    params: {
-      prompt,
-      image_urls: { type: 'string[]', required: false, default: [], min_items: 1, max_items: 9, format: 'https-url', description: 'Reference images (https); when non-empty the request is an edit.' },
-      num_images: { type: 'integer', required: false, default: 1, min: 1, max: 4, description: 'How many images to generate.' },
-      aspect_ratio: { type: 'string', required: false, default: '1:1', enum: IMAGE_ASPECT_RATIOS, description: 'Image aspect ratio.' },
-      seed,
-    },
+    params: paramsOf(imageRequest),
     credits: { per_image: IMAGE_PRICE, example_1_image: IMAGE_PRICE },
   },
 ];

@@ -25,5 +25,8 @@ export const given = (v: unknown): boolean => v !== undefined && v !== null;
 /** An unknown field is an error naming it, so a typo never silently falls back to a default. */
 export function rejectUnknownFields(obj: Record<string, unknown>, fields: readonly string[]): void {
   const unknown = Object.keys(obj).filter((k) => !fields.includes(k));
-  if (unknown.length) fail(`unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.map((k) => k.slice(0, 64)).join(', ')} (accepted: ${fields.join(', ')})`);
+  if (unknown.length)
+    fail(
+      `unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.map((k) => k.slice(0, 64)).join(', ')} (accepted: ${fields.join(', ')})`,
+    );
 }

@@ -14,6 +14,7 @@ function loadError(env: NodeJS.ProcessEnv): ConfigError {
 describe('loadConfig', () => {
   it('applies the defaults to an empty environment', () => {
     expect(loadConfig(schema, {})).toEqual({
+      NODE_ENV: 'development',
       PORT: 8080,
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/mediaforge',
       AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
@@ -21,7 +22,28 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'info',
       RPC_TIMEOUT_MS: 5000,
       SHUTDOWN_TIMEOUT_MS: 10_000,
+      REQUEST_TIMEOUT_MS: 30_000,
+      HEADERS_TIMEOUT_MS: 10_000,
+      TRUST_PROXY: false,
     });
+  });
+
+  it('refuses a headers timeout longer than the request timeout, naming it', () => {
+    expect(loadError({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '6000' }).message).toMatch(/HEADERS_TIMEOUT_MS/);
+  });
+
+  it.each([
+    ['true', true],
+    ['false', false],
+    ['1', 1],
+    ['loopback, 10.0.0.0/8', ['loopback', '10.0.0.0/8']],
+    ['::1,fd00::/8', ['::1', 'fd00::/8']],
+  ])('reads TRUST_PROXY=%s as express takes it', (raw, expected) => {
+    expect(loadConfig(schema, { TRUST_PROXY: raw }).TRUST_PROXY).toEqual(expected);
+  });
+
+  it.each([['ingress.local'], ['10.0.0.0/8/1'], ['yes']])('refuses TRUST_PROXY=%s, naming the variable', (raw) => {
+    expect(loadError({ TRUST_PROXY: raw }).message).toMatch(/TRUST_PROXY/);
   });
 
   it('uses the service-specific default port', () => {

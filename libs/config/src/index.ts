@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import net from 'node:net';
 
 export { Joi };
 
@@ -15,20 +16,31 @@ export class ConfigError extends Error {
  * Unknown variables are ignored (the environment holds far more than ours).
  */
 export function loadConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv = process.env): T {
-  const { value, error } = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
-  if (error) {
-    const lines = error.details.map((d) => `  ${d.path.join('.')}: ${d.message.replace(/"/g, '')}`);
+  const result = schema.validate(env, {
+    abortEarly: false,
+    allowUnknown: true,
+    stripUnknown: true,
+    convert: true,
+  });
+  if (result.error) {
+    const lines = result.error.details.map((d) => `  ${d.path.join('.')}: ${d.message.replace(/"/g, '')}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  return value as T;
+  return result.value;
 }
 
 /** Variables every service shares. */
 export const commonEnv = {
+  /** `production` in the images: secrets left at their development defaults then stop the service. */
+  NODE_ENV: Joi.string().default('development'),
   /** Postgres connection string; the service only touches its own schema. */
-  DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).default('postgres://postgres@127.0.0.1:5432/mediaforge'),
+  DATABASE_URL: Joi.string()
+    .uri({ scheme: ['postgres', 'postgresql'] })
+    .default('postgres://postgres@127.0.0.1:5432/mediaforge'),
   /** RabbitMQ connection string (vhost included). */
-  AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).default('amqp://guest:guest@127.0.0.1:5672'),
+  AMQP_URL: Joi.string()
+    .uri({ scheme: ['amqp', 'amqps'] })
+    .default('amqp://guest:guest@127.0.0.1:5672'),
   /** pino level: trace, debug, info, warn, error, fatal, silent. */
   LOG_LEVEL: Joi.string().valid('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent').default('info'),
   /** Declare the broker queues as quorum queues (replicated RabbitMQ clusters); decide before the first deploy. */
@@ -37,15 +49,73 @@ export const commonEnv = {
   RPC_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(5000),
   /** Max time a graceful shutdown may take before the process exits anyway, in ms. */
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).default(10_000),
+  /**
+   * Longest a client may take to send a whole request (headers and body), ms; slower ones get 408.
+   * Only reading the request: a long answer (an editor turn, an export) is not limited by it.
+   */
+  REQUEST_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(30_000),
+  /** Longest a client may take to send the request headers, ms (at most REQUEST_TIMEOUT_MS). */
+  HEADERS_TIMEOUT_MS: Joi.number().integer().min(100).max(Joi.ref('REQUEST_TIMEOUT_MS')).default(10_000),
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client's address (express's `trust proxy`):
+   * false (default: the socket's address), a hop count (1 = the ingress in front), or addresses
+   * and subnets (`loopback`, `10.0.0.0/8`, ...). Set it only when every request comes through them.
+   */
+  TRUST_PROXY: Joi.string()
+    .default(false)
+    .custom((value: string) => parseTrustProxy(value), 'trust proxy setting'),
 };
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** A TRUST_PROXY value as express takes it; throws naming the bad part. */
+export function parseTrustProxy(raw: string): boolean | number | string[] {
+  const v = raw.trim();
+  if (v === 'false' || v === '') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  const parts = v
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  for (const p of parts) {
+    const [addr, bits, extra] = p.split('/');
+    const ok =
+      PROXY_NAMES.has(p) ||
+      (extra === undefined && net.isIP(addr) !== 0 && (bits === undefined || /^\d{1,3}$/.test(bits)));
+    if (!ok) throw new Error(`not an address, subnet, hop count, true or false: ${p}`);
+  }
+  return parts;
+}
+
+/**
+ * Secrets whose development default is published in the source code: with NODE_ENV=production a
+ * service refuses to start on one of them, naming it (`atDefault` says which are at their default).
+ * Elsewhere the service starts, and the caller warns.
+ */
+export function refuseDevelopmentSecrets(config: { NODE_ENV: string }, atDefault: Record<string, boolean>): string[] {
+  const left = Object.entries(atDefault)
+    .filter(([, isDefault]) => isDefault)
+    .map(([name]) => name);
+  if (left.length && config.NODE_ENV === 'production') {
+    throw new ConfigError(
+      `Invalid configuration:\n${left.map((n) => `  ${n}: is the development default, published in the source code; set a secret of your own (NODE_ENV=production)`).join('\n')}`,
+    );
+  }
+  return left;
+}
 
 /** Parses a comma-separated list of values. */
 export function csv(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** The configuration every service has. */
 export interface ServiceEnv {
+  NODE_ENV: string;
   PORT: number;
   DATABASE_URL: string;
   AMQP_URL: string;
@@ -53,6 +123,9 @@ export interface ServiceEnv {
   LOG_LEVEL: string;
   RPC_TIMEOUT_MS: number;
   SHUTDOWN_TIMEOUT_MS: number;
+  REQUEST_TIMEOUT_MS: number;
+  HEADERS_TIMEOUT_MS: number;
+  TRUST_PROXY: boolean | number | string[];
 }
 
 /** commonEnv plus PORT with the service's own default. */

@@ -1,115 +1,104 @@
 import Joi from 'joi';
+import type * as T from './generated/types';
 import { QUEUES } from './names';
+import { named } from './schema/rules';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
 
 /**
  * Billing: the only place credits move. Every movement is a ledger row with a unique reference
  * (`job:<id>`, `turn:<id>`, `grant:<id>`); repeating an operation with the same reference is a no-op.
+ * Types: generated/types.ts, from these schemas.
  */
-const reference = Joi.string().pattern(/^[a-z]+:[A-Za-z0-9._:-]{1,200}$/).required();
+const reference = Joi.string()
+  .pattern(/^[a-z]+:[A-Za-z0-9._:-]{1,200}$/)
+  .required();
 const userId = Joi.number().integer().min(1).required();
+const amount = Joi.number().integer().min(1).max(1_000_000_000).required();
+const credits = Joi.number().integer().required();
+const duplicate = Joi.boolean()
+  .required()
+  .description('true when this reference had already been handled: nothing moved this time.');
 
-export interface ChargeRequest {
-  user_id: number;
-  reference: string;
-  amount: number;
-  description?: string;
-}
-export interface ChargeReply {
-  charged: number;
-  credits_remaining: number;
-  /** true when this reference had already been charged: nothing moved this time. */
-  duplicate: boolean;
-}
+export const LEDGER_KINDS = ['charge', 'refund', 'grant'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
-export interface RefundRequest {
-  user_id: number;
-  reference: string;
-  reason?: string;
-}
-export interface RefundReply {
-  /** Exactly what the reference charged, or 0 when it was refunded before or never charged. */
-  refunded: number;
-  credits_remaining: number;
-  duplicate: boolean;
-}
-
-export interface GrantRequest {
-  user_id: number;
-  reference: string;
-  amount: number;
-  description?: string;
-}
-export interface GrantReply {
-  granted: number;
-  credits_remaining: number;
-  duplicate: boolean;
-}
-
-export interface AccountRequest {
-  user_id: number;
-}
-export interface AccountReply {
-  credits_remaining: number;
-  credits_used_this_period: number;
-  credits_total_this_period: number;
-  /** The billing period: the current calendar month in UTC, [period_start, period_end). */
-  period_start: string;
-  period_end: string;
-}
-
-export type LedgerKind = 'charge' | 'refund' | 'grant';
-export interface LedgerRequest {
-  user_id: number;
-  limit?: number;
-  before_id?: number;
-}
-export interface LedgerEntry {
-  id: number;
-  kind: LedgerKind;
-  reference: string;
-  amount: number;
-  balance_after: number;
-  description: string | null;
-  created_at: string;
-}
-export interface LedgerReply {
-  entries: LedgerEntry[];
-}
+export const chargeRequest = named(
+  Joi.object({ user_id: userId, reference, amount, description: Joi.string().max(500) }),
+  'ChargeRequest',
+);
+export const chargeReply = named(
+  Joi.object({ charged: credits, credits_remaining: credits, duplicate }),
+  'ChargeReply',
+);
+export const refundRequest = named(
+  Joi.object({ user_id: userId, reference, reason: Joi.string().max(500) }),
+  'RefundRequest',
+);
+export const refundReply = named(
+  Joi.object({
+    refunded: credits.description(
+      'Exactly what the reference charged, or 0 when it was refunded before or never charged.',
+    ),
+    credits_remaining: credits,
+    duplicate,
+  }),
+  'RefundReply',
+);
+export const grantRequest = named(
+  Joi.object({ user_id: userId, reference, amount, description: Joi.string().max(500) }),
+  'GrantRequest',
+);
+export const grantReply = named(Joi.object({ granted: credits, credits_remaining: credits, duplicate }), 'GrantReply');
+export const accountRequest = named(Joi.object({ user_id: userId }), 'AccountRequest');
+export const accountReply = named(
+  Joi.object({
+    credits_remaining: credits,
+    credits_used_this_period: credits,
+    credits_total_this_period: credits,
+    period_start: Joi.string()
+      .isoDate()
+      .required()
+      .description('The billing period: the current calendar month in UTC, [period_start, period_end).'),
+    period_end: Joi.string().isoDate().required(),
+  }),
+  'AccountReply',
+);
+export const ledgerRequest = named(
+  Joi.object({
+    user_id: userId,
+    limit: Joi.number().integer().min(1).max(500),
+    before_id: Joi.number().integer().min(1),
+  }),
+  'LedgerRequest',
+);
+export const ledgerEntry = named(
+  Joi.object({
+    id: Joi.number().integer().required(),
+    kind: Joi.string()
+      .valid(...LEDGER_KINDS)
+      .required(),
+    reference: Joi.string().required(),
+    amount: credits.description(
+      'The size of the movement, never negative (a refund of 0 closes a reference that was never charged).',
+    ),
+    delta: credits.description(
+      'The signed change to the balance: -amount for a charge, +amount for a refund or a grant.',
+    ),
+    balance_after: credits,
+    description: Joi.string().allow(null).required(),
+    created_at: Joi.string().isoDate().required(),
+  }),
+  'LedgerEntry',
+);
+export const ledgerReply = named(Joi.object({ entries: Joi.array().items(ledgerEntry).required() }), 'LedgerReply');
 
 export const billingRpc = {
   queue: QUEUES.billingRpc,
   methods: {
-    charge: rpcMethod<ChargeRequest, ChargeReply>(
-      'billing.charge',
-      Joi.object<ChargeRequest>({
-        user_id: userId,
-        reference,
-        amount: Joi.number().integer().min(1).max(1_000_000_000).required(),
-        description: Joi.string().max(500),
-      }),
-    ),
-    refund: rpcMethod<RefundRequest, RefundReply>(
-      'billing.refund',
-      Joi.object<RefundRequest>({ user_id: userId, reference, reason: Joi.string().max(500) }),
-    ),
-    grant: rpcMethod<GrantRequest, GrantReply>(
-      'billing.grant',
-      Joi.object<GrantRequest>({
-        user_id: userId,
-        reference,
-        amount: Joi.number().integer().min(1).max(1_000_000_000).required(),
-        description: Joi.string().max(500),
-      }),
-    ),
-    account: rpcMethod<AccountRequest, AccountReply>('billing.account', Joi.object<AccountRequest>({ user_id: userId })),
-    ledger: rpcMethod<LedgerRequest, LedgerReply>(
-      'billing.ledger',
-      Joi.object<LedgerRequest>({
-        user_id: userId,
-        limit: Joi.number().integer().min(1).max(500),
-        before_id: Joi.number().integer().min(1),
-      }),
-    ),
+    charge: rpcMethod<T.ChargeRequest, T.ChargeReply>('billing.charge', chargeRequest),
+    refund: rpcMethod<T.RefundRequest, T.RefundReply>('billing.refund', refundRequest),
+    grant: rpcMethod<T.GrantRequest, T.GrantReply>('billing.grant', grantRequest),
+    account: rpcMethod<T.AccountRequest, T.AccountReply>('billing.account', accountRequest),
+    ledger: rpcMethod<T.LedgerRequest, T.LedgerReply>('billing.ledger', ledgerRequest),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

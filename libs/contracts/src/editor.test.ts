@@ -6,7 +6,7 @@ describe('editor contract lengths', () => {
 
   it('counts a name in characters, as the gateway does: 120 emoji pass, 121 do not', () => {
     expect(create.validate({ ...base, name: '😀'.repeat(120) }).error).toBeUndefined();
-    expect(create.validate({ ...base, name: '😀'.repeat(121) }).error?.message).toBe('"name" must be 1-120 characters');
+    expect(create.validate({ ...base, name: '😀'.repeat(121) }).error?.message).toBe('name must be 1-120 characters');
   });
 
   it('counts an instruction in characters', () => {

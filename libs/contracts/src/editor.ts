@@ -1,232 +1,273 @@
 import Joi from 'joi';
+import { editorFields as F, EXPORT_FITS, PROJECT_ASPECT_RATIOS, TRACKS } from './api/editor';
+import type * as T from './generated/types';
 import { QUEUES } from './names';
+import { httpsUrl, named } from './schema/rules';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
 
-/** Editor records (contract "Editor records"; extra timeline fields documented in docs/editor.md). */
-export const PROJECT_ASPECT_RATIOS = ['9:16', '1:1', '4:5', '16:9', '4:3'] as const;
-export type ProjectAspectRatio = (typeof PROJECT_ASPECT_RATIOS)[number];
-export const TRACKS = ['video', 'voice', 'sfx', 'music'] as const;
-export type Track = (typeof TRACKS)[number];
+/**
+ * The editor's records (contract "Editor records"; extra timeline fields in docs/editor.md) and its
+ * RPC methods. The request fields are the public bodies' own (api/editor.ts), so a value the
+ * gateway accepts is one the editor accepts. Types: generated/types.ts, from these schemas.
+ */
 
-export interface ProjectView {
-  id: string;
-  name: string;
-  aspect_ratio: ProjectAspectRatio;
-  context_md: string;
-  created_at: string;
-  updated_at: string;
-}
+const timestamp = Joi.string().isoDate().description('ISO 8601, UTC.');
+const aspect = Joi.string().valid(...PROJECT_ASPECT_RATIOS);
 
-export interface ProjectSummary {
-  id: string;
-  name: string;
-  aspect_ratio: ProjectAspectRatio;
-  updated_at: string;
-}
+export const projectView = named(
+  Joi.object({
+    id: Joi.string().required(),
+    name: Joi.string().required(),
+    aspect_ratio: aspect.required(),
+    context_md: Joi.string().allow('').required(),
+    created_at: timestamp.required(),
+    updated_at: timestamp.required(),
+  }),
+  'Project',
+);
 
-export interface VideoView {
-  id: string;
-  name: string;
-  aspect_ratio: ProjectAspectRatio;
-  created_at: string;
-}
+export const projectSummary = named(
+  Joi.object({
+    id: Joi.string().required(),
+    name: Joi.string().required(),
+    aspect_ratio: aspect.required(),
+    updated_at: timestamp.required(),
+  }),
+  'ProjectSummary',
+);
 
-export interface AssetView {
-  id: string;
-  /** image | video | audio | export */
-  kind: string;
-  /** generated | upload | import | tts | music | sfx | export */
-  source: string;
-  url: string;
-  /** prompt, model, job_id, duration_sec, width, height, has_audio, ... */
-  metadata: Record<string, unknown>;
-}
+export const videoView = named(
+  Joi.object({
+    id: Joi.string().required(),
+    name: Joi.string().required(),
+    aspect_ratio: aspect.required(),
+    created_at: timestamp.required(),
+  }),
+  'Video',
+);
 
-export interface ClipView {
-  id: string;
-  video_id: string;
-  track: Track;
-  idx: number;
-  asset_id: string;
-  /** How long a still (or a cut of a longer source) plays, seconds; null: the asset's own length (3 s for stills). */
-  duration_sec: number | null;
-  /** Audio tracks: when the clip starts on the timeline, seconds; null: with the video clip of the same idx. */
-  start_sec: number | null;
-  /** 0-2, 1 = unchanged. */
-  volume: number;
-}
+export const assetView = named(
+  Joi.object({
+    id: Joi.string().required(),
+    kind: Joi.string().required().description('image | video | audio | export'),
+    source: Joi.string().required().description('generated | upload | import | tts | music | sfx | export'),
+    url: Joi.string().required().description('Permanent URL of the media, served by this deployment.'),
+    metadata: Joi.object()
+      .unknown(true)
+      .required()
+      .description('prompt, model, job_id, duration_sec, width, height, has_audio, ...'),
+    created_at: timestamp.required().description('When it joined the library (an export: when it was rendered).'),
+  }),
+  'Asset',
+);
 
-export interface AgentEvent {
-  /** step | tool_call | tool_result | tool_error | media_generation | message */
-  type: string;
-  at: string;
-  [field: string]: unknown;
-}
+export const clipView = named(
+  Joi.object({
+    id: Joi.string().required(),
+    video_id: Joi.string().required(),
+    track: Joi.string()
+      .valid(...TRACKS)
+      .required(),
+    idx: Joi.number().integer().min(0).required(),
+    asset_id: Joi.string().required(),
+    duration_sec: Joi.number()
+      .allow(null)
+      .required()
+      .description(
+        "How long a still (or a cut of a longer source) plays, seconds; null: the asset's own length (3 s for stills).",
+      ),
+    start_sec: Joi.number()
+      .allow(null)
+      .required()
+      .description(
+        'Audio tracks: when the clip starts on the timeline, seconds; null: with the video clip of the same idx.',
+      ),
+    volume: Joi.number().min(0).max(2).required().description('0-2, 1 = unchanged.'),
+  }),
+  'Clip',
+);
 
-export interface InstructReply {
-  assistant_text: string;
-  assets_created: AssetView[];
-  clips_created: ClipView[];
-  context_appended: boolean;
-  aspect_ratio_changed: ProjectAspectRatio | null;
-  media_gen_done: boolean;
-  agent_events: AgentEvent[];
-}
+export const agentEvent = named(
+  Joi.object({
+    type: Joi.string()
+      .required()
+      .description('step | tool_call | tool_result | tool_error | media_generation | message | error'),
+    at: timestamp.required(),
+  }).unknown(true),
+  'AgentEvent',
+);
 
-export interface ProjectStateReply {
-  project: Pick<ProjectView, 'id' | 'name' | 'aspect_ratio' | 'context_md'>;
-  videos: VideoView[];
-  assets: AssetView[];
-  clips: ClipView[];
-}
+export const instructReply = named(
+  Joi.object({
+    assistant_text: Joi.string().allow('').required(),
+    assets_created: Joi.array().items(assetView).required(),
+    clips_created: Joi.array().items(clipView).required(),
+    context_appended: Joi.boolean().required(),
+    aspect_ratio_changed: aspect.allow(null).required(),
+    media_gen_done: Joi.boolean().required(),
+    agent_events: Joi.array().items(agentEvent).required(),
+  }),
+  'InstructReply',
+);
+
+export const projectStateReply = named(
+  Joi.object({
+    project: Joi.object({
+      id: Joi.string().required(),
+      name: Joi.string().required(),
+      aspect_ratio: aspect.required(),
+      context_md: Joi.string().allow('').required(),
+    }).required(),
+    videos: Joi.array().items(videoView).required(),
+    assets: Joi.array().items(assetView).required(),
+    clips: Joi.array().items(clipView).required(),
+  }),
+  'ProjectState',
+);
 
 /** One instruct turn of a video's chat thread, as the dashboard shows it. */
-export interface ThreadTurn {
-  id: string;
-  instruction: string;
-  /** null while the turn runs, and when it failed. */
-  assistant_text: string | null;
-  status: 'running' | 'done' | 'failed';
-  created_at: string;
-}
+export const threadTurn = named(
+  Joi.object({
+    id: Joi.string().required(),
+    instruction: Joi.string().allow('').required(),
+    assistant_text: Joi.string()
+      .allow('', null)
+      .required()
+      .description('null while the turn runs, and when it failed.'),
+    status: Joi.string().valid('running', 'done', 'failed').required(),
+    created_at: timestamp.required(),
+  }),
+  'ThreadTurn',
+);
 
-export interface ThreadsReply {
-  /** Every video of the project (an empty array when it has no turns), turns oldest first. */
-  threads: Record<string, ThreadTurn[]>;
-}
+/** Every video of the project (an empty array when it has no turns), turns oldest first. */
+export const threadsReply = named(
+  Joi.object({ threads: Joi.object().pattern(/.*/, Joi.array().items(threadTurn)).required() }),
+  'ThreadsReply',
+);
 
-/**
- * A string of min..max characters counted as people count them (Unicode code points), as the
- * gateway counts them: Joi's own max() counts UTF-16 units, so 120 emoji would pass the gateway
- * and fail here.
- */
-const chars = (min: number, max: number) =>
-  Joi.string()
-    .min(min)
-    .custom((value: string, helpers) => {
-      const n = [...value].length;
-      return n < min || n > max ? helpers.error('string.chars', { min, max }) : value;
-    })
-    .messages({ 'string.chars': '{{#label}} must be {{#min}}-{{#max}} characters' });
+/** The contract's export response. */
+export const exportReply = named(
+  Joi.object({
+    asset_id: Joi.string().required(),
+    video_url: Joi.string().required(),
+    duration_sec: Joi.number().required(),
+    video_clip_count: Joi.number().integer().required(),
+    audio_overlay_count: Joi.number().integer().required(),
+  }),
+  'ExportReply',
+);
 
+// The replies of the editor's operations (REST bodies, RPC replies and MCP tool results alike).
+export const projectReply = named(Joi.object({ project: projectView.required() }), 'ProjectReply');
+export const projectListReply = named(
+  Joi.object({ projects: Joi.array().items(projectSummary).required() }),
+  'ProjectListReply',
+);
+export const videoReply = named(Joi.object({ video: videoView.required() }), 'VideoReply');
+/** Renaming answers the renamed record: a project, or a video when video_id was given. */
+export const renameReply = named(
+  Joi.object({ project: projectView, video: videoView }).xor('project', 'video'),
+  'RenameReply',
+);
+export const assetReply = named(Joi.object({ asset: assetView.required() }), 'AssetReply');
+export const deleteAssetReply = named(
+  Joi.object({ deleted: Joi.boolean().required(), clips_removed: Joi.number().integer().min(0).required() }),
+  'DeleteAssetReply',
+);
+export const clipReply = named(Joi.object({ clip: clipView.required() }), 'ClipReply');
+export const removeClipReply = named(Joi.object({ removed: Joi.boolean().required() }), 'RemoveClipReply');
+
+// RPC requests: the owner, the record, then the public body's fields in their validated form.
 const userId = Joi.number().integer().min(1).required();
 const id = (prefix: string) => Joi.string().pattern(new RegExp(`^${prefix}_[A-Za-z0-9]{1,64}$`));
-const projectRef = { user_id: userId, project_id: id('prj').required() };
-const aspect = Joi.string().valid(...PROJECT_ASPECT_RATIOS);
-const httpsUrl = Joi.string().uri({ scheme: ['https'] }).max(4096);
+const projectRefKeys = { user_id: userId, project_id: id('prj').required() };
+const request = (className: string, keys: Record<string, Joi.Schema> = {}) =>
+  named(Joi.object({ ...projectRefKeys, ...keys }), className);
 
-export interface ProjectRef {
-  user_id: number;
-  project_id: string;
-}
-export interface CreateProjectRequest {
-  user_id: number;
-  name: string;
-  description: string | null;
-  aspect_ratio: ProjectAspectRatio;
-}
-export interface GetProjectRequest extends ProjectRef {
-  video_id?: string;
-}
-export interface InstructRequest extends ProjectRef {
-  api_key_id: number;
-  instruction: string;
-  image_urls: string[];
-  video_id?: string;
-}
-export interface CreateVideoRequest extends ProjectRef {
-  name: string;
-}
-export interface RenameRequest extends ProjectRef {
-  /** Renames this video; without it, the project. */
-  video_id?: string;
-  name: string;
-}
-export interface ImportAssetRequest extends ProjectRef {
-  url: string;
-}
-export interface AssetRef extends ProjectRef {
-  asset_id: string;
-}
-export interface AddClipRequest extends ProjectRef {
-  video_id?: string;
-  track: Track;
-  asset_id: string;
-  idx?: number;
-  duration_sec?: number | null;
-  start_sec?: number | null;
-  volume?: number;
-}
-export interface ClipRef extends ProjectRef {
-  clip_id: string;
-}
-export interface MoveClipRequest extends ClipRef {
-  idx: number;
-}
-export interface UpdateContextRequest extends ProjectRef {
-  context_md: string;
-}
-export interface SetAspectRatioRequest extends ProjectRef {
-  aspect_ratio: ProjectAspectRatio;
-}
-
-export interface ExportRequest extends ProjectRef {
-  video_id?: string;
-  fit: 'fit' | 'fill';
-}
-/** The contract's export response. */
-export interface ExportReply {
-  asset_id: string;
-  video_url: string;
-  duration_sec: number;
-  video_clip_count: number;
-  audio_overlay_count: number;
-}
+export const projectRefSchema = request('ProjectRef');
+const assetRef = request('AssetRef', { asset_id: F.assetId.max(100).required() });
+const clipRef = request('ClipRef', { clip_id: Joi.string().max(100).required() });
 
 export const editorRpc = {
   queue: QUEUES.editorRpc,
   methods: {
-    createProject: rpcMethod<CreateProjectRequest, { project: ProjectView }>(
+    createProject: rpcMethod<T.CreateProjectRequest, T.ProjectReply>(
       'editor.create-project',
-      Joi.object<CreateProjectRequest>({ user_id: userId, name: chars(1, 120).required(), description: chars(0, 1000).allow('', null).required(), aspect_ratio: aspect.required() }),
+      named(
+        Joi.object({
+          user_id: userId,
+          name: F.name.required(),
+          description: F.description.allow(null).required(),
+          aspect_ratio: F.aspectRatio.required(),
+        }),
+        'CreateProjectRequest',
+      ),
     ),
-    listProjects: rpcMethod<{ user_id: number }, { projects: ProjectSummary[] }>('editor.list-projects', Joi.object({ user_id: userId })),
-    getProject: rpcMethod<GetProjectRequest, ProjectStateReply>('editor.get-project', Joi.object<GetProjectRequest>({ ...projectRef, video_id: Joi.string().max(100) })),
-    instruct: rpcMethod<InstructRequest, InstructReply>(
+    listProjects: rpcMethod<{ user_id: number }, T.ProjectListReply>(
+      'editor.list-projects',
+      Joi.object({ user_id: userId }),
+    ),
+    getProject: rpcMethod<T.GetProjectRequest, T.ProjectState>(
+      'editor.get-project',
+      request('GetProjectRequest', { video_id: F.videoId.max(100) }),
+    ),
+    instruct: rpcMethod<T.InstructRequest, T.InstructReply>(
       'editor.instruct',
-      Joi.object<InstructRequest>({
-        ...projectRef,
+      request('InstructRequest', {
         api_key_id: Joi.number().integer().min(1).required(),
-        instruction: chars(0, 8000).allow('').required(),
-        image_urls: Joi.array().items(httpsUrl).max(10).required(),
-        video_id: Joi.string().max(100),
+        instruction: F.instruction.required(),
+        image_urls: F.instructImageUrls.required(),
+        video_id: F.videoId.max(100),
       }),
     ),
-    createVideo: rpcMethod<CreateVideoRequest, { video: VideoView }>('editor.create-video', Joi.object<CreateVideoRequest>({ ...projectRef, name: chars(1, 120).required() })),
-    rename: rpcMethod<RenameRequest, { project: ProjectView } | { video: VideoView }>(
+    createVideo: rpcMethod<T.CreateVideoRequest, T.VideoReply>(
+      'editor.create-video',
+      request('CreateVideoRequest', { name: F.name.required() }),
+    ),
+    rename: rpcMethod<T.RenameRequest, T.RenameReply>(
       'editor.rename',
-      Joi.object<RenameRequest>({ ...projectRef, video_id: Joi.string().max(100), name: chars(1, 120).required() }),
-    ),
-    importAsset: rpcMethod<ImportAssetRequest, { asset: AssetView }>('editor.import-asset', Joi.object<ImportAssetRequest>({ ...projectRef, url: httpsUrl.required() })),
-    deleteAsset: rpcMethod<AssetRef, { deleted: boolean; clips_removed: number }>('editor.delete-asset', Joi.object<AssetRef>({ ...projectRef, asset_id: Joi.string().max(100).required() })),
-    addClip: rpcMethod<AddClipRequest, { clip: ClipView }>(
-      'editor.add-clip',
-      Joi.object<AddClipRequest>({
-        ...projectRef,
-        video_id: Joi.string().max(100),
-        track: Joi.string().valid(...TRACKS).required(),
-        asset_id: Joi.string().max(100).required(),
-        idx: Joi.number().integer().min(0).max(10_000),
-        duration_sec: Joi.number().min(0.1).max(600).allow(null),
-        start_sec: Joi.number().min(0).max(3600).allow(null),
-        volume: Joi.number().min(0).max(2),
+      request('RenameRequest', {
+        video_id: F.videoId.max(100).description('Renames this video; without it, the project.'),
+        name: F.name.required(),
       }),
     ),
-    moveClip: rpcMethod<MoveClipRequest, { clip: ClipView }>('editor.move-clip', Joi.object<MoveClipRequest>({ ...projectRef, clip_id: Joi.string().max(100).required(), idx: Joi.number().integer().min(0).max(10_000).required() })),
-    removeClip: rpcMethod<ClipRef, { removed: boolean }>('editor.remove-clip', Joi.object<ClipRef>({ ...projectRef, clip_id: Joi.string().max(100).required() })),
-    updateContext: rpcMethod<UpdateContextRequest, { project: ProjectView }>('editor.update-context', Joi.object<UpdateContextRequest>({ ...projectRef, context_md: chars(0, 100_000).allow('').required() })),
-    setAspectRatio: rpcMethod<SetAspectRatioRequest, { project: ProjectView }>('editor.set-aspect-ratio', Joi.object<SetAspectRatioRequest>({ ...projectRef, aspect_ratio: aspect.required() })),
-    threads: rpcMethod<ProjectRef, ThreadsReply>('editor.threads', Joi.object<ProjectRef>(projectRef)),
-    export: rpcMethod<ExportRequest, ExportReply>('editor.export', Joi.object<ExportRequest>({ ...projectRef, video_id: Joi.string().max(100), fit: Joi.string().valid('fit', 'fill').required() })),
+    importAsset: rpcMethod<T.ImportAssetRequest, T.AssetReply>(
+      'editor.import-asset',
+      request('ImportAssetRequest', { url: httpsUrl().required() }),
+    ),
+    deleteAsset: rpcMethod<T.AssetRef, T.DeleteAssetReply>('editor.delete-asset', assetRef),
+    addClip: rpcMethod<T.AddClipRequest, T.ClipReply>(
+      'editor.add-clip',
+      request('AddClipRequest', {
+        video_id: F.videoId.max(100),
+        track: F.track.required(),
+        asset_id: F.assetId.max(100).required(),
+        idx: F.idx,
+        duration_sec: F.durationSec.allow(null),
+        start_sec: F.startSec.allow(null),
+        volume: F.volume,
+      }),
+    ),
+    moveClip: rpcMethod<T.MoveClipRequest, T.ClipReply>(
+      'editor.move-clip',
+      request('MoveClipRequest', { clip_id: Joi.string().max(100).required(), idx: F.idx.required() }),
+    ),
+    removeClip: rpcMethod<T.ClipRef, T.RemoveClipReply>('editor.remove-clip', clipRef),
+    updateContext: rpcMethod<T.UpdateContextRequest, T.ProjectReply>(
+      'editor.update-context',
+      request('UpdateContextRequest', { context_md: F.contextMd.required() }),
+    ),
+    setAspectRatio: rpcMethod<T.SetAspectRatioRequest, T.ProjectReply>(
+      'editor.set-aspect-ratio',
+      request('SetAspectRatioRequest', { aspect_ratio: F.aspectRatio.required() }),
+    ),
+    threads: rpcMethod<T.ProjectRef, T.ThreadsReply>('editor.threads', projectRefSchema),
+    export: rpcMethod<T.ExportRequest, T.ExportReply>(
+      'editor.export',
+      request('ExportRequest', { video_id: F.videoId.max(100), fit: F.fit.required() }),
+    ),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;
+
+export { EXPORT_FITS, PROJECT_ASPECT_RATIOS, TRACKS };

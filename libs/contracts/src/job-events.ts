@@ -1,48 +1,57 @@
 import Joi from 'joi';
+import type { JobEventPayload } from './generated/types';
+import { JOB_SOURCES } from './jobs';
 import { ROUTING_KEYS } from './names';
 
 /** Published by jobs on the `events` exchange when a job reaches a terminal state. */
-export interface JobEventPayload {
-  job_id: string;
-  user_id: number;
-  /** The API key the job was submitted with (webhooks are configured per key). */
-  api_key_id: number;
-  status: 'completed' | 'failed' | 'cancelled';
-  /** Model id (vidgen-2.0, ...). */
-  model_id: string;
-  /** Upstream endpoint path; the webhook body's `model`, as the contract says. */
-  upstream_model: string;
-  type: 'video' | 'image';
-  credits_consumed: number;
-  created_at: string;
-  completed_at: string | null;
-  result: { video: string } | { images: string[] } | null;
-  error: string | null;
-}
-
-export const jobEventSchema = Joi.object<JobEventPayload>({
+export const jobEventSchema = Joi.object({
   job_id: Joi.string().required(),
   user_id: Joi.number().integer().required(),
-  api_key_id: Joi.number().integer().required(),
+  api_key_id: Joi.number()
+    .integer()
+    .allow(null)
+    .required()
+    .description(
+      'The API key the job was submitted with (webhooks are configured per key); null for a dashboard playground job.',
+    ),
   status: Joi.string().valid('completed', 'failed', 'cancelled').required(),
-  model_id: Joi.string().required(),
-  upstream_model: Joi.string().required(),
+  model_id: Joi.string().required().description('Model id (vidgen-2.0, ...).'),
+  upstream_model: Joi.string().required().description("Upstream endpoint path; the webhook body's `model`."),
   type: Joi.string().valid('video', 'image').required(),
   credits_consumed: Joi.number().integer().min(0).required(),
   created_at: Joi.string().isoDate().required(),
   completed_at: Joi.string().isoDate().allow(null).required(),
-  result: Joi.object().allow(null).required(),
+  result: Joi.alternatives(
+    Joi.object({ video: Joi.string().required() }),
+    Joi.object({ images: Joi.array().items(Joi.string()).required() }),
+  )
+    .allow(null)
+    .required(),
   error: Joi.string().allow(null).required(),
-});
+  source: Joi.string()
+    .valid(...JOB_SOURCES)
+    .description(
+      'api, editor or dashboard; editor jobs name their project. Optional: events written before these fields existed lack them.',
+    ),
+  project_id: Joi.string().allow(null),
+})
+  .id('JobEventPayload')
+  .meta({ className: 'JobEventPayload' });
 
 export interface EventDef<T> {
   readonly routingKey: string;
   readonly version: number;
-  readonly schema: Joi.ObjectSchema<T>;
+  /** T is the type generated from this schema (scripts/generate). */
+  readonly schema: Joi.Schema<T>;
+}
+
+/** An event type; the cast restates what the generator guarantees (T is generated from `schema`). */
+function eventDef<T>(routingKey: string, schema: Joi.Schema, version = 1): EventDef<T> {
+  return { routingKey, version, schema: schema as Joi.Schema<T> };
 }
 
 export const jobEvents = {
-  completed: { routingKey: ROUTING_KEYS.jobCompleted, version: 1, schema: jobEventSchema },
-  failed: { routingKey: ROUTING_KEYS.jobFailed, version: 1, schema: jobEventSchema },
-  cancelled: { routingKey: ROUTING_KEYS.jobCancelled, version: 1, schema: jobEventSchema },
-} as const satisfies Record<string, EventDef<JobEventPayload>>;
+  completed: eventDef<JobEventPayload>(ROUTING_KEYS.jobCompleted, jobEventSchema),
+  failed: eventDef<JobEventPayload>(ROUTING_KEYS.jobFailed, jobEventSchema),
+  cancelled: eventDef<JobEventPayload>(ROUTING_KEYS.jobCancelled, jobEventSchema),
+} as const;

@@ -1,161 +1,279 @@
 import Joi from 'joi';
+import { imageParams, videoParams } from './api/generation';
+import type * as T from './generated/types';
 import { QUEUES } from './names';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
+import { named } from './schema/rules';
 
-/** Video parameters after validation: every default applied, the seed resolved. */
-export interface VideoParams {
-  prompt: string;
-  image_url: string | null;
-  fast: boolean;
-  duration_seconds: 4 | 5 | 6 | 8 | 10 | 15;
-  aspect_ratio: '16:9' | '9:16' | '1:1' | '4:3' | '3:4' | '21:9';
-  resolution: '480p' | '720p';
-  generate_audio: boolean;
-  seed: number;
-}
+/**
+ * The jobs service's messages and the Job object (contract section 2, plus documented additions).
+ * Types: generated/types.ts, from these schemas.
+ */
 
-/** Image parameters after validation: every default applied, the seed resolved. */
-export interface ImageParams {
-  prompt: string;
-  image_urls: string[];
-  num_images: 1 | 2 | 3 | 4;
-  aspect_ratio: '1:1' | '16:9' | '9:16' | '4:3' | '3:4';
-  seed: number;
-}
+export const JOB_STATUSES = ['processing', 'completed', 'failed', 'cancelled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export const JOB_TYPES = ['video', 'image'] as const;
+export type JobType = (typeof JOB_TYPES)[number];
 
-export type JobStatus = 'processing' | 'completed' | 'failed' | 'cancelled';
-export type JobResult = { video: string } | { images: string[] } | null;
+/**
+ * Who made a job: `api` (a key, over REST or MCP), `editor` (the editor agent, for a project) or
+ * `dashboard` (the signed-in user's playground). Editor jobs carry their project id.
+ */
+export const JOB_SOURCES = ['api', 'editor', 'dashboard'] as const;
+export type JobSource = (typeof JOB_SOURCES)[number];
+
+/** Who cancelled a job: its owner (DELETE /jobs/:id, the dashboard) or the editor (a generation that took too long). */
+export const CANCELLED_BY = ['user', 'editor'] as const;
+export type CancelledBy = (typeof CANCELLED_BY)[number];
+
+export const JOB_ID = /^job_[A-Za-z0-9]{1,64}$/;
+const userId = Joi.number().integer().min(1).required();
+const jobId = Joi.string().pattern(JOB_ID).required();
+const projectId = Joi.string().pattern(/^prj_[A-Za-z0-9]{1,64}$/);
+const timestamp = Joi.string().isoDate().description('ISO 8601, UTC.');
+const jobType = Joi.string().valid(...JOB_TYPES);
+
+/** video jobs: { video: <url> }; image jobs: { images: [<url>, ...] }; null until completed. */
+export const jobResult = named(
+  Joi.alternatives(
+    Joi.object({ video: Joi.string().required() }),
+    Joi.object({ images: Joi.array().items(Joi.string()).required() }),
+  )
+    .allow(null)
+    .description('Video job: { video: <url> }; image job: { images: [<url>, ...] }; null otherwise.'),
+  'JobResult',
+);
+
+/** The accepted input of a job, as used: every default applied, the seed resolved. */
+export const jobInput = named(Joi.alternatives(videoParams, imageParams), 'JobInput');
+
+/**
+ * The contract's Job object (model is the display name here), plus three additions: the accepted
+ * `input`, the `source` and, for editor jobs, the `project_id` (docs/api-behaviour.md "Jobs").
+ */
+export const jobView = named(
+  Joi.object({
+    job_id: Joi.string().required(),
+    status: Joi.string()
+      .valid(...JOB_STATUSES)
+      .required(),
+    model: Joi.string().required().description('Display name of the model.'),
+    type: jobType.required(),
+    credits_consumed: Joi.number().integer().required(),
+    created_at: timestamp.required(),
+    completed_at: timestamp.allow(null).required().description('null while processing.'),
+    result: jobResult.required(),
+    error: Joi.string().allow(null).required().description('Failure message when status is failed.'),
+    input: jobInput
+      .required()
+      .description(
+        'The accepted request as it ran: every default applied, and the seed used (send it again to reproduce the job).',
+      ),
+    source: Joi.string()
+      .valid(...JOB_SOURCES)
+      .required()
+      .description(
+        '`api`: a request with an API key (REST or MCP); `editor`: a generation of the video editor for `project_id`; `dashboard`: the dashboard’s playground.',
+      ),
+    project_id: Joi.string()
+      .allow(null)
+      .required()
+      .description('The editor project of an `editor` job; null otherwise.'),
+  }),
+  'Job',
+);
 
 /**
  * A client's Idempotency-Key, digested by the gateway (with the request's fingerprint): a submit
  * whose key matches a job of the same user made within `window_hours` returns that job instead of
  * charging again, so a retry after an unknown outcome (a 503) is safe.
  */
-export interface SubmitIdempotency {
-  key: string;
-  window_hours: number;
-}
+export const submitIdempotency = named(
+  Joi.object({
+    key: Joi.string()
+      .pattern(/^[0-9a-f]{64}$/)
+      .required(),
+    window_hours: Joi.number().integer().min(1).max(720).required(),
+  }),
+  'SubmitIdempotency',
+);
 
-interface SubmitOwner {
-  user_id: number;
-  api_key_id: number;
-  idempotency?: SubmitIdempotency;
-}
+const submitOwner = {
+  user_id: userId,
+  api_key_id: Joi.number()
+    .integer()
+    .min(1)
+    .allow(null)
+    .required()
+    .description('The key it was submitted with; null for a playground job submitted with the dashboard session.'),
+  idempotency: submitIdempotency,
+  source: Joi.string()
+    .valid(...JOB_SOURCES)
+    .description('Default `api`. `editor` requires project_id; `api` requires an api_key_id.'),
+  project_id: projectId.when('source', { is: 'editor', then: Joi.required(), otherwise: Joi.forbidden() }),
+};
 
-export type SubmitJobRequest = (SubmitOwner & { type: 'video'; params: VideoParams }) | (SubmitOwner & { type: 'image'; params: ImageParams });
+export const submitJobRequest = named(
+  Joi.alternatives(
+    Joi.object({ ...submitOwner, type: Joi.string().valid('video').required(), params: videoParams.required() }),
+    Joi.object({ ...submitOwner, type: Joi.string().valid('image').required(), params: imageParams.required() }),
+  )
+    .match('one')
+    .custom((req: { source?: JobSource; api_key_id: number | null }, helpers) =>
+      // Only a dashboard playground job may lack a key: a job made over the API always has the key that made it.
+      req.api_key_id === null && req.source !== 'dashboard' ? helpers.error('any.invalid') : req,
+    ),
+  'SubmitJobRequest',
+);
 
-export interface SubmitJobReply {
-  job_id: string;
-  status: 'processing';
-  /** Model id (vidgen-2.0, vidgen-2.0-fast, imagegen-2). */
-  model: string;
-  credits_consumed: number;
-  credits_remaining: number;
-}
+export const submitJobReply = named(
+  Joi.object({
+    job_id: Joi.string().required(),
+    status: Joi.string().valid('processing').required(),
+    model: Joi.string().required().description('Model id (vidgen-2.0, vidgen-2.0-fast, imagegen-2).'),
+    credits_consumed: Joi.number().integer().required(),
+    credits_remaining: Joi.number().integer().required(),
+  }),
+  'SubmitJobReply',
+);
 
-/** The contract's Job object (model is the display name here). */
-export interface JobView {
-  job_id: string;
-  status: JobStatus;
-  model: string;
-  type: 'video' | 'image';
-  credits_consumed: number;
-  created_at: string;
-  completed_at: string | null;
-  result: JobResult;
-  error: string | null;
-}
-
-export interface JobRef {
-  user_id: number;
-  job_id: string;
-}
-
-export interface CancelJobReply {
-  job_id: string;
-  status: 'cancelled';
-  refunded_credits: number;
-}
+export const jobRef = named(Joi.object({ user_id: userId, job_id: jobId }), 'JobRef');
+export const cancelJobRequest = named(
+  Joi.object({
+    user_id: userId,
+    job_id: jobId,
+    cancelled_by: Joi.string()
+      .valid(...CANCELLED_BY)
+      .description('Default `user`: the refund\'s ledger line then says "cancelled by you".'),
+  }),
+  'CancelJobRequest',
+);
+export const cancelJobReply = named(
+  Joi.object({
+    job_id: Joi.string().required(),
+    status: Joi.string().valid('cancelled').required(),
+    refunded_credits: Joi.number().integer().required(),
+  }),
+  'CancelJobReply',
+);
 
 /** For other services (the editor): a job's state with the storage keys of its outputs. */
-export interface JobResultReply {
-  job_id: string;
-  status: JobStatus;
-  type: 'video' | 'image';
-  /** Storage keys of the outputs, in order, when completed. */
-  result_keys: string[];
-  error: string | null;
-  credits_consumed: number;
-}
+export const jobResultReply = named(
+  Joi.object({
+    job_id: Joi.string().required(),
+    status: Joi.string()
+      .valid(...JOB_STATUSES)
+      .required(),
+    type: jobType.required(),
+    result_keys: Joi.array()
+      .items(Joi.string())
+      .required()
+      .description('Storage keys of the outputs, in order, when completed.'),
+    error: Joi.string().allow(null).required(),
+    credits_consumed: Joi.number().integer().required(),
+  }),
+  'JobResultReply',
+);
 
 /** A page of a user's jobs, newest first: `before` is the last job_id of the previous page. */
-export interface ListJobsRequest {
-  user_id: number;
-  /** 1-100, default 50. */
-  limit?: number;
-  before?: string;
-}
+export const listJobsRequest = named(
+  Joi.object({
+    user_id: userId,
+    limit: Joi.number().integer().min(1).max(100).description('1-100, default 50.'),
+    before: Joi.string().pattern(JOB_ID),
+    status: Joi.string().valid(...JOB_STATUSES),
+    model: Joi.string().max(100).description('A model id: vidgen-2.0, vidgen-2.0-fast, imagegen-2.'),
+    type: jobType,
+    api_key_id: Joi.number().integer().min(1).description('Only the jobs submitted with this key.'),
+  }),
+  'ListJobsRequest',
+);
 
 /** A Job object with the key it was submitted with (the dashboard shows which key made it). */
-export type JobListItem = JobView & { api_key_id: number };
+export const jobListItem = named(
+  jobView.keys({ api_key_id: Joi.number().integer().allow(null).required() }),
+  'JobListItem',
+);
 
-export interface ListJobsReply {
-  jobs: JobListItem[];
-}
+export const listJobsReply = named(
+  Joi.object({
+    jobs: Joi.array().items(jobListItem).required(),
+    has_more: Joi.boolean().required().description('Whether older jobs match beyond this page.'),
+  }),
+  'ListJobsReply',
+);
 
 /** An upstream provider says a job changed: a nudge to poll it now (the payload is not trusted). */
-export interface ProviderCallbackRequest {
-  job_id: string;
-  token: string;
-}
+export const providerCallbackRequest = named(
+  Joi.object({
+    job_id: jobId,
+    token: Joi.string().max(200).required(),
+    attempt: Joi.number()
+      .integer()
+      .min(1)
+      .max(100)
+      .description('The attempt the callback URL was given to (jobs fall through routes, one attempt each).'),
+    webhook: Joi.object({
+      headers: Joi.object().pattern(Joi.string().max(100), Joi.string().max(2000)).max(10).required(),
+      body: Joi.string().max(1_048_576).allow('').required(),
+    }).description(
+      'The raw body and signature headers, for upstreams that sign their callbacks (Replicate, OpenRouter).',
+    ),
+  }),
+  'ProviderCallbackRequest',
+);
 
-export const SEED_MAX = 4294967295;
-const userId = Joi.number().integer().min(1).required();
-const jobId = Joi.string().pattern(/^job_[A-Za-z0-9]{1,64}$/).required();
-const httpsUrl = Joi.string().uri({ scheme: ['https'] }).max(4096);
+export const ATTEMPT_STATES = [
+  'submitting',
+  'running',
+  'succeeded',
+  'failed',
+  'timed_out',
+  'cancelled',
+  'abandoned',
+  'skipped',
+] as const;
 
-const videoParams = Joi.object<VideoParams>({
-  prompt: Joi.string().min(1).max(16000).required(),
-  image_url: httpsUrl.allow(null).required(),
-  fast: Joi.boolean().required(),
-  duration_seconds: Joi.number().valid(4, 5, 6, 8, 10, 15).required(),
-  aspect_ratio: Joi.string().valid('16:9', '9:16', '1:1', '4:3', '3:4', '21:9').required(),
-  resolution: Joi.string().valid('480p', '720p').required(),
-  generate_audio: Joi.boolean().required(),
-  seed: Joi.number().integer().min(0).max(SEED_MAX).required(),
-});
+/** One attempt of a job on one of its routes (the dashboard's job page lists them). */
+export const jobAttemptView = named(
+  Joi.object({
+    n: Joi.number().integer().min(1).required(),
+    provider: Joi.string().required(),
+    upstream_model: Joi.string().allow(null).required(),
+    upstream_id: Joi.string().allow(null).required(),
+    state: Joi.string()
+      .valid(...ATTEMPT_STATES)
+      .required(),
+    error: Joi.string().allow(null).required(),
+    progress: Joi.number()
+      .min(0)
+      .max(1)
+      .allow(null)
+      .required()
+      .description('0..1 while running, when the upstream tells.'),
+    started_at: timestamp.required(),
+    ended_at: timestamp.allow(null).required(),
+  }),
+  'JobAttemptView',
+);
 
-const imageParams = Joi.object<ImageParams>({
-  prompt: Joi.string().min(1).max(16000).required(),
-  image_urls: Joi.array().items(httpsUrl).max(9).required(),
-  num_images: Joi.number().valid(1, 2, 3, 4).required(),
-  aspect_ratio: Joi.string().valid('1:1', '16:9', '9:16', '4:3', '3:4').required(),
-  seed: Joi.number().integer().min(0).max(SEED_MAX).required(),
-});
+export const jobAttemptsReply = named(
+  Joi.object({ job_id: Joi.string().required(), attempts: Joi.array().items(jobAttemptView).required() }),
+  'JobAttemptsReply',
+);
 
 export const jobsRpc = {
   queue: QUEUES.jobsRpc,
   methods: {
-    submit: rpcMethod<SubmitJobRequest, SubmitJobReply>(
-      'jobs.submit',
-      Joi.object({
-        user_id: userId,
-        api_key_id: Joi.number().integer().min(1).required(),
-        type: Joi.string().valid('video', 'image').required(),
-        params: Joi.when('type', { is: 'video', then: videoParams.required(), otherwise: imageParams.required() }),
-        idempotency: Joi.object({ key: Joi.string().pattern(/^[0-9a-f]{64}$/).required(), window_hours: Joi.number().integer().min(1).max(720).required() }),
-      }) as unknown as Joi.ObjectSchema<SubmitJobRequest>,
-    ),
-    get: rpcMethod<JobRef, JobView>('jobs.get', Joi.object<JobRef>({ user_id: userId, job_id: jobId })),
-    cancel: rpcMethod<JobRef, CancelJobReply>('jobs.cancel', Joi.object<JobRef>({ user_id: userId, job_id: jobId })),
-    getResult: rpcMethod<JobRef, JobResultReply>('jobs.get-result', Joi.object<JobRef>({ user_id: userId, job_id: jobId })),
-    list: rpcMethod<ListJobsRequest, ListJobsReply>(
-      'jobs.list',
-      Joi.object<ListJobsRequest>({ user_id: userId, limit: Joi.number().integer().min(1).max(100), before: Joi.string().pattern(/^job_[A-Za-z0-9]{1,64}$/) }),
-    ),
-    providerCallback: rpcMethod<ProviderCallbackRequest, { accepted: boolean }>(
+    submit: rpcMethod<T.SubmitJobRequest, T.SubmitJobReply>('jobs.submit', submitJobRequest),
+    get: rpcMethod<T.JobRef, T.Job>('jobs.get', jobRef),
+    cancel: rpcMethod<T.CancelJobRequest, T.CancelJobReply>('jobs.cancel', cancelJobRequest),
+    getResult: rpcMethod<T.JobRef, T.JobResultReply>('jobs.get-result', jobRef),
+    list: rpcMethod<T.ListJobsRequest, T.ListJobsReply>('jobs.list', listJobsRequest),
+    providerCallback: rpcMethod<T.ProviderCallbackRequest, { accepted: boolean }>(
       'jobs.provider-callback',
-      Joi.object<ProviderCallbackRequest>({ job_id: jobId, token: Joi.string().max(200).required() }),
+      providerCallbackRequest,
     ),
+    attempts: rpcMethod<T.JobRef, T.JobAttemptsReply>('jobs.attempts', jobRef),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

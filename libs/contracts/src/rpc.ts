@@ -8,13 +8,17 @@ import type { WireError } from '@mf/errors';
 export interface RpcMethod<Req, Res> {
   readonly type: string;
   readonly version: number;
-  readonly request: Joi.ObjectSchema<Req>;
+  readonly request: Joi.Schema<Req>;
   /** Phantom field: never set, only carries the reply type. */
   readonly __reply?: Res;
 }
 
-export function rpcMethod<Req, Res>(type: string, request: Joi.ObjectSchema<Req>, version = 1): RpcMethod<Req, Res> {
-  return { type, version, request };
+/**
+ * `Req` is the type generated from `request` (scripts/generate), so the cast restates what the
+ * generator guarantees; joi's own generics cannot carry it.
+ */
+export function rpcMethod<Req, Res>(type: string, request: Joi.Schema, version = 1): RpcMethod<Req, Res> {
+  return { type, version, request: request as Joi.Schema<Req> };
 }
 
 // `any` here only constrains generic parameters; every concrete method has exact types.

@@ -1,72 +1,127 @@
 import Joi from 'joi';
+import type * as T from './generated/types';
+import { jobEventSchema } from './job-events';
+import { JOB_SOURCES, jobResult } from './jobs';
 import { QUEUES } from './names';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
+import { named } from './schema/rules';
 
-/** One webhook endpoint per API key (contract section 2, "Webhook configuration"). */
-export interface SetEndpointRequest {
-  api_key_id: number;
-  user_id: number;
-  url: string;
-}
-export interface SetEndpointReply {
-  url: string;
-  /** Present only when a new signing secret was generated (first enablement, or after a clear): shown once. */
-  secret?: string;
-}
+/**
+ * One webhook endpoint per API key (contract section 2, "Webhook configuration") and its delivery
+ * log. Types: generated/types.ts, from these schemas.
+ */
 
-export interface EndpointRef {
-  api_key_id: number;
-  user_id: number;
-}
-
-export interface EndpointView {
-  url: string | null;
-  created_at: string | null;
-  updated_at: string | null;
-}
-
-export interface ListDeliveriesRequest extends EndpointRef {
-  limit?: number;
-}
-
-/** One delivery attempt (the key's usage record of a webhook). */
-export interface DeliveryView {
-  id: number;
-  /** Same for every attempt of one event: receivers drop duplicates by it. */
-  event_id: string;
-  event: string;
-  /** The job of a job.* event; "" for a `webhook.test` event, which has none. */
-  job_id: string;
-  attempt: number;
-  url: string;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  created_at: string;
-}
-
-export interface ListDeliveriesReply {
-  deliveries: DeliveryView[];
-}
-
-/** The result of a test event: its one attempt, recorded like any other. */
-export interface SendTestReply {
-  delivery: DeliveryView;
-}
+/** The events a user can send to test a receiver: the ping, or a sample of the event a real handler acts on. */
+export const TEST_EVENTS = ['webhook.test', 'job.completed'] as const;
+export type TestEventName = (typeof TEST_EVENTS)[number];
 
 const ref = { api_key_id: Joi.number().integer().min(1).required(), user_id: Joi.number().integer().min(1).required() };
+const timestamp = Joi.string().isoDate();
+
+export const endpointRef = named(Joi.object(ref), 'EndpointRef');
+export const setEndpointRequest = named(
+  Joi.object({ ...ref, url: Joi.string().max(2048).required() }),
+  'SetEndpointRequest',
+);
+export const setEndpointReply = named(
+  Joi.object({
+    url: Joi.string().required(),
+    secret: Joi.string().description(
+      'Present only when a new signing secret was generated (first enablement, or after a clear): shown once.',
+    ),
+  }),
+  'SetEndpointReply',
+);
+export const endpointView = named(
+  Joi.object({
+    url: Joi.string().allow(null).required(),
+    created_at: timestamp.allow(null).required(),
+    updated_at: timestamp.allow(null).required(),
+  }),
+  'EndpointView',
+);
+export const listDeliveriesRequest = named(
+  Joi.object({ ...ref, limit: Joi.number().integer().min(1).max(500) }),
+  'ListDeliveriesRequest',
+);
+
+/** One delivery attempt (the key's usage record of a webhook). */
+export const deliveryView = named(
+  Joi.object({
+    id: Joi.number().integer().required(),
+    event_id: Joi.string()
+      .required()
+      .description('Same for every attempt of one event: receivers drop duplicates by it.'),
+    event: Joi.string().required(),
+    job_id: Joi.string()
+      .allow('')
+      .required()
+      .description('The job of a job.* event; "" for a `webhook.test` event, which has none.'),
+    attempt: Joi.number().integer().required(),
+    url: Joi.string().required(),
+    status_code: Joi.number().integer().allow(null).required(),
+    error: Joi.string().allow(null).required(),
+    duration_ms: Joi.number().integer().required(),
+    created_at: timestamp.required(),
+    test: Joi.boolean()
+      .required()
+      .description(
+        'A test delivery sent from the dashboard (`webhook.test`, or a sample `job.completed`), not a real event.',
+      ),
+  }),
+  'DeliveryView',
+);
+export const listDeliveriesReply = named(
+  Joi.object({ deliveries: Joi.array().items(deliveryView).required() }),
+  'ListDeliveriesReply',
+);
+
+export const sendTestRequest = named(
+  Joi.object({
+    ...ref,
+    event: Joi.string()
+      .valid(...TEST_EVENTS)
+      .description('Default `webhook.test`.'),
+    sample: jobEventSchema
+      .when('event', { is: 'job.completed', then: Joi.required(), otherwise: Joi.forbidden() })
+      .description('For `job.completed`: the sample job, in the shape of a real event (the gateway builds it).'),
+  }),
+  'SendTestRequest',
+);
+/** The result of a test event: its one attempt, recorded like any other. */
+export const sendTestReply = named(Joi.object({ delivery: deliveryView.required() }), 'SendTestReply');
+
+/** The body of a job.* webhook, keys in the contract's order (section 6), then our additions. */
+export const webhookPayload = named(
+  Joi.object({
+    job_id: Joi.string().required(),
+    status: Joi.string().valid('completed', 'failed', 'cancelled').required(),
+    model: Joi.string().required().description('The upstream endpoint path, e.g. `fal-ai/vidgen-2/text-to-video`.'),
+    type: Joi.string().valid('video', 'image').required(),
+    credits_consumed: Joi.number().integer().required(),
+    created_at: timestamp.required(),
+    completed_at: timestamp.allow(null).required(),
+    result: jobResult.required(),
+    error: Joi.string().allow(null).required(),
+    source: Joi.string()
+      .valid(...JOB_SOURCES)
+      .description('Who made the job: `api`, `editor` (a generation of the video editor) or `dashboard`.'),
+    project_id: Joi.string().allow(null).description('The editor project of an `editor` job; null otherwise.'),
+  }),
+  'WebhookPayload',
+);
 
 export const webhooksRpc = {
   queue: QUEUES.webhooksRpc,
   methods: {
-    setEndpoint: rpcMethod<SetEndpointRequest, SetEndpointReply>('webhooks.set-endpoint', Joi.object<SetEndpointRequest>({ ...ref, url: Joi.string().max(2048).required() })),
-    clearEndpoint: rpcMethod<EndpointRef, { cleared: boolean }>('webhooks.clear-endpoint', Joi.object<EndpointRef>(ref)),
-    getEndpoint: rpcMethod<EndpointRef, EndpointView>('webhooks.get-endpoint', Joi.object<EndpointRef>(ref)),
-    listDeliveries: rpcMethod<ListDeliveriesRequest, ListDeliveriesReply>(
+    setEndpoint: rpcMethod<T.SetEndpointRequest, T.SetEndpointReply>('webhooks.set-endpoint', setEndpointRequest),
+    clearEndpoint: rpcMethod<T.EndpointRef, { cleared: boolean }>('webhooks.clear-endpoint', endpointRef),
+    getEndpoint: rpcMethod<T.EndpointRef, T.EndpointView>('webhooks.get-endpoint', endpointRef),
+    listDeliveries: rpcMethod<T.ListDeliveriesRequest, T.ListDeliveriesReply>(
       'webhooks.list-deliveries',
-      Joi.object<ListDeliveriesRequest>({ ...ref, limit: Joi.number().integer().min(1).max(500) }),
+      listDeliveriesRequest,
     ),
-    /** Posts one signed `webhook.test` event to the key's endpoint now: one attempt, no retries. */
-    sendTest: rpcMethod<EndpointRef, SendTestReply>('webhooks.send-test', Joi.object<EndpointRef>(ref)),
+    /** Posts one signed test event (`webhook.test`, or the sample `job.completed`) to the key's endpoint now: one attempt, no retries. */
+    sendTest: rpcMethod<T.SendTestRequest, T.SendTestReply>('webhooks.send-test', sendTestRequest),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

@@ -6,6 +6,7 @@ import pg from 'pg';
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
 export type { Knex };
+export { rawRowsOf, rowOf, rowsOf } from './rows';
 
 export interface Migration {
   /** Stable, sortable name (e.g. 0001_create_users). Never rename one that has run. */
@@ -50,9 +51,9 @@ export async function migrate(knex: Knex, schema: string, migrations: Migration[
     schemaName: schema,
     tableName: 'knex_migrations',
     migrationSource: {
-      getMigrations: async () => migrations.map((m) => m.name),
+      getMigrations: () => Promise.resolve(migrations.map((m) => m.name)),
       getMigrationName: (name: string) => name,
-      getMigration: async (name: string) => byName.get(name)!,
+      getMigration: (name: string) => Promise.resolve(byName.get(name)!),
     },
   })) as [number, string[]];
   return applied;

@@ -63,3 +63,7 @@ export function toWire(e: AppError): WireError {
 export function fromWire(w: WireError): AppError {
   return new AppError(w.status, w.body, w.headers ?? {});
 }
+
+/** Fixed texts of body errors, shared by the HTTP layer and the request validators. */
+export const INVALID_JSON_BODY = 'Invalid JSON body';
+export const NOT_AN_OBJECT = 'Request body must be a JSON object';

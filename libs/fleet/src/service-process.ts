@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import readline from 'node:readline';
-import { REPO_ROOT, serviceEntry, type ServiceName } from './services';
+import { REPO_ROOT, serviceBuildEntry, serviceEntry, type ServiceName } from './services';
 
 export interface ServiceProcess {
   name: ServiceName;
@@ -16,13 +16,24 @@ export interface ServiceProcess {
 /** Where a service's output goes: each line to a callback, or straight into a file (the parent never handles a line). */
 export type ServiceOutput = ((line: string, stream: 'stdout' | 'stderr') => void) | { file: string };
 
+/** How a service runs: from its TypeScript sources (node + tsx), or its production build (services/<name>/dist). */
+export type ServiceForm = 'source' | 'compiled';
+
 /**
- * Runs one service as a child process (node + tsx, from source). The child gets its own
- * environment: nothing leaks between services but what we pass.
+ * Runs one service as a child process (node + tsx from source, or node on the production build as
+ * the images run it). The child gets its own environment: nothing leaks between services but what we pass.
  */
-export function startServiceProcess(name: ServiceName, port: number, env: NodeJS.ProcessEnv, output: ServiceOutput): ServiceProcess {
+export function startServiceProcess(
+  name: ServiceName,
+  port: number,
+  env: NodeJS.ProcessEnv,
+  output: ServiceOutput,
+  form: ServiceForm = 'source',
+): ServiceProcess {
   const fd = typeof output === 'function' ? null : fs.openSync(output.file, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', serviceEntry(name)], {
+  const args =
+    form === 'compiled' ? ['--enable-source-maps', serviceBuildEntry(name)] : ['--import', 'tsx', serviceEntry(name)];
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...env, PORT: String(port) },
     stdio: fd === null ? ['ignore', 'pipe', 'pipe'] : ['ignore', fd, fd],
@@ -32,7 +43,9 @@ export function startServiceProcess(name: ServiceName, port: number, env: NodeJS
     readline.createInterface({ input: child.stdout! }).on('line', (l) => output(l, 'stdout'));
     readline.createInterface({ input: child.stderr! }).on('line', (l) => output(l, 'stderr'));
   }
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs = 15_000): Promise<number | string> => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);

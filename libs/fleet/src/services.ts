@@ -18,3 +18,8 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 export function serviceEntry(name: ServiceName): string {
   return path.join(REPO_ROOT, 'services', name, 'src', 'main.ts');
 }
+
+/** The production build's entry point (npm run build:dist). */
+export function serviceBuildEntry(name: ServiceName): string {
+  return path.join(REPO_ROOT, 'services', name, 'dist', 'main.js');
+}

@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -18,6 +18,8 @@ export interface HttpAppOptions {
   registry?: client.Registry;
   /** Route label for metrics when no route matched. */
   serviceName?: string;
+  /** express's `trust proxy` (TRUST_PROXY): whose X-Forwarded-For gives req.ip. Default: nobody's. */
+  trustProxy?: boolean | number | string[];
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -26,11 +28,11 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * An express app with the fleet's common behaviour: a request id on every request, a JSON access
  * log, request metrics. Call `finish(app)` after mounting routes to add the 404 and error handlers.
  */
-export function createHttpApp({ logger, registry }: HttpAppOptions): Express {
+export function createHttpApp({ logger, registry, trustProxy = false }: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', false);
+  app.set('trust proxy', trustProxy);
 
   app.use((req, res, next) => {
     const incoming = req.header('x-request-id');
@@ -43,7 +45,8 @@ export function createHttpApp({ logger, registry }: HttpAppOptions): Express {
     pinoHttp({
       logger,
       genReqId: (req) => req.id,
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'info'),
+      customLogLevel: (_req, res, err) =>
+        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'info',
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
       serializers: {
         req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
@@ -70,7 +73,9 @@ function requestMetrics(registry: client.Registry): RequestHandler {
     const end = histogram.startTimer();
     res.on('finish', () => {
       // The matched route pattern, never the raw URL: ids in paths would explode label cardinality.
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      // express types the matched route as `any`.
+      const matched = (req.route as { path?: string } | undefined)?.path;
+      const route = matched ? `${req.baseUrl}${matched}` : 'unmatched';
       end({ method: req.method, route, status: String(res.statusCode) });
     });
     next();
@@ -83,7 +88,19 @@ export interface JsonBodyOptions {
    * nesting deeper than MAX_JSON_DEPTH. Default true; off only where the body is never used.
    */
   hostileTextChecks?: boolean;
+  /**
+   * Only `application/json` and `+json` bodies (default true): any other declared type, or a body
+   * with none, is 415 instead of being parsed as JSON behind the client's back. Off only for
+   * upstream callbacks, whose senders we do not control.
+   */
+  jsonTypeOnly?: boolean;
+  /** The body must be a JSON object (default true); off where arrays are valid (JSON-RPC batches). */
+  objectOnly?: boolean;
 }
+
+export const UNSUPPORTED_MEDIA_TYPE = 'Content-Type must be application/json';
+export const NOT_AN_OBJECT = 'Request body must be a JSON object';
+const JSON_TYPES = ['application/json', '+json'];
 
 /** A body-parser error of ours, mapped by toAppError like body-parser's own. */
 function parserError(type: string, message: string): Error {
@@ -99,20 +116,37 @@ function requireUtf8(_req: unknown, _res: unknown, buf: Buffer, encoding: string
   if (!isValidUtf8(buf)) throw parserError('entity.parse.failed', 'body is not valid UTF-8');
 }
 
+/** Whether the request carries body bytes (an empty POST with Content-Length: 0 does not). */
+function hasContent(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) > 0);
+}
+
 /**
- * JSON bodies, parsed whatever the Content-Type (curl -d sends form encoding by default, and a
- * wrong header should not turn a valid body into a confusing "field is required" error).
- * Mounted after authentication, so unauthenticated clients never get a body parsed. Hostile text
- * is refused here, once for every endpoint, with a 400 naming the field.
+ * JSON bodies. Mounted after authentication, so unauthenticated clients never get a body parsed.
+ * Hostile text is refused here, once for every endpoint, with a 400 naming the field.
  */
-export function jsonBody(limit = '1mb', { hostileTextChecks = true }: JsonBodyOptions = {}): RequestHandler {
-  const parse = express.json({ limit, strict: false, type: () => true, ...(hostileTextChecks ? { verify: requireUtf8 } : {}) });
-  if (!hostileTextChecks) return parse;
+export function jsonBody(
+  limit = '1mb',
+  { hostileTextChecks = true, jsonTypeOnly = true, objectOnly = true }: JsonBodyOptions = {},
+): RequestHandler {
+  const parse = express.json({
+    limit,
+    strict: false,
+    type: () => true,
+    ...(hostileTextChecks ? { verify: requireUtf8 } : {}),
+  });
   return (req, res, next) => {
+    if (jsonTypeOnly && hasContent(req) && !req.is(JSON_TYPES))
+      return next(new AppError(415, { error: UNSUPPORTED_MEDIA_TYPE }));
     parse(req, res, (err?: unknown) => {
       if (err) return next(err);
-      const problem = hostileJsonProblem(req.body);
-      next(problem ? AppError.badRequest(problem) : undefined);
+      // Hostile text first: a body nested too deeply is refused as such, whatever its top level.
+      const problem = hostileTextChecks ? hostileJsonProblem(req.body) : null;
+      if (problem) return next(AppError.badRequest(problem));
+      const notObject =
+        objectOnly && hasContent(req) && (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body));
+      next(notObject ? AppError.badRequest(NOT_AN_OBJECT) : undefined);
     });
   };
 }

@@ -1,11 +1,27 @@
 import { hostileJsonProblem, isValidUtf8, MAX_JSON_DEPTH, textProblem, TOO_DEEP_MESSAGE } from './hostile-input';
 
 describe('textProblem', () => {
-  it.each([['plain text'], ['tab\tnew line\ncarriage return\r'], ['émoji 🎬 and 中文'], [''], ["' OR 1=1 --"], ['\u0080\u009f (C1 controls are text)']])('accepts %j', (s) => {
+  it.each([
+    ['plain text'],
+    ['tab\tnew line\ncarriage return\r'],
+    ['émoji 🎬 and 中文'],
+    [''],
+    ["' OR 1=1 --"],
+    ['\u0080\u009f (C1 controls are text)'],
+  ])('accepts %j', (s) => {
     expect(textProblem(s)).toBeNull();
   });
 
-  it.each([['a\u0000b'], ['\u0001'], ['bell\u0007'], ['escape\u001b[31m'], ['vertical\u000btab'], ['form\u000cfeed'], ['\u001f'], ['delete\u007f']])('finds a control character in %j', (s) => {
+  it.each([
+    ['a\u0000b'],
+    ['\u0001'],
+    ['bell\u0007'],
+    ['escape\u001b[31m'],
+    ['vertical\u000btab'],
+    ['form\u000cfeed'],
+    ['\u001f'],
+    ['delete\u007f'],
+  ])('finds a control character in %j', (s) => {
     expect(textProblem(s)).toBe('control character');
   });
 
@@ -20,7 +36,15 @@ describe('textProblem', () => {
 
 describe('hostileJsonProblem', () => {
   it('finds nothing in an ordinary body', () => {
-    expect(hostileJsonProblem({ prompt: 'a cat\non a mat', image_urls: ['https://x.test/a.png'], num_images: 2, fast: false, seed: null })).toBeNull();
+    expect(
+      hostileJsonProblem({
+        prompt: 'a cat\non a mat',
+        image_urls: ['https://x.test/a.png'],
+        num_images: 2,
+        fast: false,
+        seed: null,
+      }),
+    ).toBeNull();
   });
 
   it.each([[null], [undefined], [42], [true], ['text'], [[]], [{}]])('finds nothing in %p', (value) => {
@@ -32,8 +56,12 @@ describe('hostileJsonProblem', () => {
   });
 
   it('names an array item and a nested field by their path', () => {
-    expect(hostileJsonProblem({ image_urls: ['https://ok.test/a.png', 'https://x.test/\u0000'] })).toBe('image_urls[1] must not contain control characters');
-    expect(hostileJsonProblem({ params: { arguments: { name: 'x\u001b' } } })).toBe('params.arguments.name must not contain control characters');
+    expect(hostileJsonProblem({ image_urls: ['https://ok.test/a.png', 'https://x.test/\u0000'] })).toBe(
+      'image_urls[1] must not contain control characters',
+    );
+    expect(hostileJsonProblem({ params: { arguments: { name: 'x\u001b' } } })).toBe(
+      'params.arguments.name must not contain control characters',
+    );
   });
 
   it('reports the first offending field in document order', () => {
@@ -50,7 +78,9 @@ describe('hostileJsonProblem', () => {
 
   it('names a bare string by the root name', () => {
     expect(hostileJsonProblem('\u0000')).toBe('request body must not contain control characters');
-    expect(hostileJsonProblem({ video_id: ['\u0000'] }, 'query')).toBe('video_id[0] must not contain control characters');
+    expect(hostileJsonProblem({ video_id: ['\u0000'] }, 'query')).toBe(
+      'video_id[0] must not contain control characters',
+    );
   });
 
   it('accepts nesting up to the limit and refuses one level more', () => {

@@ -16,6 +16,7 @@ import { isUtf8 } from 'node:buffer';
 export const MAX_JSON_DEPTH = 64;
 
 /** C0 controls except tab, LF and CR, and DEL. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -31,7 +32,9 @@ export function textProblem(s: string): TextProblem | null {
 
 /** The message naming `field` for a text problem (400). */
 export function textProblemMessage(field: string, problem: TextProblem): string {
-  return problem === 'control character' ? `${field} must not contain control characters` : `${field} must be valid Unicode text (unpaired surrogate)`;
+  return problem === 'control character'
+    ? `${field} must not contain control characters`
+    : `${field} must be valid Unicode text (unpaired surrogate)`;
 }
 
 export const TOO_DEEP_MESSAGE = `JSON body nested too deeply (max ${MAX_JSON_DEPTH} levels)`;
@@ -40,7 +43,8 @@ export const TOO_DEEP_MESSAGE = `JSON body nested too deeply (max ${MAX_JSON_DEP
 const PATH_MAX = 200;
 
 function childPath(parent: string, key: string | number): string {
-  const path = typeof key === 'number' ? `${parent}[${key}]` : parent ? `${parent}.${key.slice(0, 64)}` : key.slice(0, 64);
+  const path =
+    typeof key === 'number' ? `${parent}[${key}]` : parent ? `${parent}.${key.slice(0, 64)}` : key.slice(0, 64);
   return path.length > PATH_MAX ? `${path.slice(0, PATH_MAX)}...` : path;
 }
 

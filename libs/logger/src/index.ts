@@ -12,7 +12,15 @@ export function createLogger(service: string, level = 'info'): Logger {
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret', '*.key', 'password', 'secret'],
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        '*.password',
+        '*.secret',
+        '*.key',
+        'password',
+        'secret',
+      ],
       censor: '[redacted]',
     },
   });

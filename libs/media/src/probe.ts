@@ -34,14 +34,19 @@ export async function probe(file: string, opts: ProbeOptions): Promise<ProbeResu
   const input = `file:${path.resolve(file)}`;
   let stdout: string;
   try {
-    ({ stdout } = await runProcess(opts.ffprobePath, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', input], {
-      timeoutMs: opts.timeoutMs ?? 30_000,
-      signal: opts.signal,
-      captureStdout: true,
-      binary: 'ffprobe',
-    }));
+    ({ stdout } = await runProcess(
+      opts.ffprobePath,
+      ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', input],
+      {
+        timeoutMs: opts.timeoutMs ?? 30_000,
+        signal: opts.signal,
+        captureStdout: true,
+        binary: 'ffprobe',
+      },
+    ));
   } catch (err) {
-    if (err instanceof FfmpegError) throw new ProbeError(`cannot probe media: ${err.message}`, { stderrTail: err.stderrTail, cause: err });
+    if (err instanceof FfmpegError)
+      throw new ProbeError(`cannot probe media: ${err.message}`, { stderrTail: err.stderrTail, cause: err });
     throw err;
   }
   return parseProbeOutput(stdout);
@@ -81,7 +86,10 @@ export function parseProbeOutput(json: string): ProbeResult {
   if (!v && !a) throw new ProbeError('no decodable audio or video stream');
 
   const duration = Number.parseFloat(raw.format.duration ?? '');
-  const result: ProbeResult = { durationSec: Number.isFinite(duration) ? duration : 0, formatName: raw.format.format_name };
+  const result: ProbeResult = {
+    durationSec: Number.isFinite(duration) ? duration : 0,
+    formatName: raw.format.format_name,
+  };
   if (v) {
     result.video = {
       codec: v.codec_name ?? 'unknown',
@@ -91,7 +99,11 @@ export function parseProbeOutput(json: string): ProbeResult {
     };
   }
   if (a) {
-    result.audio = { codec: a.codec_name ?? 'unknown', sampleRate: Number.parseInt(a.sample_rate ?? '0', 10) || 0, channels: a.channels ?? 0 };
+    result.audio = {
+      codec: a.codec_name ?? 'unknown',
+      sampleRate: Number.parseInt(a.sample_rate ?? '0', 10) || 0,
+      channels: a.channels ?? 0,
+    };
   }
   return result;
 }

@@ -48,6 +48,6 @@ function packagedBinary(packageNames: string[]): string | null {
 
 function pathProperty(value: unknown): string | null {
   if (typeof value !== 'object' || value === null || !('path' in value)) return null;
-  const p = (value as { path: unknown }).path;
+  const p = value.path;
   return typeof p === 'string' ? p : null;
 }

@@ -13,7 +13,10 @@ export class FfmpegError extends Error {
   readonly exitSignal?: string;
   readonly stderrTail: string;
 
-  constructor(kind: FfmpegErrorKind, opts: { exitCode?: number; exitSignal?: string; stderrTail: string; cause?: unknown; binary?: string }) {
+  constructor(
+    kind: FfmpegErrorKind,
+    opts: { exitCode?: number; exitSignal?: string; stderrTail: string; cause?: unknown; binary?: string },
+  ) {
     super(describe(kind, opts), opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'FfmpegError';
     this.kind = kind;
@@ -27,7 +30,9 @@ function describe(kind: FfmpegErrorKind, opts: { exitCode?: number; exitSignal?:
   const bin = opts.binary ?? 'ffmpeg';
   switch (kind) {
     case 'failed':
-      return opts.exitCode !== undefined ? `${bin} exited with code ${opts.exitCode}` : `${bin} was killed by ${opts.exitSignal ?? 'a signal'}`;
+      return opts.exitCode !== undefined
+        ? `${bin} exited with code ${opts.exitCode}`
+        : `${bin} was killed by ${opts.exitSignal ?? 'a signal'}`;
     case 'timeout':
       return `${bin} timed out`;
     case 'aborted':
@@ -128,9 +133,18 @@ export function runProcess(command: string, args: string[], opts: RunProcessOpti
     });
     child.once('close', (code, signal) => {
       if (stoppedFor) finish(new FfmpegError(stoppedFor, { stderrTail: tail(), binary }));
-      else if (stdoutBytes > MAX_STDOUT_BYTES) finish(new FfmpegError('failed', { exitCode: code ?? undefined, stderrTail: 'stdout too large', binary }));
+      else if (stdoutBytes > MAX_STDOUT_BYTES)
+        finish(new FfmpegError('failed', { exitCode: code ?? undefined, stderrTail: 'stdout too large', binary }));
       else if (code === 0) finish(null);
-      else finish(new FfmpegError('failed', { exitCode: code ?? undefined, exitSignal: signal ?? undefined, stderrTail: tail(), binary }));
+      else
+        finish(
+          new FfmpegError('failed', {
+            exitCode: code ?? undefined,
+            exitSignal: signal ?? undefined,
+            stderrTail: tail(),
+            binary,
+          }),
+        );
     });
   });
 }

@@ -51,9 +51,26 @@ describe('probe', () => {
     const file = path.join(dir, 'av.mp4');
     await runFfmpeg(
       [
-        '-f', 'lavfi', '-i', 'testsrc2=s=320x240:r=25:d=2',
-        '-f', 'lavfi', '-i', 'sine=f=440:r=44100:d=2',
-        '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-ac', '2', '-y', file,
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc2=s=320x240:r=25:d=2',
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=f=440:r=44100:d=2',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-ac',
+        '2',
+        '-y',
+        file,
       ],
       { ffmpegPath, timeoutMs: 30_000 },
     );
@@ -69,7 +86,10 @@ describe('probe', () => {
 
   it('describes a still PNG as video without audio and without duration', async () => {
     const file = path.join(dir, 'still.png');
-    await runFfmpeg(['-f', 'lavfi', '-i', 'color=c=red:s=64x48', '-frames:v', '1', '-y', file], { ffmpegPath, timeoutMs: 30_000 });
+    await runFfmpeg(['-f', 'lavfi', '-i', 'color=c=red:s=64x48', '-frames:v', '1', '-y', file], {
+      ffmpegPath,
+      timeoutMs: 30_000,
+    });
 
     const result = await probe(file, { ffprobePath });
 
@@ -91,7 +111,10 @@ describe('probe', () => {
   it('rejects a truncated mp4 with ProbeError', async () => {
     // Without +faststart the index (moov) is at the end: cutting the file loses it.
     const whole = path.join(dir, 'whole.mp4');
-    await runFfmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=320x240:d=2', '-c:v', 'libx264', '-preset', 'ultrafast', '-y', whole], { ffmpegPath, timeoutMs: 30_000 });
+    await runFfmpeg(
+      ['-f', 'lavfi', '-i', 'testsrc2=s=320x240:d=2', '-c:v', 'libx264', '-preset', 'ultrafast', '-y', whole],
+      { ffmpegPath, timeoutMs: 30_000 },
+    );
     const truncated = path.join(dir, 'truncated.mp4');
     await writeFile(truncated, (await readFile(whole)).subarray(0, 4000));
 
@@ -103,7 +126,9 @@ describe('probe', () => {
   });
 
   it('rejects ffprobe output without any audio or video stream', () => {
-    expect(() => parseProbeOutput(JSON.stringify({ format: { format_name: 'data' }, streams: [{ codec_type: 'data' }] }))).toThrow(ProbeError);
+    expect(() =>
+      parseProbeOutput(JSON.stringify({ format: { format_name: 'data' }, streams: [{ codec_type: 'data' }] })),
+    ).toThrow(ProbeError);
   });
 });
 
@@ -111,7 +136,11 @@ describe('runFfmpeg', () => {
   it('kills a never-ending ffmpeg at the timeout and rejects with kind timeout', async () => {
     // -re reads the endless source in real time, so this would run forever.
     const err = await rejection(
-      runFfmpeg(['-re', '-f', 'lavfi', '-i', 'testsrc2=s=160x120:r=10', '-f', 'null', '-'], { ffmpegPath, timeoutMs: 500, killGraceMs: 500 }),
+      runFfmpeg(['-re', '-f', 'lavfi', '-i', 'testsrc2=s=160x120:r=10', '-f', 'null', '-'], {
+        ffmpegPath,
+        timeoutMs: 500,
+        killGraceMs: 500,
+      }),
     );
 
     expect(err).toBeInstanceOf(FfmpegError);
@@ -139,14 +168,22 @@ describe('runFfmpeg', () => {
     const controller = new AbortController();
     controller.abort();
 
-    const err = await rejection(runFfmpeg(['-f', 'lavfi', '-i', 'color=c=red:s=16x16', '-frames:v', '1', '-y', out], { ffmpegPath, timeoutMs: 30_000, signal: controller.signal }));
+    const err = await rejection(
+      runFfmpeg(['-f', 'lavfi', '-i', 'color=c=red:s=16x16', '-frames:v', '1', '-y', out], {
+        ffmpegPath,
+        timeoutMs: 30_000,
+        signal: controller.signal,
+      }),
+    );
 
     expect((err as FfmpegError).kind).toBe('aborted');
     await expect(readFile(out)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('rejects a bad argument with kind failed, the exit code and a stderr tail that is not in the message', async () => {
-    const err = await rejection(runFfmpeg(['-f', 'lavfi', '-i', 'nosuchsource=s=16x16', '-f', 'null', '-'], { ffmpegPath, timeoutMs: 30_000 }));
+    const err = await rejection(
+      runFfmpeg(['-f', 'lavfi', '-i', 'nosuchsource=s=16x16', '-f', 'null', '-'], { ffmpegPath, timeoutMs: 30_000 }),
+    );
 
     expect(err).toBeInstanceOf(FfmpegError);
     const e = err as FfmpegError;
@@ -157,7 +194,9 @@ describe('runFfmpeg', () => {
   });
 
   it('rejects with kind spawn when the binary does not exist', async () => {
-    const err = await rejection(runFfmpeg(['-version'], { ffmpegPath: path.join(dir, 'no-ffmpeg-here'), timeoutMs: 30_000 }));
+    const err = await rejection(
+      runFfmpeg(['-version'], { ffmpegPath: path.join(dir, 'no-ffmpeg-here'), timeoutMs: 30_000 }),
+    );
 
     expect((err as FfmpegError).kind).toBe('spawn');
   });
@@ -166,7 +205,11 @@ describe('runFfmpeg', () => {
     // showinfo logs a line per frame and an unthrottled source makes thousands of frames a
     // second: far more than 8 KB by the time the timeout stops it.
     const err = await rejection(
-      runFfmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=16x16:r=25', '-vf', 'showinfo', '-f', 'null', '-'], { ffmpegPath, timeoutMs: 1000, killGraceMs: 500 }),
+      runFfmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=16x16:r=25', '-vf', 'showinfo', '-f', 'null', '-'], {
+        ffmpegPath,
+        timeoutMs: 1000,
+        killGraceMs: 500,
+      }),
     );
 
     const tail = (err as FfmpegError).stderrTail;
@@ -176,7 +219,11 @@ describe('runFfmpeg', () => {
   });
 
   it('runs in cwd so relative paths resolve there', async () => {
-    await runFfmpeg(['-f', 'lavfi', '-i', 'color=c=blue:s=32x16', '-frames:v', '1', '-y', 'relative.png'], { ffmpegPath, timeoutMs: 30_000, cwd: dir });
+    await runFfmpeg(['-f', 'lavfi', '-i', 'color=c=blue:s=32x16', '-frames:v', '1', '-y', 'relative.png'], {
+      ffmpegPath,
+      timeoutMs: 30_000,
+      cwd: dir,
+    });
 
     const result = await probe(path.join(dir, 'relative.png'), { ffprobePath });
     expect(result.video).toMatchObject({ width: 32, height: 16 });

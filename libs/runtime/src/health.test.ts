@@ -75,6 +75,7 @@ describe('/readyz', () => {
   });
 
   it('reports a non-Error rejection as its text', async () => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the case under test
     const app = buildApp({ broker: () => Promise.reject('channel closed') });
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);

@@ -1,27 +1,48 @@
 import type { Express } from 'express';
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import { answerClientError } from '@mf/http';
 
 export interface ListenOptions {
   port: number;
   host?: string;
-  /** Longest request this server allows (editor turns and exports last minutes). */
-  requestTimeoutMs?: number;
+  /**
+   * Longest the client may take to send a whole request (headers and body), ms. Node stops this
+   * clock once the request is read, so a handler that answers after minutes (an editor turn, an
+   * export) is unaffected; only slow senders are cut off (408).
+   */
+  requestTimeoutMs: number;
+  /** Longest the client may take to send the headers, ms (no more than requestTimeoutMs). */
+  headersTimeoutMs: number;
 }
 
-export function listen(app: Express, { port, host = '0.0.0.0', requestTimeoutMs = 0 }: ListenOptions): Promise<Server> {
+/** Idle keep-alive sockets live longer than a typical load balancer's idle timeout (60 s), so the proxy closes first. */
+const KEEP_ALIVE_MS = 65_000;
+
+export function listen(
+  app: Express,
+  { port, host = '0.0.0.0', requestTimeoutMs, headersTimeoutMs }: ListenOptions,
+): Promise<Server> {
+  const headersTimeout = Math.min(headersTimeoutMs, requestTimeoutMs);
+  const server = http.createServer(
+    {
+      requestTimeout: requestTimeoutMs,
+      headersTimeout,
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      // Node checks the two timeouts on this period (default 30 s, which would let a slow sender
+      // hold a socket for up to 30 s past its limit).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
+    },
+    app,
+  );
+  // Requests Node refuses before express sees them (headers over 16 KB: 431; a request not read
+  // in time: 408) get a JSON error body too.
+  server.on('clientError', answerClientError);
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => {
-      if (err) reject(err);
-      else resolve(server);
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
     });
-    server.requestTimeout = requestTimeoutMs;
-    // Longer than a typical load balancer idle timeout, so the proxy closes idle sockets first.
-    server.keepAliveTimeout = 65_000;
-    server.headersTimeout = 66_000;
-    // Requests Node refuses before express sees them (headers over 16 KB: 431) get a JSON error body too.
-    server.on('clientError', answerClientError);
-    server.on('error', reject);
   });
 }
 

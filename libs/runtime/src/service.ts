@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type client from 'prom-client';
 import { Bus } from '@mf/bus';
 import { createDb, migrate, pingDb, type Knex, type Migration } from '@mf/db';
-import { createHttpApp, finish } from '@mf/http';
+import { answerMethodNotAllowed, createHttpApp, finish } from '@mf/http';
 import { createLogger, type Logger } from '@mf/logger';
 import { createRegistry, mountHealth } from './health';
 import { closeServer, listen } from './server';
@@ -17,6 +17,9 @@ export interface BaseServiceConfig {
   AMQP_QUORUM_QUEUES?: boolean;
   RPC_TIMEOUT_MS: number;
   SHUTDOWN_TIMEOUT_MS: number;
+  REQUEST_TIMEOUT_MS: number;
+  HEADERS_TIMEOUT_MS: number;
+  TRUST_PROXY: boolean | number | string[];
 }
 
 export interface ServiceDeps<C> {
@@ -36,8 +39,6 @@ export interface ServiceSpec<C extends BaseServiceConfig> {
   /** The Postgres schema this service owns. */
   schema: string;
   migrations: Migration[];
-  /** Longest request the HTTP server allows, ms (0 = no limit). */
-  requestTimeoutMs?: number;
   /**
    * Wires the service's own parts once the database is migrated and the broker connected: RPC
    * servers, consumers, routes, workers. Returns extra shutdown steps (run before the bus closes).
@@ -72,8 +73,15 @@ export async function startService<C extends BaseServiceConfig>(spec: ServiceSpe
   }
 
   const registry = createRegistry(spec.name);
-  const app = createHttpApp({ logger, registry });
-  const bus = new Bus({ url: config.AMQP_URL, service: spec.name, logger, rpcTimeoutMs: config.RPC_TIMEOUT_MS, registry, quorumQueues: config.AMQP_QUORUM_QUEUES });
+  const app = createHttpApp({ logger, registry, trustProxy: config.TRUST_PROXY });
+  const bus = new Bus({
+    url: config.AMQP_URL,
+    service: spec.name,
+    logger,
+    rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+    registry,
+    quorumQueues: config.AMQP_QUORUM_QUEUES,
+  });
   let ready = false;
   mountHealth(app, registry, {
     startup: () => {
@@ -89,13 +97,22 @@ export async function startService<C extends BaseServiceConfig>(spec: ServiceSpe
   app.use(router);
   finish(app, logger);
 
-  const server = await listen(app, { port: config.PORT, requestTimeoutMs: spec.requestTimeoutMs ?? 0 });
+  const server = await listen(app, {
+    port: config.PORT,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: config.HEADERS_TIMEOUT_MS,
+  });
   logger.info({ port: config.PORT }, 'http listening');
 
   let extraSteps: ShutdownStep[] = [];
   const stop = onShutdown(logger, config.SHUTDOWN_TIMEOUT_MS, [
     { name: 'http', run: () => closeServer(server) },
-    { name: 'service', run: async () => { for (const s of extraSteps) await s.run(); } },
+    {
+      name: 'service',
+      run: async () => {
+        for (const s of extraSteps) await s.run();
+      },
+    },
     { name: 'bus', run: () => bus.close(config.SHUTDOWN_TIMEOUT_MS / 2) },
     { name: 'database', run: () => db.destroy() },
   ]);
@@ -104,6 +121,7 @@ export async function startService<C extends BaseServiceConfig>(spec: ServiceSpe
   if (applied.length) logger.info({ applied }, 'migrations applied');
   await bus.start();
   extraSteps = (await spec.setup({ config, logger, db, bus, router, registry })) ?? [];
+  answerMethodNotAllowed(router);
   ready = true;
   logger.info('ready');
   return { server, app, db, bus, stop };
@@ -122,11 +140,21 @@ async function retry<T>(fn: () => Promise<T>, logger: Logger, what: string, atte
   }
 }
 
-const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', '57P03', '3D000']);
+const CONNECTION_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P03',
+  '3D000',
+]);
 
 function isConnectionError(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
-  return (e.code !== undefined && CONNECTION_ERRORS.has(e.code)) || /Timeout acquiring a connection/.test(e.message ?? '');
+  return (
+    (e.code !== undefined && CONNECTION_ERRORS.has(e.code)) || /Timeout acquiring a connection/.test(e.message ?? '')
+  );
 }
 
 /**
@@ -146,7 +174,13 @@ export function runMain<C extends BaseServiceConfig & { LOG_LEVEL: string }>(
   try {
     const config = loadConfig();
     logger.level = config.LOG_LEVEL;
-    startService({ name, config, logger, migrateOnly: process.argv.includes('--migrate-only'), ...build(config, logger) }).catch(fail);
+    startService({
+      name,
+      config,
+      logger,
+      migrateOnly: process.argv.includes('--migrate-only'),
+      ...build(config, logger),
+    }).catch(fail);
   } catch (err) {
     fail(err);
   }

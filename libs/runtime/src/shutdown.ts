@@ -10,7 +10,11 @@ export interface ShutdownStep {
  * close the broker, close the pool), then exits; exits anyway after the timeout.
  * Returns the function so tests and main() can trigger the same path.
  */
-export function onShutdown(logger: Logger, timeoutMs: number, steps: ShutdownStep[]): (reason: string) => Promise<void> {
+export function onShutdown(
+  logger: Logger,
+  timeoutMs: number,
+  steps: ShutdownStep[],
+): (reason: string) => Promise<void> {
   let started = false;
   const shutdown = async (reason: string): Promise<void> => {
     if (started) return;

@@ -6,5 +6,10 @@ import { AppError } from '@mf/errors';
  * then every other request is a retryable 503: a 404 would tell a client "no such thing".
  */
 export function startupGate(isReady: () => boolean): RequestHandler {
-  return (_req, _res, next) => next(isReady() ? undefined : new AppError(503, { error: 'Service is starting, retry shortly' }, { 'Retry-After': '1' }));
+  return (_req, _res, next) =>
+    next(
+      isReady()
+        ? undefined
+        : new AppError(503, { error: 'Service is starting, retry shortly' }, { 'Retry-After': '1' }),
+    );
 }

@@ -90,7 +90,10 @@ export async function downloadToFile(url: string, destPath: string, opts: Downlo
  * extra CA applies only here) that are torn down afterwards, and turns whatever failed into an
  * UnsafeUrlError or FetchError.
  */
-async function withinLimits<T>(opts: DownloadOptions, work: (signal: AbortSignal, agents: Agents) => Promise<T>): Promise<T> {
+async function withinLimits<T>(
+  opts: DownloadOptions,
+  work: (signal: AbortSignal, agents: Agents) => Promise<T>,
+): Promise<T> {
   assertLimits(opts);
   const controller = new AbortController();
   const timer = setTimeout(
@@ -110,8 +113,10 @@ async function withinLimits<T>(opts: DownloadOptions, work: (signal: AbortSignal
 }
 
 function assertLimits(opts: DownloadOptions): void {
-  if (!Number.isFinite(opts.maxBytes) || opts.maxBytes < 0) throw new RangeError('maxBytes must be a non-negative number');
-  if (!Number.isFinite(opts.timeoutMs) || opts.timeoutMs <= 0) throw new RangeError('timeoutMs must be a positive number');
+  if (!Number.isFinite(opts.maxBytes) || opts.maxBytes < 0)
+    throw new RangeError('maxBytes must be a non-negative number');
+  if (!Number.isFinite(opts.timeoutMs) || opts.timeoutMs <= 0)
+    throw new RangeError('timeoutMs must be a positive number');
   if (!Number.isInteger(opts.maxRedirects) || opts.maxRedirects < 0) {
     throw new RangeError('maxRedirects must be a non-negative integer');
   }
@@ -121,7 +126,12 @@ function assertLimits(opts: DownloadOptions): void {
  * Follows redirects by hand, checking every hop (scheme, credentials, port, every address) before
  * connecting to it, and returns the final 2xx response once its headers pass the checks.
  */
-async function openChecked(url: string, opts: DownloadOptions, signal: AbortSignal, agents: Agents): Promise<OpenResponse> {
+async function openChecked(
+  url: string,
+  opts: DownloadOptions,
+  signal: AbortSignal,
+  agents: Agents,
+): Promise<OpenResponse> {
   let current = url;
   for (let redirects = 0; ; redirects++) {
     const target = await untilAborted(assertFetchableUrl(current, opts), signal);
@@ -212,16 +222,17 @@ class ByteLimit extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.bytes += chunk.length;
-    if (this.bytes > this.maxBytes) callback(new FetchError('too-large', `Response is larger than ${this.maxBytes} bytes`));
+    if (this.bytes > this.maxBytes)
+      callback(new FetchError('too-large', `Response is larger than ${this.maxBytes} bytes`));
     else callback(null, chunk);
   }
 }
 
 /** A DNS lookup cannot be cancelled, but the download stops waiting for it when the time is up. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) return Promise.reject(abortReason(signal));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+    const onAbort = () => reject(abortReason(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
@@ -248,4 +259,10 @@ function classify(err: unknown, signal: AbortSignal): unknown {
   if (err instanceof Error && typeof (err as NodeJS.ErrnoException).path === 'string') return err;
   const message = err instanceof Error ? err.message : String(err);
   return new FetchError('network', `Download failed: ${message}`, { cause: err });
+}
+
+/** Why the signal aborted: its reason (a DOMException for timeouts, an Error), never a bare value. */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error('aborted');
 }

@@ -93,14 +93,20 @@ describe('assertFetchableUrl', () => {
 
   it('reports a host that does not resolve as a network failure, not as unsafe', async () => {
     const resolve = fakeDns({});
-    const err: unknown = await assertFetchableUrl('https://nowhere.example/', { ...HTTPS_ONLY, resolve }).catch((e: unknown) => e);
+    const err: unknown = await assertFetchableUrl('https://nowhere.example/', { ...HTTPS_ONLY, resolve }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(FetchError);
     expect((err as FetchError).kind).toBe('network');
   });
 
   it('lets private addresses through when the policy allows them', async () => {
     const resolve = fakeDns({ 'dev.internal': ['192.168.1.20'] });
-    await expect(assertFetchableUrl('https://127.0.0.1:8443/', { allowPrivate: true, allowHttp: false })).resolves.toBeInstanceOf(URL);
-    await expect(assertFetchableUrl('https://dev.internal/', { allowPrivate: true, allowHttp: false, resolve })).resolves.toBeInstanceOf(URL);
+    await expect(
+      assertFetchableUrl('https://127.0.0.1:8443/', { allowPrivate: true, allowHttp: false }),
+    ).resolves.toBeInstanceOf(URL);
+    await expect(
+      assertFetchableUrl('https://dev.internal/', { allowPrivate: true, allowHttp: false, resolve }),
+    ).resolves.toBeInstanceOf(URL);
   });
 });

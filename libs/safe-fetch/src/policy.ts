@@ -25,10 +25,10 @@ export const systemResolver: Resolver = async (host) => (await dns.lookup(host, 
  * them for the same reason, so no legitimate image host uses them.
  */
 const BLOCKED_PORTS = new Set([
-  0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109,
-  110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531,
-  532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060,
-  5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+  0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110,
+  111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532,
+  540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061,
+  6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
 ]);
 
 /** The host of a parsed URL as Node's net layer sees it: IPv6 literals without their brackets. */
@@ -46,7 +46,10 @@ export function checkUrlShape(raw: string, policy: SafeFetchPolicy): URL {
     throw new UnsafeUrlError('invalid-url', 'Not a valid absolute URL');
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
-    throw new UnsafeUrlError('scheme', `Scheme ${url.protocol} is not allowed${policy.allowHttp ? '' : ' (https only)'}`);
+    throw new UnsafeUrlError(
+      'scheme',
+      `Scheme ${url.protocol} is not allowed${policy.allowHttp ? '' : ' (https only)'}`,
+    );
   }
   if (url.username !== '' || url.password !== '') {
     throw new UnsafeUrlError('credentials', 'URLs with credentials are not allowed');

@@ -20,7 +20,15 @@ afterEach(closeAllServers);
 afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
 
 function options(overrides: Partial<DownloadOptions> = {}): DownloadOptions {
-  return { allowPrivate: true, allowHttp: false, maxBytes: 1024 * 1024, timeoutMs: 5000, maxRedirects: 3, ca, ...overrides };
+  return {
+    allowPrivate: true,
+    allowHttp: false,
+    maxBytes: 1024 * 1024,
+    timeoutMs: 5000,
+    maxRedirects: 3,
+    ca,
+    ...overrides,
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<unknown> {
@@ -87,7 +95,9 @@ describe('downloadToBuffer', () => {
       res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': String(50 * 1024 * 1024) });
       res.flushHeaders();
     });
-    const err = await fetchError(downloadToBuffer(`${server.origin}/huge`, options({ maxBytes: 1024, timeoutMs: 20_000 })));
+    const err = await fetchError(
+      downloadToBuffer(`${server.origin}/huge`, options({ maxBytes: 1024, timeoutMs: 20_000 })),
+    );
     expect(err.kind).toBe('too-large');
   });
 

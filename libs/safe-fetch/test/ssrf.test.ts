@@ -23,7 +23,15 @@ afterEach(() => {
 });
 
 function strict(overrides: Partial<DownloadOptions> = {}): DownloadOptions {
-  return { allowPrivate: false, allowHttp: false, maxBytes: 1024 * 1024, timeoutMs: 5000, maxRedirects: 3, ca, ...overrides };
+  return {
+    allowPrivate: false,
+    allowHttp: false,
+    maxBytes: 1024 * 1024,
+    timeoutMs: 5000,
+    maxRedirects: 3,
+    ca,
+    ...overrides,
+  };
 }
 
 /** public.test -> 8.8.8.8; every other name through the system resolver. */
@@ -52,6 +60,8 @@ function watchConnects(): jest.SpyInstance {
  * 127.0.0.1 instead. The checks still see only the public address; only the packets are rerouted.
  */
 function routePublicAddressToLoopback(): void {
+  // Called below with the socket as `this` (apply), so it is not unbound.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const realConnect = net.Socket.prototype.connect;
   const reroute = (address: string) => (address === PUBLIC_ADDRESS ? '127.0.0.1' : address);
   jest.spyOn(net.Socket.prototype, 'connect').mockImplementation(function (this: net.Socket, ...args: unknown[]) {
@@ -93,7 +103,9 @@ describe('with private targets refused', () => {
     const err = await unsafe(downloadToBuffer(`https://localhost:${server.port}/`, strict()));
     expect(err.reason).toBe('private-address');
     expectUntouched(server);
-    expect((await unsafe(assertFetchableUrl(`https://localhost:${server.port}/`, strict()))).reason).toBe('private-address');
+    expect((await unsafe(assertFetchableUrl(`https://localhost:${server.port}/`, strict()))).reason).toBe(
+      'private-address',
+    );
   });
 
   it.each([
@@ -125,7 +137,10 @@ describe('with private targets refused', () => {
       res.writeHead(200, { 'Content-Type': 'image/png' });
       res.end('png');
     });
-    const result = await downloadToBuffer(`https://${PUBLIC_HOST}:${server.port}/a.png`, strict({ resolve: resolveWithPublicTest }));
+    const result = await downloadToBuffer(
+      `https://${PUBLIC_HOST}:${server.port}/a.png`,
+      strict({ resolve: resolveWithPublicTest }),
+    );
     expect(result.body.toString()).toBe('png');
     expect(result.finalUrl).toBe(`https://${PUBLIC_HOST}:${server.port}/a.png`);
   });
@@ -134,7 +149,9 @@ describe('with private targets refused', () => {
     const server = await startHttpsServer((_req, res) => res.end('secret'));
     const answers = [[PUBLIC_ADDRESS], ['127.0.0.1']];
     const rebinding = jest.fn(async () => answers.shift() ?? ['127.0.0.1']);
-    const err = await unsafe(downloadToBuffer(`https://${PUBLIC_HOST}:${server.port}/`, strict({ resolve: rebinding })));
+    const err = await unsafe(
+      downloadToBuffer(`https://${PUBLIC_HOST}:${server.port}/`, strict({ resolve: rebinding })),
+    );
     expect(err.reason).toBe('private-address');
     // Once for the check, once when connecting: the second answer was checked too, and refused.
     expect(rebinding).toHaveBeenCalledTimes(2);

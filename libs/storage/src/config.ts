@@ -2,7 +2,14 @@ import path from 'node:path';
 import Joi from 'joi';
 
 export type LocalStorageConfig = { driver: 'local'; dir: string };
-export type S3StorageConfig = { driver: 's3'; endpoint: string; accessKey: string; secretKey: string; bucket: string; region?: string };
+export type S3StorageConfig = {
+  driver: 's3';
+  endpoint: string;
+  accessKey: string;
+  secretKey: string;
+  bucket: string;
+  region?: string;
+};
 export type StorageConfig = LocalStorageConfig | S3StorageConfig;
 
 /** The validated variables of `storageEnv` (S3_* only matter, and are only required, with the s3 driver). */
@@ -16,7 +23,8 @@ export interface StorageEnv {
   S3_REGION: string;
 }
 
-const whenS3 = (schema: Joi.Schema) => schema.when('STORAGE_DRIVER', { is: 's3', then: Joi.required(), otherwise: Joi.optional() });
+const whenS3 = (schema: Joi.Schema) =>
+  schema.when('STORAGE_DRIVER', { is: 's3', then: Joi.required(), otherwise: Joi.optional() });
 
 /** Joi keys for a service's config schema: spread them into its `Joi.object({...})`. */
 export const storageEnv: Record<keyof StorageEnv, Joi.Schema> = {
@@ -31,7 +39,9 @@ export const storageEnv: Record<keyof StorageEnv, Joi.Schema> = {
   /** S3 secret key; required with s3. */
   S3_SECRET_KEY: whenS3(Joi.string().min(1)),
   /** Bucket for all media, created on first use if missing (S3 bucket naming rules). */
-  S3_BUCKET: Joi.string().pattern(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default('mediaforge'),
+  S3_BUCKET: Joi.string()
+    .pattern(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/)
+    .default('mediaforge'),
   /** Region signed into requests and used when creating the bucket (MinIO ignores it). */
   S3_REGION: Joi.string().min(1).default('us-east-1'),
 };
@@ -41,7 +51,8 @@ export function storageConfigFromEnv(env: StorageEnv): StorageConfig {
   if (env.STORAGE_DRIVER === 'local') {
     return { driver: 'local', dir: path.resolve(process.cwd(), env.STORAGE_DIR || '.data/media') };
   }
-  if (env.STORAGE_DRIVER !== 's3') throw new Error(`STORAGE_DRIVER: unknown driver ${JSON.stringify(env.STORAGE_DRIVER)}`);
+  if (env.STORAGE_DRIVER !== 's3')
+    throw new Error(`STORAGE_DRIVER: unknown driver ${JSON.stringify(env.STORAGE_DRIVER)}`);
   // Joi already requires these with s3; checked again for callers that skip the schema.
   const { S3_ENDPOINT: endpoint, S3_ACCESS_KEY: accessKey, S3_SECRET_KEY: secretKey } = env;
   if (!endpoint) throw new Error('S3_ENDPOINT is required when STORAGE_DRIVER is s3');

@@ -1,7 +1,15 @@
 import { isValidKey, isValidPrefix, MAX_KEY_LENGTH } from './keys';
 
 describe('isValidKey', () => {
-  it.each(['a', 'jobs/job_abc/video.mp4', 'A-Z_0.9/x', '.hidden', 'a/b/c/d/e/f', 'file.tar.gz', 'x'.repeat(MAX_KEY_LENGTH)])('accepts %j', (key) => {
+  it.each([
+    'a',
+    'jobs/job_abc/video.mp4',
+    'A-Z_0.9/x',
+    '.hidden',
+    'a/b/c/d/e/f',
+    'file.tar.gz',
+    'x'.repeat(MAX_KEY_LENGTH),
+  ])('accepts %j', (key) => {
     expect(isValidKey(key)).toBe(true);
   });
 

@@ -98,7 +98,13 @@ export class LocalStorage implements Storage {
     if (!stats.isFile()) return null; // a "directory" of other keys is not an object
     const sidecar = await this.readSidecar(key);
     if (sidecar && sidecar.size === stats.size && sidecar.mtimeMs === stats.mtimeMs && sidecar.ino === stats.ino) {
-      return { key, size: stats.size, etag: sidecar.etag, contentType: sidecar.contentType, lastModified: new Date(stats.mtimeMs) };
+      return {
+        key,
+        size: stats.size,
+        etag: sidecar.etag,
+        contentType: sidecar.contentType,
+        lastModified: new Date(stats.mtimeMs),
+      };
     }
     return this.describeByHashing(key, sidecar?.contentType ?? FALLBACK_CONTENT_TYPE);
   }
@@ -109,7 +115,8 @@ export class LocalStorage implements Storage {
     const { handle, size } = await this.openObject(key);
     try {
       if (!range) return handle.createReadStream();
-      if (range.start >= size) throw new RangeError(`Range start ${range.start} is past the end of "${key}" (${size} bytes)`);
+      if (range.start >= size)
+        throw new RangeError(`Range start ${range.start} is past the end of "${key}" (${size} bytes)`);
       // The stream owns the handle from here (autoClose): reading to the end or destroying it closes it.
       return handle.createReadStream({ start: range.start, end: Math.min(range.end, size - 1) });
     } catch (err) {
@@ -128,7 +135,8 @@ export class LocalStorage implements Storage {
     assertValidPrefix(prefix);
     for (const key of await this.keysUnder(this.objectsDir, prefix, '')) await this.delete(key);
     // Sidecars whose content is already gone (a crash between the two unlinks of a delete).
-    for (const key of await this.keysUnder(this.metaDir, prefix, '.json')) await this.remove(this.metaDir, this.metaPath(key));
+    for (const key of await this.keysUnder(this.metaDir, prefix, '.json'))
+      await this.remove(this.metaDir, this.metaPath(key));
   }
 
   async check(): Promise<void> {
@@ -170,7 +178,8 @@ export class LocalStorage implements Storage {
   private async readSidecar(key: string): Promise<Sidecar | null> {
     try {
       const parsed = JSON.parse(await readFile(this.metaPath(key), 'utf8')) as Partial<Sidecar>;
-      const valid = typeof parsed.etag === 'string' && typeof parsed.contentType === 'string' && typeof parsed.size === 'number';
+      const valid =
+        typeof parsed.etag === 'string' && typeof parsed.contentType === 'string' && typeof parsed.size === 'number';
       return valid ? (parsed as Sidecar) : null;
     } catch {
       return null; // missing or torn: the caller recomputes
@@ -260,14 +269,18 @@ export class LocalStorage implements Storage {
 }
 
 /** Writes chunks to a new file and fsyncs it; returns the quoted md5 of what was written and the file's stats. */
-async function writeDurably(file: string, chunks: AsyncIterable<Buffer> | Iterable<Buffer>, hashIt: boolean): Promise<{ etag: string; stats: Stats }> {
+async function writeDurably(
+  file: string,
+  chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
+  hashIt: boolean,
+): Promise<{ etag: string; stats: Stats }> {
   const handle = await open(file, 'wx');
   try {
     const hash = createHash('md5');
     for await (const chunk of chunks) {
       if (hashIt) hash.update(chunk);
       // write() may write less than asked; loop until the chunk is all on disk.
-      for (let offset = 0; offset < chunk.length; ) {
+      for (let offset = 0; offset < chunk.length;) {
         const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
         offset += bytesWritten;
       }

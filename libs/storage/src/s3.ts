@@ -45,7 +45,8 @@ export class S3Storage implements Storage {
 
   constructor(config: S3StorageConfig) {
     const url = new URL(config.endpoint);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`S3 endpoint must be http(s): ${config.endpoint}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new Error(`S3 endpoint must be http(s): ${config.endpoint}`);
     const useSSL = url.protocol === 'https:';
     this.bucket = config.bucket;
     this.region = config.region ?? 'us-east-1';
@@ -95,7 +96,9 @@ export class S3Storage implements Storage {
       if (ABSENT_CODES.has(s3Code(err) ?? '')) return null;
       throw err;
     }
-    const contentType = stat.metaData['content-type'] ?? stat.metaData['Content-Type'];
+    // minio types the metadata as `any`: it is the object's stored headers.
+    const meta = stat.metaData as Record<string, string | undefined>;
+    const contentType = meta['content-type'] ?? meta['Content-Type'];
     return {
       key,
       size: stat.size,
@@ -114,7 +117,8 @@ export class S3Storage implements Storage {
       return exactRange(response, range);
     } catch (err) {
       if (ABSENT_CODES.has(s3Code(err) ?? '')) throw new StorageNotFoundError(key);
-      if (s3Code(err) === 'InvalidRange') throw new RangeError(`Range start ${range?.start} is past the end of "${key}"`);
+      if (s3Code(err) === 'InvalidRange')
+        throw new RangeError(`Range start ${range?.start} is past the end of "${key}"`);
       throw err;
     }
   }
@@ -134,7 +138,11 @@ export class S3Storage implements Storage {
     try {
       // Listed in full before deleting: deleting while paging would shift the continuation.
       // An object-mode Readable of BucketItem, whose chunks Readable types as `any`.
-      for await (const item of this.client.listObjectsV2(this.bucket, prefix, true) as AsyncIterable<Minio.BucketItem>) {
+      for await (const item of this.client.listObjectsV2(
+        this.bucket,
+        prefix,
+        true,
+      ) as AsyncIterable<Minio.BucketItem>) {
         if (item.name) names.push(item.name);
       }
     } catch (err) {
@@ -144,7 +152,10 @@ export class S3Storage implements Storage {
     if (names.length === 0) return;
     // minio returns the per-key errors of the multi-delete (typed loosely) rather than throwing.
     const failures = (await this.client.removeObjects(this.bucket, names)).filter((r) => r);
-    if (failures.length > 0) throw new Error(`Could not delete ${failures.length} object(s) under "${prefix}": ${JSON.stringify(failures.slice(0, 3))}`);
+    if (failures.length > 0)
+      throw new Error(
+        `Could not delete ${failures.length} object(s) under "${prefix}": ${JSON.stringify(failures.slice(0, 3))}`,
+      );
   }
 
   async check(): Promise<void> {
@@ -194,7 +205,9 @@ function exactRange(response: Readable, range: ByteRange): Readable {
     const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers['content-range'] ?? '');
     if (!m) {
       response.destroy();
-      throw new Error(`S3 answered a range request with an unreadable Content-Range: ${response.headers['content-range']}`);
+      throw new Error(
+        `S3 answered a range request with an unreadable Content-Range: ${response.headers['content-range']}`,
+      );
     }
     first = Number(m[1]);
     total = m[3] === '*' ? Number(m[2]) + 1 : Number(m[3]);

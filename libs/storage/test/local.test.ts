@@ -29,7 +29,9 @@ describe('local storage on disk', () => {
 
   it('never creates anything outside its directory for a traversal key', async () => {
     await expect(storage.put('../escaped', Buffer.from('x'), 'text/plain')).rejects.toThrow(/Invalid storage key/);
-    await expect(storage.put('objects/../../escaped', Buffer.from('x'), 'text/plain')).rejects.toThrow(/Invalid storage key/);
+    await expect(storage.put('objects/../../escaped', Buffer.from('x'), 'text/plain')).rejects.toThrow(
+      /Invalid storage key/,
+    );
     expect(existsSync(path.join(tmp.dir, 'escaped'))).toBe(false);
     expect(existsSync(path.join(dir, 'escaped'))).toBe(false);
   });
@@ -64,13 +66,21 @@ describe('local storage on disk', () => {
   it('recomputes the etag when the content changed behind its sidecar, keeping the recorded content type', async () => {
     await storage.put('a/clip.mp4', Buffer.from('original'), 'video/mp4');
     await writeFile(path.join(dir, 'objects', 'a', 'clip.mp4'), 'replaced by hand');
-    expect(await storage.stat('a/clip.mp4')).toMatchObject({ size: 16, etag: md5Etag('replaced by hand'), contentType: 'video/mp4' });
+    expect(await storage.stat('a/clip.mp4')).toMatchObject({
+      size: 16,
+      etag: md5Etag('replaced by hand'),
+      contentType: 'video/mp4',
+    });
   });
 
   it('describes a file that has no sidecar as application/octet-stream with its md5 etag', async () => {
     await mkdir(path.join(dir, 'objects', 'manual'), { recursive: true });
     await writeFile(path.join(dir, 'objects', 'manual', 'file.bin'), 'dropped in');
-    expect(await storage.stat('manual/file.bin')).toMatchObject({ size: 10, etag: md5Etag('dropped in'), contentType: 'application/octet-stream' });
+    expect(await storage.stat('manual/file.bin')).toMatchObject({
+      size: 10,
+      etag: md5Etag('dropped in'),
+      contentType: 'application/octet-stream',
+    });
   });
 
   it('removes the directories a delete leaves empty', async () => {
@@ -90,6 +100,8 @@ describe('local storage on disk', () => {
   it('check() fails when the directory cannot be created', async () => {
     const file = path.join(tmp.dir, 'a-file');
     await writeFile(file, 'not a directory');
-    await expect(createStorage({ driver: 'local', dir: path.join(file, 'media') }).check()).rejects.toMatchObject({ code: 'ENOTDIR' });
+    await expect(createStorage({ driver: 'local', dir: path.join(file, 'media') }).check()).rejects.toMatchObject({
+      code: 'ENOTDIR',
+    });
   });
 });

@@ -5,7 +5,14 @@ import { closedPort, readAll, S3RVER_ACCESS_KEY, S3RVER_SECRET_KEY, startS3rver 
 describe('s3 storage against an S3 server', () => {
   let s3: Awaited<ReturnType<typeof startS3rver>>;
   const storageFor = (bucket: string, overrides: { endpoint?: string; accessKey?: string } = {}): Storage =>
-    createStorage({ driver: 's3', endpoint: s3.endpoint, accessKey: S3RVER_ACCESS_KEY, secretKey: S3RVER_SECRET_KEY, bucket, ...overrides });
+    createStorage({
+      driver: 's3',
+      endpoint: s3.endpoint,
+      accessKey: S3RVER_ACCESS_KEY,
+      secretKey: S3RVER_SECRET_KEY,
+      bucket,
+      ...overrides,
+    });
 
   beforeAll(async () => {
     s3 = await startS3rver();

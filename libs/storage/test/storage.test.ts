@@ -14,12 +14,18 @@ interface Backend {
 const backends: Record<'local' | 's3', () => Promise<Backend>> = {
   local: async () => {
     const tmp = await tempDir('local');
-    return { storage: createStorage({ driver: 'local', dir: tmp.dir }), teardown: tmp.remove };
+    return { storage: createStorage({ driver: 'local', dir: tmp.dir }), teardown: () => tmp.remove() };
   },
   s3: async () => {
     const s3 = await startS3rver();
-    const storage = createStorage({ driver: 's3', endpoint: s3.endpoint, accessKey: S3RVER_ACCESS_KEY, secretKey: S3RVER_SECRET_KEY, bucket: 'media-test' });
-    return { storage, teardown: s3.stop };
+    const storage = createStorage({
+      driver: 's3',
+      endpoint: s3.endpoint,
+      accessKey: S3RVER_ACCESS_KEY,
+      secretKey: S3RVER_SECRET_KEY,
+      bucket: 'media-test',
+    });
+    return { storage, teardown: () => s3.stop() };
   },
 };
 
@@ -40,7 +46,18 @@ function chunkedStream(data: Buffer, chunkSize = 7919): Readable {
   );
 }
 
-const INVALID_KEYS = ['../x', '/abs', 'a//b', 'a/../b', 'with space', '', 'trailing/', 'a/./b', 'back\\slash', 'x'.repeat(513)];
+const INVALID_KEYS = [
+  '../x',
+  '/abs',
+  'a//b',
+  'a/../b',
+  'with space',
+  '',
+  'trailing/',
+  'a/./b',
+  'back\\slash',
+  'x'.repeat(513),
+];
 
 describe.each(['local', 's3'] as const)('%s storage', (driver) => {
   let backend: Backend;
@@ -71,7 +88,13 @@ describe.each(['local', 's3'] as const)('%s storage', (driver) => {
       const data = randomBytes(10_000);
       const before = Date.now();
       const stored = await storage.put(key, data, 'video/mp4');
-      expect(stored).toEqual({ key, size: 10_000, etag: md5Etag(data), contentType: 'video/mp4', lastModified: expect.any(Date) });
+      expect(stored).toEqual({
+        key,
+        size: 10_000,
+        etag: md5Etag(data),
+        contentType: 'video/mp4',
+        lastModified: expect.any(Date),
+      });
       // Second-granular backends (S3's Last-Modified) round down; allow for it and clock skew.
       expect(Math.abs(stored.lastModified.getTime() - before)).toBeLessThan(5_000);
     });
@@ -132,7 +155,9 @@ describe.each(['local', 's3'] as const)('%s storage', (driver) => {
       expect(stored.etag).toBe(md5Etag(data));
       expect(digest(await readAll(await storage.get(key)))).toEqual(digest(data));
       const start = 3 * 1024 * 1024 - 17;
-      expect(digest(await readAll(await storage.get(key, { start, end: start + 200_000 })))).toEqual(digest(data.subarray(start, start + 200_001)));
+      expect(digest(await readAll(await storage.get(key, { start, end: start + 200_000 })))).toEqual(
+        digest(data.subarray(start, start + 200_001)),
+      );
     });
 
     it('putFile stores the contents of a local file', async () => {
@@ -152,7 +177,9 @@ describe.each(['local', 's3'] as const)('%s storage', (driver) => {
 
     it('putFile of a missing file rejects and stores nothing', async () => {
       const key = freshKey();
-      await expect(storage.putFile(key, path.join(__dirname, 'no-such-file.bin'), 'video/mp4')).rejects.toMatchObject({ code: 'ENOENT' });
+      await expect(storage.putFile(key, path.join(__dirname, 'no-such-file.bin'), 'video/mp4')).rejects.toMatchObject({
+        code: 'ENOENT',
+      });
       await expect(storage.stat(key)).resolves.toBeNull();
     });
 
@@ -161,7 +188,11 @@ describe.each(['local', 's3'] as const)('%s storage', (driver) => {
       const first = await storage.put(key, Buffer.from('first version'), 'text/plain');
       const second = await storage.put(key, Buffer.from('v2'), 'application/json');
       expect(second.etag).not.toBe(first.etag);
-      expect(await storage.stat(key)).toMatchObject({ size: 2, etag: md5Etag(Buffer.from('v2')), contentType: 'application/json' });
+      expect(await storage.stat(key)).toMatchObject({
+        size: 2,
+        etag: md5Etag(Buffer.from('v2')),
+        contentType: 'application/json',
+      });
       expect((await readAll(await storage.get(key))).toString()).toBe('v2');
     });
 
@@ -232,7 +263,10 @@ describe.each(['local', 's3'] as const)('%s storage', (driver) => {
     it('rejects an absent key with StorageNotFoundError naming the key', async () => {
       const absent = freshKey();
       await expect(storage.get(absent)).rejects.toBeInstanceOf(StorageNotFoundError);
-      await expect(storage.get(absent, { start: 0, end: 10 })).rejects.toMatchObject({ name: 'StorageNotFoundError', key: absent });
+      await expect(storage.get(absent, { start: 0, end: 10 })).rejects.toMatchObject({
+        name: 'StorageNotFoundError',
+        key: absent,
+      });
     });
   });
 
@@ -281,7 +315,8 @@ describe.each(['local', 's3'] as const)('%s storage', (driver) => {
 
     it('matches a prefix that ends mid-name, as S3 does', async () => {
       const root = freshKey('p');
-      for (const key of [`${root}/job_1/x`, `${root}/job_12/y`, `${root}/other/z`]) await storage.put(key, Buffer.from('.'), 'text/plain');
+      for (const key of [`${root}/job_1/x`, `${root}/job_12/y`, `${root}/other/z`])
+        await storage.put(key, Buffer.from('.'), 'text/plain');
       await storage.deletePrefix(`${root}/job_1`);
       await expect(storage.stat(`${root}/job_1/x`)).resolves.toBeNull();
       await expect(storage.stat(`${root}/job_12/y`)).resolves.toBeNull();
@@ -308,7 +343,9 @@ describe.each(['local', 's3'] as const)('%s storage', (driver) => {
     });
 
     it('rejects a content type that could inject a header', async () => {
-      await expect(storage.put(freshKey(), Buffer.from('x'), 'text/plain\r\nSet-Cookie: a=b')).rejects.toThrow(/content type/i);
+      await expect(storage.put(freshKey(), Buffer.from('x'), 'text/plain\r\nSet-Cookie: a=b')).rejects.toThrow(
+        /content type/i,
+      );
     });
   });
 });

@@ -10,20 +10,37 @@ export class FakeBilling {
   balances = new Map<number, number>();
   charges = new Map<string, { user: number; amount: number }>();
   refunds = new Map<string, number>();
+  /** The ledger line of each charge and refund, by reference (description, reason). */
+  descriptions = new Map<string, string>();
+  reasons = new Map<string, string>();
 
   handlers = {
-    charge: async (req: { user_id: number; reference: string; amount: number }): Promise<ChargeReply> => {
+    charge: async (req: {
+      user_id: number;
+      reference: string;
+      amount: number;
+      description?: string;
+    }): Promise<ChargeReply> => {
       if (this.refunds.has(req.reference)) throw AppError.conflict('closed');
-      if (this.charges.has(req.reference)) return { charged: req.amount, credits_remaining: this.balance(req.user_id), duplicate: true };
-      if (this.balance(req.user_id) < req.amount) throw AppError.insufficientCredits(req.amount, this.balance(req.user_id));
+      if (this.charges.has(req.reference))
+        return { charged: req.amount, credits_remaining: this.balance(req.user_id), duplicate: true };
+      if (this.balance(req.user_id) < req.amount)
+        throw AppError.insufficientCredits(req.amount, this.balance(req.user_id));
       this.balances.set(req.user_id, this.balance(req.user_id) - req.amount);
       this.charges.set(req.reference, { user: req.user_id, amount: req.amount });
+      if (req.description !== undefined) this.descriptions.set(req.reference, req.description);
       return { charged: req.amount, credits_remaining: this.balance(req.user_id), duplicate: false };
     },
-    refund: async (req: { user_id: number; reference: string }): Promise<RefundReply> => {
-      if (this.refunds.has(req.reference)) return { refunded: this.refunds.get(req.reference)!, credits_remaining: this.balance(req.user_id), duplicate: true };
+    refund: async (req: { user_id: number; reference: string; reason?: string }): Promise<RefundReply> => {
+      if (this.refunds.has(req.reference))
+        return {
+          refunded: this.refunds.get(req.reference)!,
+          credits_remaining: this.balance(req.user_id),
+          duplicate: true,
+        };
       const amount = this.charges.get(req.reference)?.amount ?? 0;
       this.refunds.set(req.reference, amount);
+      if (req.reason !== undefined) this.reasons.set(req.reference, req.reason);
       this.balances.set(req.user_id, this.balance(req.user_id) + amount);
       return { refunded: amount, credits_remaining: this.balance(req.user_id), duplicate: false };
     },

@@ -64,20 +64,32 @@ export async function createTestVhost(): Promise<TestVhost> {
   return {
     url: amqp.toString(),
     name,
-    drop: () => vhostApi(rabbitManagementUrl, 'DELETE', `/api/vhosts/${name}`, undefined, () => rabbitmqctl(['delete_vhost', name])),
+    drop: () =>
+      vhostApi(rabbitManagementUrl, 'DELETE', `/api/vhosts/${name}`, undefined, () =>
+        rabbitmqctl(['delete_vhost', name]),
+      ),
   };
 }
 
-async function vhostApi(base: string, method: string, path: string, body: unknown, fallback: () => void): Promise<void> {
+async function vhostApi(
+  base: string,
+  method: string,
+  path: string,
+  body: unknown,
+  fallback: () => void,
+): Promise<void> {
   const url = new URL(path, base);
-  const auth = Buffer.from(`${decodeURIComponent(url.username || new URL(base).username)}:${decodeURIComponent(new URL(base).password)}`).toString('base64');
+  const auth = Buffer.from(
+    `${decodeURIComponent(url.username || new URL(base).username)}:${decodeURIComponent(new URL(base).password)}`,
+  ).toString('base64');
   try {
     const res = await fetch(`${url.protocol}//${url.host}${url.pathname}`, {
       method,
       headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    if (!res.ok && !(method === 'DELETE' && res.status === 404)) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    if (!res.ok && !(method === 'DELETE' && res.status === 404))
+      throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   } catch (err) {
     // No management plugin: the local rabbitmqctl does the same (needs to run on the broker host).
     if ((err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') fallback();
@@ -96,6 +108,11 @@ export async function dropStaleTestResources(olderThanMs = 6 * 3600_000): Promis
     const stamp = parseInt(name.slice(TEST_DB_PREFIX.length).split('_')[0] ?? '', 36);
     return Number.isFinite(stamp) && stamp < cutoff;
   };
-  const names = await admin(async (c) => (await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '${TEST_DB_PREFIX}%'`)).rows.map((r) => r.datname));
-  for (const name of names.filter(stale)) await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(() => undefined);
+  const names = await admin(async (c) =>
+    (
+      await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '${TEST_DB_PREFIX}%'`)
+    ).rows.map((r) => r.datname),
+  );
+  for (const name of names.filter(stale))
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(() => undefined);
 }

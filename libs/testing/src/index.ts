@@ -4,6 +4,6 @@ export { createTestDatabase, createTestVhost, dropStaleTestResources, TEST_DB_PR
 export type { TestDatabase, TestVhost } from './fresh';
 export { freshTestEnv } from './env';
 export type { TestEnv } from './env';
-export { silentLogger } from './logger';
+export { recordingLogger, silentLogger } from './logger';
 export { FakeBilling } from './fake-billing';
 export { freePort } from './free-port';

@@ -1,5 +1,6 @@
 import type { Migration } from '@mf/db';
 import { balancesLedger } from './0001_balances_ledger';
+import { lockBatch } from './0002_lock_batch';
 
 /** In order. Append only. */
-export const migrations: Migration[] = [balancesLedger];
+export const migrations: Migration[] = [balancesLedger, lockBatch];

@@ -2,12 +2,15 @@ import { Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
 
 export interface BillingConfig extends ServiceEnv {
   BILLING_RPC_PREFETCH: number;
+  BILLING_BATCH_MAX: number;
 }
 
 const schema = Joi.object<BillingConfig>({
   ...serviceEnv(8081),
-  /** RPC requests handled at once (each holds one pool connection at most). */
-  BILLING_RPC_PREFETCH: Joi.number().integer().min(1).max(200).default(20),
+  /** RPC requests handled at once; concurrent charges and refunds among them share a transaction. */
+  BILLING_RPC_PREFETCH: Joi.number().integer().min(1).max(1000).default(100),
+  /** Most charges and refunds committed in one transaction. */
+  BILLING_BATCH_MAX: Joi.number().integer().min(1).max(1000).default(100),
 });
 
 export function loadBillingConfig(env: NodeJS.ProcessEnv = process.env): BillingConfig {

@@ -1,12 +1,26 @@
+import client from 'prom-client';
 import { runMain } from '@mf/runtime';
 import { migrations } from '../migrations';
 import { loadBillingConfig } from './config';
 import { serveBillingRpc } from './messaging/billing-rpc.server';
+import { GroupCommitter } from './usecases/group-commit';
 
-runMain('billing', loadBillingConfig, (config) => ({
+runMain('billing', loadBillingConfig, (config, logger) => ({
   schema: 'billing',
   migrations,
-  setup: async ({ bus, db }) => {
-    await serveBillingRpc(bus, db, config.BILLING_RPC_PREFETCH);
+  setup: async ({ bus, db, registry }) => {
+    const batchSize = new client.Histogram({
+      name: 'billing_batch_size',
+      help: 'Charges and refunds committed per transaction',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+      registers: [registry],
+    });
+    const committer = new GroupCommitter(db, {
+      maxBatch: config.BILLING_BATCH_MAX,
+      logger,
+      onBatch: (size) => batchSize.observe(size),
+    });
+    // No shutdown step of its own: the bus's close waits for in-flight requests, and so for their batches.
+    await serveBillingRpc(bus, { db, committer }, config.BILLING_RPC_PREFETCH);
   },
 }));

@@ -81,6 +81,8 @@ export const editorRecords: Migration = {
     `);
   },
   async down(knex) {
-    await knex.raw('DROP TABLE agent_events; DROP TABLE turns; DROP TABLE clips; DROP TABLE assets; DROP TABLE videos; DROP TABLE projects;');
+    await knex.raw(
+      'DROP TABLE agent_events; DROP TABLE turns; DROP TABLE clips; DROP TABLE assets; DROP TABLE videos; DROP TABLE projects;',
+    );
   },
 };

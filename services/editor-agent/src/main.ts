@@ -18,7 +18,13 @@ runMain('editor-agent', loadEditorAgentConfig, (config, logger) => ({
     const ffprobePath = resolveFfprobe(config);
     const policy = { allowPrivate: config.ALLOW_PRIVATE_URLS, allowHttp: false };
     const download: EditorContext['download'] = async (url, dest, accept) => {
-      const r = await downloadToFile(url, dest, { ...policy, maxBytes: config.IMPORT_MAX_BYTES, timeoutMs: config.IMPORT_TIMEOUT_MS, maxRedirects: 3, accept });
+      const r = await downloadToFile(url, dest, {
+        ...policy,
+        maxBytes: config.IMPORT_MAX_BYTES,
+        timeoutMs: config.IMPORT_TIMEOUT_MS,
+        maxRedirects: 3,
+        accept,
+      });
       return { contentType: r.contentType, bytes: r.bytes };
     };
     const probeFile: EditorContext['probe'] = (file) => probe(file, { ffprobePath, timeoutMs: 30_000 });

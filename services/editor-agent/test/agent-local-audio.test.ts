@@ -24,13 +24,27 @@ describe('local audio generator', () => {
 
   /** Decodes the whole file (not only its header) and measures its loudness. */
   async function decode(f: string): Promise<{ maxDb: number }> {
-    const { stderr } = await run('ffmpeg', ['-v', 'info', '-nostdin', '-i', f, '-af', 'volumedetect', '-f', 'null', '-']);
+    const { stderr } = await run('ffmpeg', [
+      '-v',
+      'info',
+      '-nostdin',
+      '-i',
+      f,
+      '-af',
+      'volumedetect',
+      '-f',
+      'null',
+      '-',
+    ]);
     const max = /max_volume: (-?[\d.]+|-inf) dB/.exec(stderr)?.[1];
     return { maxDb: max === undefined || max === '-inf' ? -Infinity : Number(max) };
   }
 
   it('speaks a line with espeak-ng into a decodable AAC file with a real duration', async () => {
-    const out = await gen.voice({ text: 'Welcome to the studio. Today we make a short film.', outFile: file('voice.m4a') });
+    const out = await gen.voice({
+      text: 'Welcome to the studio. Today we make a short film.',
+      outFile: file('voice.m4a'),
+    });
     const info = await probe(out.path, { ffprobePath: 'ffprobe' });
     expect(out).toMatchObject({ path: file('voice.m4a'), contentType: 'audio/mp4' });
     expect(info.audio).toMatchObject({ codec: 'aac', sampleRate: 44_100 });
@@ -45,7 +59,9 @@ describe('local audio generator', () => {
     expect(out.durationSec).toBeGreaterThan(0);
     expect(resolveVoice('british')).toBe('en-gb');
     expect(() => resolveVoice('--help')).toThrow(RangeError);
-    await expect(gen.voice({ text: 'Hello', voice: 'zz-nope', outFile: file('nope.m4a') })).rejects.toThrow(/espeak-ng failed/);
+    await expect(gen.voice({ text: 'Hello', voice: 'zz-nope', outFile: file('nope.m4a') })).rejects.toThrow(
+      /espeak-ng failed/,
+    );
   });
 
   it.each([
@@ -53,16 +69,24 @@ describe('local audio generator', () => {
     ['music', 2],
     ['sfx', 1.5],
     ['sfx', 0.5],
-  ] as const)('makes %s of exactly the asked duration (%s s), audible, stereo AAC at 44.1 kHz', async (kind, seconds) => {
-    const out = await gen[kind]({ prompt: kind === 'music' ? 'calm ambient' : 'deep impact', durationSec: seconds, seed: 42, outFile: file(`${kind}-${seconds}.m4a`) });
-    const info = await probe(out.path, { ffprobePath: 'ffprobe' });
-    expect(Math.abs(out.durationSec - seconds)).toBeLessThanOrEqual(0.1);
-    expect(Math.abs(info.durationSec - seconds)).toBeLessThanOrEqual(0.1);
-    expect(info.audio).toMatchObject({ codec: 'aac', sampleRate: 44_100, channels: 2 });
-    const { maxDb } = await decode(out.path);
-    expect(maxDb).toBeGreaterThan(-30);
-    expect(maxDb).toBeLessThanOrEqual(0);
-  });
+  ] as const)(
+    'makes %s of exactly the asked duration (%s s), audible, stereo AAC at 44.1 kHz',
+    async (kind, seconds) => {
+      const out = await gen[kind]({
+        prompt: kind === 'music' ? 'calm ambient' : 'deep impact',
+        durationSec: seconds,
+        seed: 42,
+        outFile: file(`${kind}-${seconds}.m4a`),
+      });
+      const info = await probe(out.path, { ffprobePath: 'ffprobe' });
+      expect(Math.abs(out.durationSec - seconds)).toBeLessThanOrEqual(0.1);
+      expect(Math.abs(info.durationSec - seconds)).toBeLessThanOrEqual(0.1);
+      expect(info.audio).toMatchObject({ codec: 'aac', sampleRate: 44_100, channels: 2 });
+      const { maxDb } = await decode(out.path);
+      expect(maxDb).toBeGreaterThan(-30);
+      expect(maxDb).toBeLessThanOrEqual(0);
+    },
+  );
 
   it('makes every sound-effect family at the asked duration', async () => {
     for (const prompt of ['whoosh', 'boom', 'chime', 'riser', 'rain', 'zzz']) {

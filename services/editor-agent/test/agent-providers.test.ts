@@ -45,15 +45,36 @@ describe('OpenAI-compatible LLM client', () => {
   afterAll(() => llm.close());
 
   const client = (over: Partial<ConstructorParameters<typeof OpenAiCompatibleClient>[0]> = {}) =>
-    new OpenAiCompatibleClient({ baseUrl: `${llm.baseUrl}/`, model: 'fake-model', timeoutMs: 2000, logger: silentLogger(), ...over });
-  const tools = [{ type: 'function' as const, function: { name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: {} } } }];
+    new OpenAiCompatibleClient({
+      baseUrl: `${llm.baseUrl}/`,
+      model: 'fake-model',
+      timeoutMs: 2000,
+      logger: silentLogger(),
+      ...over,
+    });
+  const tools = [
+    {
+      type: 'function' as const,
+      function: { name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: {} } },
+    },
+  ];
 
   it('posts model, messages, tools and tool_choice auto to /chat/completions with the bearer key, and returns the tool calls', async () => {
     llm.setScript(() => callTools([toolCall('noop', { a: 1 }, 'call_x')], 'thinking'));
     const { message } = await client({ apiKey: 'sk-secret' }).complete([{ role: 'user', content: 'go' }], tools);
     const req = llm.requests[llm.requests.length - 1];
-    expect(req).toMatchObject({ model: 'fake-model', messages: [{ role: 'user', content: 'go' }], tools, tool_choice: 'auto', authorization: 'Bearer sk-secret' });
-    expect(message).toEqual({ role: 'assistant', content: 'thinking', tool_calls: [{ id: 'call_x', type: 'function', function: { name: 'noop', arguments: '{"a":1}' } }] });
+    expect(req).toMatchObject({
+      model: 'fake-model',
+      messages: [{ role: 'user', content: 'go' }],
+      tools,
+      tool_choice: 'auto',
+      authorization: 'Bearer sk-secret',
+    });
+    expect(message).toEqual({
+      role: 'assistant',
+      content: 'thinking',
+      tool_calls: [{ id: 'call_x', type: 'function', function: { name: 'noop', arguments: '{"a":1}' } }],
+    });
   });
 
   it('sends no Authorization header without a key and no tools field without tools', async () => {
@@ -68,9 +89,18 @@ describe('OpenAI-compatible LLM client', () => {
 
   it('accepts tool-call arguments sent as an object and tool calls without id (some Ollama versions)', async () => {
     // Deliberately off-spec (no id or type, arguments as an object): cast past the ChatMessage type.
-    llm.setScript(() => ({ role: 'assistant', content: null, tool_calls: [{ function: { name: 'noop', arguments: { b: 2 } } }] }) as never);
+    llm.setScript(
+      () =>
+        ({
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ function: { name: 'noop', arguments: { b: 2 } } }],
+        }) as never,
+    );
     const { message } = await client().complete([{ role: 'user', content: 'x' }], tools);
-    expect(message.tool_calls).toEqual([{ id: 'call_0', type: 'function', function: { name: 'noop', arguments: '{"b":2}' } }]);
+    expect(message.tool_calls).toEqual([
+      { id: 'call_0', type: 'function', function: { name: 'noop', arguments: '{"b":2}' } },
+    ]);
   });
 
   it.each([
@@ -80,14 +110,23 @@ describe('OpenAI-compatible LLM client', () => {
     ['a timeout', async () => new Promise<never>((r) => setTimeout(() => r(say('late') as never), 3000))],
   ])('turns %s into the contract 502 without provider details', async (_what, script) => {
     // A 200 without choices is not expressible as a ChatMessage: the cast lets the fake send it.
-    llm.setScript(script as never);
-    const err = await failure(client({ apiKey: 'sk-secret', timeoutMs: 500 }).complete([{ role: 'user', content: 'x' }], tools));
+    llm.setScript(script);
+    const err = await failure(
+      client({ apiKey: 'sk-secret', timeoutMs: 500 }).complete([{ role: 'user', content: 'x' }], tools),
+    );
     expect(err.status).toBe(502);
     expect(err.body).toEqual({ error: PROVIDER_FAILED });
   });
 
   it('turns an unreachable server into the contract 502', async () => {
-    const err = await failure(new OpenAiCompatibleClient({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', timeoutMs: 1000, logger: silentLogger() }).complete([{ role: 'user', content: 'x' }], []));
+    const err = await failure(
+      new OpenAiCompatibleClient({
+        baseUrl: 'http://127.0.0.1:9/v1',
+        model: 'm',
+        timeoutMs: 1000,
+        logger: silentLogger(),
+      }).complete([{ role: 'user', content: 'x' }], []),
+    );
     expect(err.body).toEqual({ error: PROVIDER_FAILED });
   });
 });
@@ -128,14 +167,25 @@ describe('upstream audio generator', () => {
       apiKey: 'audio-key',
       timeoutMs: 2000,
       // The real guarded download, with private addresses and http allowed for this local fake.
-      download: (url, dest, accept) => downloadToFile(url, dest, { allowPrivate: true, allowHttp: true, maxBytes: 1e7, timeoutMs: 5000, maxRedirects: 0, accept }),
+      download: (url, dest, accept) =>
+        downloadToFile(url, dest, {
+          allowPrivate: true,
+          allowHttp: true,
+          maxBytes: 1e7,
+          timeoutMs: 5000,
+          maxRedirects: 0,
+          accept,
+        }),
       probe: (file) => probe(file, { ffprobePath: 'ffprobe' }),
     });
 
   it('posts kind, prompt, duration and seed with the bearer key, and downloads the returned audio', async () => {
     mode = 'ok';
     const out = await gen().music({ prompt: 'calm', durationSec: 1.5, seed: 9, outFile: path.join(dir, 'music.m4a') });
-    expect(seen[seen.length - 1]).toEqual({ body: { kind: 'music', prompt: 'calm', duration_sec: 1.5, seed: 9 }, authorization: 'Bearer audio-key' });
+    expect(seen[seen.length - 1]).toEqual({
+      body: { kind: 'music', prompt: 'calm', duration_sec: 1.5, seed: 9 },
+      authorization: 'Bearer audio-key',
+    });
     expect(out.contentType).toBe('audio/mp4');
     expect(Math.abs(out.durationSec - 1.5)).toBeLessThan(0.1);
     await gen().voice({ text: 'Hi', voice: 'female', outFile: path.join(dir, 'voice.m4a') });
@@ -150,7 +200,10 @@ describe('upstream audio generator', () => {
     mode = m;
     const err = await gen()
       .sfx({ prompt: 'boom', durationSec: 1, seed: 1, outFile: path.join(dir, `sfx-${m}.m4a`) })
-      .then(() => null, (e: Error) => e);
+      .then(
+        () => null,
+        (e: Error) => e,
+      );
     expect(err?.message).toMatch(message);
     expect(err?.message).not.toContain('upstream internals');
   });

@@ -26,7 +26,17 @@ import { LocalAudioGenerator } from '../src/media/local-audio';
 import type { EditorContext, EditorSettings } from '../src/usecases/context';
 import { instruct, LLM_NOT_CONFIGURED, TURN_BUSY } from '../src/usecases/instruct.usecase';
 import { createProject, getProjectState } from '../src/usecases/projects.usecase';
-import { callTools, say, startFakeLlm, stepOfTurn, toolCall, toolResults, type FakeLlm, type LlmRequest, type Script } from './support/fake-llm';
+import {
+  callTools,
+  say,
+  startFakeLlm,
+  stepOfTurn,
+  toolCall,
+  toolResults,
+  type FakeLlm,
+  type LlmRequest,
+  type Script,
+} from './support/fake-llm';
 
 const run = promisify(execFile);
 
@@ -38,6 +48,7 @@ interface FakeJob {
   keys: string[];
   error: string | null;
   cost: number;
+  cancelledBy?: string;
 }
 
 /**
@@ -49,13 +60,24 @@ class FakeJobs {
   outcome: 'complete' | 'fail' | 'hang' = 'complete';
   submitStatus: number | null = null;
   private n = 0;
-  constructor(private readonly billing: FakeBilling, private readonly storage: Storage, private readonly dir: string) {}
+  constructor(
+    private readonly billing: FakeBilling,
+    private readonly storage: Storage,
+    private readonly dir: string,
+  ) {}
 
   handlers = {
     submit: async (req: SubmitJobRequest): Promise<SubmitJobReply> => {
       const id = `job_fake${++this.n}`;
-      const cost = req.type === 'image' ? imageCost(req.params.num_images) : videoCost(req.params.fast, req.params.duration_seconds, req.params.resolution);
-      const charged = await this.billing.handlers.charge({ user_id: req.user_id, reference: `job:${id}`, amount: cost });
+      const cost =
+        req.type === 'image'
+          ? imageCost(req.params.num_images)
+          : videoCost(req.params.fast, req.params.duration_seconds, req.params.resolution);
+      const charged = await this.billing.handlers.charge({
+        user_id: req.user_id,
+        reference: `job:${id}`,
+        amount: cost,
+      });
       if (this.submitStatus) {
         await this.billing.handlers.refund({ user_id: req.user_id, reference: `job:${id}` });
         throw new AppError(this.submitStatus, { error: 'Upstream provider error' });
@@ -64,7 +86,13 @@ class FakeJobs {
       this.jobs.set(id, job);
       const outcome = this.outcome;
       if (outcome !== 'hang') setTimeout(() => void this.finish(job, outcome), 100);
-      return { job_id: id, status: 'processing', model: req.type === 'image' ? 'imagegen-2' : 'vidgen-2.0', credits_consumed: cost, credits_remaining: charged.credits_remaining };
+      return {
+        job_id: id,
+        status: 'processing',
+        model: req.type === 'image' ? 'imagegen-2' : 'vidgen-2.0',
+        credits_consumed: cost,
+        credits_remaining: charged.credits_remaining,
+      };
     },
     get: async (): Promise<never> => {
       throw new Error('not used');
@@ -75,17 +103,28 @@ class FakeJobs {
     getResult: async (req: { user_id: number; job_id: string }): Promise<JobResultReply> => {
       const job = this.jobs.get(req.job_id);
       if (!job || job.user !== req.user_id) throw AppError.notFound('Job not found');
-      return { job_id: job.id, status: job.status, type: job.request.type, result_keys: job.status === 'completed' ? job.keys : [], error: job.error, credits_consumed: job.cost };
+      return {
+        job_id: job.id,
+        status: job.status,
+        type: job.request.type,
+        result_keys: job.status === 'completed' ? job.keys : [],
+        error: job.error,
+        credits_consumed: job.cost,
+      };
     },
-    cancel: async (req: { user_id: number; job_id: string }) => {
+    cancel: async (req: { user_id: number; job_id: string; cancelled_by?: string }) => {
       const job = this.jobs.get(req.job_id);
       if (!job || job.user !== req.user_id) throw AppError.notFound('Job not found');
       if (job.status !== 'processing') throw AppError.conflict('Job is not processing');
       job.status = 'cancelled';
+      job.cancelledBy = req.cancelled_by;
       await this.billing.handlers.refund({ user_id: job.user, reference: `job:${job.id}` });
       return { job_id: job.id, status: 'cancelled' as const, refunded_credits: job.cost };
     },
     providerCallback: async () => ({ accepted: false }),
+    attempts: async () => {
+      throw new Error('not used');
+    },
   };
 
   private async finish(job: FakeJob, outcome: 'complete' | 'fail'): Promise<void> {
@@ -100,7 +139,23 @@ class FakeJobs {
     const seconds = job.request.type === 'video' ? job.request.params.duration_seconds : 0;
     const file = path.join(this.dir, `${job.id}.${isVideo ? 'mp4' : 'png'}`);
     const args = isVideo
-      ? ['-f', 'lavfi', '-i', `testsrc=s=128x72:r=10:d=${seconds}`, '-f', 'lavfi', '-i', `sine=d=${seconds}`, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest']
+      ? [
+          '-f',
+          'lavfi',
+          '-i',
+          `testsrc=s=128x72:r=10:d=${seconds}`,
+          '-f',
+          'lavfi',
+          '-i',
+          `sine=d=${seconds}`,
+          '-c:v',
+          'libx264',
+          '-pix_fmt',
+          'yuv420p',
+          '-c:a',
+          'aac',
+          '-shortest',
+        ]
       : ['-f', 'lavfi', '-i', 'color=c=orange:s=96x96', '-frames:v', '1'];
     await run('ffmpeg', ['-v', 'error', ...args, '-y', file]);
     const key = `jobs/${job.id}/${isVideo ? 'video.mp4' : 'image-0.png'}`;
@@ -172,7 +227,9 @@ describe('editor agent turns', () => {
     bus = new Bus({ url: env.amqpUrl, service: 'editor-agent', logger });
     await bus.start();
     llm = await startFakeLlm(() => say('unused'));
-    audio = new SwitchableAudio(new LocalAudioGenerator({ ffmpegPath: 'ffmpeg', ffprobePath: 'ffprobe', espeakPath: 'espeak-ng' }));
+    audio = new SwitchableAudio(
+      new LocalAudioGenerator({ ffmpegPath: 'ffmpeg', ffprobePath: 'ffprobe', espeakPath: 'espeak-ng' }),
+    );
     ctx = {
       db,
       bus,
@@ -180,12 +237,19 @@ describe('editor agent turns', () => {
       logger,
       settings: { ...SETTINGS },
       // "Downloads" a local PNG: the SSRF guard has its own tests.
-      download: async (_url, dest) => {
+      download: async (url, dest) => {
+        if (url.includes('unreachable')) throw new Error('getaddrinfo ENOTFOUND unreachable.example');
         fs.copyFileSync(png, dest);
         return { contentType: 'image/png', bytes: fs.statSync(dest).size };
       },
       probe: (file) => probe(file, { ffprobePath: 'ffprobe' }),
-      llm: new OpenAiCompatibleClient({ baseUrl: llm.baseUrl, model: 'fake', apiKey: 'sk-test', timeoutMs: 10_000, logger }),
+      llm: new OpenAiCompatibleClient({
+        baseUrl: llm.baseUrl,
+        model: 'fake',
+        apiKey: 'sk-test',
+        timeoutMs: 10_000,
+        logger,
+      }),
       audio,
     };
   });
@@ -210,11 +274,19 @@ describe('editor agent turns', () => {
   async function setup(credits: number, script: Script) {
     const user = nextUser++;
     billing.balances.set(user, credits);
-    const { project } = await createProject(ctx, { user_id: user, name: 'Test', description: null, aspect_ratio: '9:16' });
+    const { project } = await createProject(ctx, {
+      user_id: user,
+      name: 'Test',
+      description: null,
+      aspect_ratio: '9:16',
+    });
     const first = llm.requests.length;
     llm.setScript(script);
     const requests = (): LlmRequest[] => llm.requests.slice(first);
-    const say_ = (instruction: string, extra: { video_id?: string; image_urls?: string[] } = {}): Promise<InstructReply> =>
+    const say_ = (
+      instruction: string,
+      extra: { video_id?: string; image_urls?: string[] } = {},
+    ): Promise<InstructReply> =>
       instruct(ctx, { user_id: user, api_key_id: 7, project_id: project.id, instruction, image_urls: [], ...extra });
     return { user, project, requests, instruct: say_ };
   }
@@ -230,12 +302,22 @@ describe('editor agent turns', () => {
   }
 
   const turnsOf = (videoIdOrProject: string) =>
-    db('turns').select('turns.*').join('videos', 'videos.id', 'turns.video_id').where('videos.project_id', videoIdOrProject).orderBy('turns.created_at');
+    db('turns')
+      .select('turns.*')
+      .join('videos', 'videos.id', 'turns.video_id')
+      .where('videos.project_id', videoIdOrProject)
+      .orderBy('turns.created_at');
 
   it('runs the tool calls in order, feeds their results back, and stops when the model answers', async () => {
     const t = await setup(100, (req) =>
       stepOfTurn(req) === 0
-        ? callTools([toolCall('append_context', { text: 'Brand colour: orange.' }), toolCall('set_aspect_ratio', { aspect_ratio: '16:9' })], 'On it.')
+        ? callTools(
+            [
+              toolCall('append_context', { text: 'Brand colour: orange.' }),
+              toolCall('set_aspect_ratio', { aspect_ratio: '16:9' }),
+            ],
+            'On it.',
+          )
         : say('I noted the brand colour and switched to 16:9. Anything else?'),
     );
     const reply = await t.instruct('Remember orange and make it landscape');
@@ -245,7 +327,7 @@ describe('editor agent turns', () => {
     expect(reply.aspect_ratio_changed).toBe('16:9');
     expect(reply.media_gen_done).toBe(false);
     expect(reply.assets_created).toEqual([]);
-    expect(reply.agent_events.map((e) => (e.name ? `${e.type}:${e.name}` : e.type))).toEqual([
+    expect(reply.agent_events.map((e) => (typeof e.name === 'string' ? `${e.type}:${e.name}` : e.type))).toEqual([
       'step',
       'message',
       'tool_call:append_context',
@@ -259,13 +341,29 @@ describe('editor agent turns', () => {
     const [first, second] = t.requests();
     expect(t.requests()).toHaveLength(2);
     const calls = first.tools.map((tool) => tool.function.name);
-    expect(calls).toEqual(expect.arrayContaining(['generate_image', 'generate_video', 'generate_voice', 'generate_music', 'generate_sfx', 'add_clip', 'move_clip', 'remove_clip', 'append_context', 'set_aspect_ratio']));
+    expect(calls).toEqual(
+      expect.arrayContaining([
+        'generate_image',
+        'generate_video',
+        'generate_voice',
+        'generate_music',
+        'generate_sfx',
+        'add_clip',
+        'move_clip',
+        'remove_clip',
+        'append_context',
+        'set_aspect_ratio',
+      ]),
+    );
     expect(first.tool_choice).toBe('auto');
     expect(first.authorization).toBe('Bearer sk-test');
     const toolMessages = second.messages.filter((m) => m.role === 'tool');
     const asked = second.messages.find((m) => m.role === 'assistant')!.tool_calls!;
     expect(toolMessages.map((m) => m.tool_call_id)).toEqual(asked.map((c) => c.id));
-    expect(toolResults(second)).toEqual([expect.objectContaining({ ok: true, appended: true }), { ok: true, aspect_ratio: '16:9', changed: true }]);
+    expect(toolResults(second)).toEqual([
+      expect.objectContaining({ ok: true, appended: true }),
+      { ok: true, aspect_ratio: '16:9', changed: true },
+    ]);
 
     const state = await getProjectState(ctx, { user_id: t.user, project_id: t.project.id });
     expect(state.project.context_md).toBe('Brand colour: orange.');
@@ -308,21 +406,46 @@ describe('editor agent turns', () => {
     const t = await setup(1000, (req) => {
       const step = stepOfTurn(req);
       if (step === 0) return callTools([toolCall('generate_image', { prompt: 'a lighthouse at dusk' })]);
-      if (step === 1) return callTools([toolCall('add_clip', { track: 'video', asset_id: toolResults(req)[0].asset_id, duration_sec: 2.5 })]);
+      if (step === 1)
+        return callTools([
+          toolCall('add_clip', { track: 'video', asset_id: toolResults(req)[0].asset_id, duration_sec: 2.5 }),
+        ]);
       return say('Here is your lighthouse on the timeline. Want a video next?');
     });
     const reply = await t.instruct('A lighthouse image please');
 
     const job = [...jobs.jobs.values()].find((j) => j.user === t.user)!;
-    expect(job.request).toMatchObject({ user_id: t.user, api_key_id: 7, type: 'image', params: { prompt: 'a lighthouse at dusk', image_urls: [], num_images: 1, aspect_ratio: '9:16' } });
+    // Marked as the editor's, with its project: lists and webhooks tell it from the user's own jobs.
+    expect(job.request).toMatchObject({
+      user_id: t.user,
+      api_key_id: 7,
+      source: 'editor',
+      project_id: t.project.id,
+      type: 'image',
+      params: { prompt: 'a lighthouse at dusk', image_urls: [], num_images: 1, aspect_ratio: '9:16' },
+    });
     expect(Number.isInteger(job.request.params.seed)).toBe(true);
     expect(reply.media_gen_done).toBe(true);
     expect(reply.assets_created).toHaveLength(1);
     const [asset] = reply.assets_created;
-    expect(asset).toMatchObject({ kind: 'image', source: 'generated', metadata: expect.objectContaining({ job_id: job.id, prompt: 'a lighthouse at dusk', width: 96, height: 96 }) });
+    expect(asset).toMatchObject({
+      kind: 'image',
+      source: 'generated',
+      metadata: expect.objectContaining({ job_id: job.id, prompt: 'a lighthouse at dusk', width: 96, height: 96 }),
+    });
     expect(asset.url).toMatch(/^https:\/\/media\.test\/media\//);
-    expect(reply.clips_created).toEqual([expect.objectContaining({ track: 'video', idx: 0, asset_id: asset.id, duration_sec: 2.5, volume: 1 })]);
-    expect(reply.agent_events).toContainEqual(expect.objectContaining({ type: 'media_generation', kind: 'image', asset_id: asset.id, credits: 50, job_id: job.id }));
+    expect(reply.clips_created).toEqual([
+      expect.objectContaining({ track: 'video', idx: 0, asset_id: asset.id, duration_sec: 2.5, volume: 1 }),
+    ]);
+    expect(reply.agent_events).toContainEqual(
+      expect.objectContaining({
+        type: 'media_generation',
+        kind: 'image',
+        asset_id: asset.id,
+        credits: 50,
+        job_id: job.id,
+      }),
+    );
     expect(billing.balance(t.user)).toBe(1000 - 5 - 50);
     const state = await getProjectState(ctx, { user_id: t.user, project_id: t.project.id });
     expect(state.assets).toEqual(reply.assets_created);
@@ -332,18 +455,47 @@ describe('editor agent turns', () => {
   it('imports the reference images of an instruction and animates one: the video job gets its public URL', async () => {
     const t = await setup(2000, (req) => {
       const step = stepOfTurn(req);
-      const attached = /now in the media library: (ast_\w+)/.exec(req.messages[req.messages.length - 1 - step * 2]?.content ?? '');
-      if (step === 0 && attached) return callTools([toolCall('generate_video', { prompt: 'Total: 4s / 1 shot(s) / 9:16\nclose-up, slow dolly in', duration_seconds: 4, resolution: '480p', image_asset_id: attached[1] })]);
-      if (step === 1) return callTools([toolCall('add_clip', { track: 'video', asset_id: toolResults(req)[0].asset_id })]);
+      const attached = /now in the media library: (ast_\w+)/.exec(
+        req.messages[req.messages.length - 1 - step * 2]?.content ?? '',
+      );
+      if (step === 0 && attached)
+        return callTools([
+          toolCall('generate_video', {
+            prompt: 'Total: 4s / 1 shot(s) / 9:16\nclose-up, slow dolly in',
+            duration_seconds: 4,
+            resolution: '480p',
+            image_asset_id: attached[1],
+          }),
+        ]);
+      if (step === 1)
+        return callTools([toolCall('add_clip', { track: 'video', asset_id: toolResults(req)[0].asset_id })]);
       return say('Animated your image. Add music?');
     });
     const reply = await t.instruct('Animate this', { image_urls: ['https://images.example/photo.png'] });
 
     const [reference, video] = reply.assets_created;
-    expect(reference).toMatchObject({ kind: 'image', source: 'upload', metadata: expect.objectContaining({ source_url: 'https://images.example/photo.png' }) });
+    expect(reference).toMatchObject({
+      kind: 'image',
+      source: 'upload',
+      metadata: expect.objectContaining({ source_url: 'https://images.example/photo.png' }),
+    });
     const job = [...jobs.jobs.values()].find((j) => j.user === t.user)!;
-    expect(job.request).toMatchObject({ type: 'video', params: { image_url: reference.url, duration_seconds: 4, resolution: '480p', aspect_ratio: '9:16', fast: false, generate_audio: true } });
-    expect(video).toMatchObject({ kind: 'video', source: 'generated', metadata: expect.objectContaining({ duration_sec: expect.any(Number), has_audio: true }) });
+    expect(job.request).toMatchObject({
+      type: 'video',
+      params: {
+        image_url: reference.url,
+        duration_seconds: 4,
+        resolution: '480p',
+        aspect_ratio: '9:16',
+        fast: false,
+        generate_audio: true,
+      },
+    });
+    expect(video).toMatchObject({
+      kind: 'video',
+      source: 'generated',
+      metadata: expect.objectContaining({ duration_sec: expect.any(Number), has_audio: true }),
+    });
     expect(reply.clips_created).toEqual([expect.objectContaining({ asset_id: video.id, track: 'video', idx: 0 })]);
     expect(billing.balance(t.user)).toBe(2000 - 5 - 4 * 101);
     const state = await getProjectState(ctx, { user_id: t.user, project_id: t.project.id });
@@ -354,21 +506,34 @@ describe('editor agent turns', () => {
     const t = await setup(100, (req) => {
       const step = stepOfTurn(req);
       if (step === 0) return callTools([toolCall('generate_music', { prompt: 'calm ambient', duration_sec: 2.5 })]);
-      if (step === 1) return callTools([toolCall('add_clip', { track: 'music', asset_id: toolResults(req)[0].asset_id, start_sec: 0, volume: 0.4 })]);
+      if (step === 1)
+        return callTools([
+          toolCall('add_clip', { track: 'music', asset_id: toolResults(req)[0].asset_id, start_sec: 0, volume: 0.4 }),
+        ]);
       return say('Added a calm bed. Louder?');
     });
     const reply = await t.instruct('Some calm music');
     const [music] = reply.assets_created;
-    expect(music).toMatchObject({ kind: 'audio', source: 'music', metadata: expect.objectContaining({ prompt: 'calm ambient', seed: expect.any(Number), has_audio: true }) });
+    expect(music).toMatchObject({
+      kind: 'audio',
+      source: 'music',
+      metadata: expect.objectContaining({ prompt: 'calm ambient', seed: expect.any(Number), has_audio: true }),
+    });
     expect(Math.abs((music.metadata.duration_sec as number) - 2.5)).toBeLessThanOrEqual(0.1);
-    expect(reply.clips_created).toEqual([expect.objectContaining({ track: 'music', asset_id: music.id, start_sec: 0, volume: 0.4 })]);
-    expect(reply.agent_events).toContainEqual(expect.objectContaining({ type: 'media_generation', kind: 'audio', asset_id: music.id, credits: 20 }));
+    expect(reply.clips_created).toEqual([
+      expect.objectContaining({ track: 'music', asset_id: music.id, start_sec: 0, volume: 0.4 }),
+    ]);
+    expect(reply.agent_events).toContainEqual(
+      expect.objectContaining({ type: 'media_generation', kind: 'audio', asset_id: music.id, credits: 20 }),
+    );
     expect(billing.balance(t.user)).toBe(75);
   });
 
   it('stops after agentMaxSteps model calls and answers with the last text', async () => {
     ctx.settings.agentMaxSteps = 3;
-    const t = await setup(100, (_req, n) => callTools([toolCall('append_context', { text: `note ${n}` })], `Working (${n})`));
+    const t = await setup(100, (_req, n) =>
+      callTools([toolCall('append_context', { text: `note ${n}` })], `Working (${n})`),
+    );
     const reply = await t.instruct('Keep going forever');
     expect(t.requests()).toHaveLength(3);
     expect(reply.agent_events.filter((e) => e.type === 'step')).toHaveLength(3);
@@ -389,20 +554,63 @@ describe('editor agent turns', () => {
   it('refuses a second media generation in one turn and tells the model so in its next request', async () => {
     const t = await setup(1000, (req) =>
       stepOfTurn(req) === 0
-        ? callTools([toolCall('generate_voice', { text: 'Welcome aboard.' }), toolCall('generate_sfx', { prompt: 'whoosh', duration_sec: 1 })])
+        ? callTools([
+            toolCall('generate_voice', { text: 'Welcome aboard.' }),
+            toolCall('generate_sfx', { prompt: 'whoosh', duration_sec: 1 }),
+          ])
         : stepOfTurn(req) === 1
           ? callTools([toolCall('generate_music', { prompt: 'calm', duration_sec: 3 })])
           : say('I made the voice line; shall I make the whoosh next?'),
     );
     const reply = await t.instruct('A voice line and a whoosh');
     const [, second, third] = t.requests();
-    expect(toolResults(second)).toEqual([expect.objectContaining({ ok: true, kind: 'audio' }), { ok: false, error: ONE_MEDIA_RULE }]);
+    expect(toolResults(second)).toEqual([
+      expect.objectContaining({ ok: true, kind: 'audio' }),
+      { ok: false, error: ONE_MEDIA_RULE },
+    ]);
     expect(toolResults(third)[2]).toEqual({ ok: false, error: ONE_MEDIA_RULE });
     expect(reply.assets_created).toHaveLength(1);
-    expect(reply.assets_created[0]).toMatchObject({ kind: 'audio', source: 'tts', metadata: expect.objectContaining({ text: 'Welcome aboard.' }) });
-    expect(reply.agent_events.filter((e) => e.type === 'media_generation')).toEqual([expect.objectContaining({ kind: 'audio', credits: 10 })]);
-    expect(reply.agent_events.filter((e) => e.type === 'tool_error').map((e) => e.name)).toEqual(['generate_sfx', 'generate_music']);
+    expect(reply.assets_created[0]).toMatchObject({
+      kind: 'audio',
+      source: 'tts',
+      metadata: expect.objectContaining({ text: 'Welcome aboard.' }),
+    });
+    expect(reply.agent_events.filter((e) => e.type === 'media_generation')).toEqual([
+      expect.objectContaining({ kind: 'audio', credits: 10 }),
+    ]);
+    expect(reply.agent_events.filter((e) => e.type === 'tool_error').map((e) => e.name)).toEqual([
+      'generate_sfx',
+      'generate_music',
+    ]);
     expect(billing.balance(t.user)).toBe(1000 - 5 - 10);
+  });
+
+  it('answers 400 without charging the turn when a reference image is refused, and imports none of the others', async () => {
+    const t = await setup(895, () => say('should not be asked'));
+    const urls = [
+      'https://images.example/ok-1.png',
+      'https://images.example/ok-2.png',
+      'https://unreachable.example/photo.png',
+    ];
+    for (let i = 0; i < 4; i++) {
+      const err = await rejection(t.instruct('Use these', { image_urls: urls }));
+      expect(err.status).toBe(400);
+      expect(err.body).toEqual({
+        error: 'url could not be fetched: it must be a public https URL of an image, a video or audio',
+      });
+    }
+    expect(billing.balance(t.user)).toBe(895);
+    expect(t.requests()).toHaveLength(0);
+    expect(await turnsOf(t.project.id)).toHaveLength(0);
+    expect((await getProjectState(ctx, { user_id: t.user, project_id: t.project.id })).assets).toEqual([]);
+    expect(fs.existsSync(path.join(dir, 'media', 'editor', t.project.id))).toBe(false);
+  });
+
+  it('stores no reference image when the turn cannot be paid', async () => {
+    const t = await setup(3, () => say('should not be asked'));
+    const err = await rejection(t.instruct('Use this', { image_urls: ['https://images.example/ok.png'] }));
+    expect(err.status).toBe(402);
+    expect((await getProjectState(ctx, { user_id: t.user, project_id: t.project.id })).assets).toEqual([]);
   });
 
   it('answers 402 when the turn cannot be paid, and nothing else happens', async () => {
@@ -420,7 +628,9 @@ describe('editor agent turns', () => {
   });
 
   it('ends the turn with 402 when a voice line cannot be paid, keeping the turn price', async () => {
-    const t = await setup(12, (req) => (stepOfTurn(req) === 0 ? callTools([toolCall('generate_voice', { text: 'Hello there' })]) : say('unreachable')));
+    const t = await setup(12, (req) =>
+      stepOfTurn(req) === 0 ? callTools([toolCall('generate_voice', { text: 'Hello there' })]) : say('unreachable'),
+    );
     const err = await rejection(t.instruct('Say hello'));
     expect(err.status).toBe(402);
     expect(err.body).toEqual({ error: 'Insufficient credits', credits_required: 10, credits_remaining: 7 });
@@ -432,7 +642,9 @@ describe('editor agent turns', () => {
   });
 
   it('ends the turn with 402 when the jobs service cannot charge an image', async () => {
-    const t = await setup(40, (req) => (stepOfTurn(req) === 0 ? callTools([toolCall('generate_image', { prompt: 'a cat' })]) : say('unreachable')));
+    const t = await setup(40, (req) =>
+      stepOfTurn(req) === 0 ? callTools([toolCall('generate_image', { prompt: 'a cat' })]) : say('unreachable'),
+    );
     const err = await rejection(t.instruct('A cat'));
     expect(err.status).toBe(402);
     expect(err.body).toEqual({ error: 'Insufficient credits', credits_required: 50, credits_remaining: 35 });
@@ -441,13 +653,21 @@ describe('editor agent turns', () => {
 
   it('refunds a voice line whose generation fails, not the turn, and tells the model', async () => {
     audio.failing = true;
-    const t = await setup(100, (req) => (stepOfTurn(req) === 0 ? callTools([toolCall('generate_voice', { text: 'Hello' })]) : say('The voice failed; want me to retry next turn?')));
+    const t = await setup(100, (req) =>
+      stepOfTurn(req) === 0
+        ? callTools([toolCall('generate_voice', { text: 'Hello' })])
+        : say('The voice failed; want me to retry next turn?'),
+    );
     const reply = await t.instruct('Say hello');
     expect(reply.media_gen_done).toBe(false);
     expect(reply.assets_created).toEqual([]);
-    expect(toolResults(t.requests()[1])).toEqual([{ ok: false, error: 'the voice line could not be generated; its 10 credits were refunded.' }]);
+    expect(toolResults(t.requests()[1])).toEqual([
+      { ok: false, error: 'the voice line could not be generated; its 10 credits were refunded.' },
+    ]);
     expect(billing.balance(t.user)).toBe(95);
-    const mediaRefunds = [...billing.refunds.entries()].filter(([ref]) => ref.startsWith('media:') && billing.charges.get(ref)?.user === t.user);
+    const mediaRefunds = [...billing.refunds.entries()].filter(
+      ([ref]) => ref.startsWith('media:') && billing.charges.get(ref)?.user === t.user,
+    );
     expect(mediaRefunds).toEqual([[expect.stringMatching(/^media:ast_/), 10]]);
     expect(billing.refundsOf('turn:').filter(([ref]) => billing.charges.get(ref)?.user === t.user)).toEqual([]);
   });
@@ -455,10 +675,22 @@ describe('editor agent turns', () => {
   it('lets the model see a failed video job, refunded by jobs, while the turn price stays', async () => {
     jobs.outcome = 'fail';
     const t = await setup(2000, (req) =>
-      stepOfTurn(req) === 0 ? callTools([toolCall('generate_video', { prompt: 'Total: 4s / 1 shot(s) / 9:16\nwide shot, slow push in', duration_seconds: 4 })]) : say('The video failed and was refunded.'),
+      stepOfTurn(req) === 0
+        ? callTools([
+            toolCall('generate_video', {
+              prompt: 'Total: 4s / 1 shot(s) / 9:16\nwide shot, slow push in',
+              duration_seconds: 4,
+            }),
+          ])
+        : say('The video failed and was refunded.'),
     );
     const reply = await t.instruct('Make a 4 s video');
-    expect(toolResults(t.requests()[1])).toEqual([{ ok: false, error: 'the video generation failed (Reference image could not be fetched); its 908 credits were refunded.' }]);
+    expect(toolResults(t.requests()[1])).toEqual([
+      {
+        ok: false,
+        error: 'the video generation failed (Reference image could not be fetched); its 908 credits were refunded.',
+      },
+    ]);
     expect(reply.media_gen_done).toBe(false);
     expect(billing.balance(t.user)).toBe(1995);
   });
@@ -466,11 +698,17 @@ describe('editor agent turns', () => {
   it('cancels (and so refunds) a generation that outlasts mediaWaitMs', async () => {
     jobs.outcome = 'hang';
     ctx.settings.mediaWaitMs = 300;
-    const t = await setup(1000, (req) => (stepOfTurn(req) === 0 ? callTools([toolCall('generate_image', { prompt: 'slow' })]) : say('It took too long.')));
+    const t = await setup(1000, (req) =>
+      stepOfTurn(req) === 0 ? callTools([toolCall('generate_image', { prompt: 'slow' })]) : say('It took too long.'),
+    );
     await t.instruct('Slow image');
-    expect(toolResults(t.requests()[1])).toEqual([{ ok: false, error: 'the generation took too long and was cancelled; its 50 credits were refunded.' }]);
+    expect(toolResults(t.requests()[1])).toEqual([
+      { ok: false, error: 'the generation took too long and was cancelled; its 50 credits were refunded.' },
+    ]);
     const job = [...jobs.jobs.values()].find((j) => j.user === t.user)!;
     expect(job.status).toBe('cancelled');
+    // Not the user's doing: the refund's ledger line says the editor cancelled it.
+    expect(job.cancelledBy).toBe('editor');
     expect(billing.balance(t.user)).toBe(995);
   });
 
@@ -529,15 +767,26 @@ describe('editor agent turns', () => {
   it('never interleaves two instructions on one video: the second waits for the first', async () => {
     const t = await setup(100, async (req) => {
       await new Promise((r) => setTimeout(r, 150));
-      return stepOfTurn(req) < 2 ? callTools([toolCall('append_context', { text: `from: ${req.messages.filter((m) => m.role === 'user').pop()!.content}` })]) : say('done');
+      return stepOfTurn(req) < 2
+        ? callTools([
+            toolCall('append_context', {
+              text: `from: ${req.messages.filter((m) => m.role === 'user').pop()!.content}`,
+            }),
+          ])
+        : say('done');
     });
     const [a, b] = await Promise.all([t.instruct('turn A'), t.instruct('turn B')]);
-    const span = (r: InstructReply) => [Date.parse(r.agent_events[0].at), Date.parse(r.agent_events[r.agent_events.length - 1].at)];
+    const span = (r: InstructReply) => [
+      Date.parse(r.agent_events[0].at),
+      Date.parse(r.agent_events[r.agent_events.length - 1].at),
+    ];
     const [[a0, a1], [b0, b1]] = [span(a), span(b)];
     expect(a1 < b0 || b1 < a0).toBe(true);
     // Each turn's model calls are contiguous: no request of one turn falls between two of the other.
     const order = t.requests().map((r) => r.messages.filter((m) => m.role === 'user').pop()!.content);
-    expect(order.join(',')).toMatch(/^(turn A,turn A,turn A,turn B,turn B,turn B|turn B,turn B,turn B,turn A,turn A,turn A)$/);
+    expect(order.join(',')).toMatch(
+      /^(turn A,turn A,turn A,turn B,turn B,turn B|turn B,turn B,turn B,turn A,turn A,turn A)$/,
+    );
     expect(billing.balance(t.user)).toBe(90);
   });
 

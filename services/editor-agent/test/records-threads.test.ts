@@ -31,7 +31,19 @@ describe('project threads', () => {
       bus,
       storage: createStorage({ driver: 'local', dir: '/nonexistent-unused' }),
       logger: silentLogger(),
-      settings: { publicBaseUrl: 'https://api.test', turnPrice: 5, voicePrice: 10, musicPrice: 20, sfxPrice: 10, agentMaxSteps: 8, agentMaxWallMs: 60_000, mediaWaitMs: 60_000, mediaPollMs: 100, turnLockWaitMs: 1000, importMaxBytes: 1e7 },
+      settings: {
+        publicBaseUrl: 'https://api.test',
+        turnPrice: 5,
+        voicePrice: 10,
+        musicPrice: 20,
+        sfxPrice: 10,
+        agentMaxSteps: 8,
+        agentMaxWallMs: 60_000,
+        mediaWaitMs: 60_000,
+        mediaPollMs: 100,
+        turnLockWaitMs: 1000,
+        importMaxBytes: 1e7,
+      },
       download: unused,
       probe: unused,
       llm: null,
@@ -45,7 +57,13 @@ describe('project threads', () => {
   });
 
   /** A turn as instruct records it: running, then done or failed (or left running). */
-  async function turn(userId: number, videoId: string, instruction: string, end: { done: string } | 'failed' | 'running', at?: Date): Promise<string> {
+  async function turn(
+    userId: number,
+    videoId: string,
+    instruction: string,
+    end: { done: string } | 'failed' | 'running',
+    at?: Date,
+  ): Promise<string> {
     const id = `trn_t${turnNo++}`;
     await insertTurn(db, { id, video_id: videoId, user_id: userId, instruction, image_urls: [] });
     if (at) await db('turns').update({ created_at: at }).where({ id });
@@ -68,11 +86,37 @@ describe('project threads', () => {
     const { threads } = await projectThreads(ctx, { user_id: 1, project_id: project.id });
     expect(threads).toEqual({
       [main.id]: [
-        { id: a, instruction: 'make a kite', assistant_text: 'Made it.', status: 'done', created_at: '2030-01-01T00:00:00.000Z' },
-        { id: b, instruction: 'animate it', assistant_text: null, status: 'failed', created_at: '2030-01-01T00:00:01.000Z' },
-        { id: c, instruction: 'try again', assistant_text: null, status: 'running', created_at: '2030-01-01T00:00:02.000Z' },
+        {
+          id: a,
+          instruction: 'make a kite',
+          assistant_text: 'Made it.',
+          status: 'done',
+          created_at: '2030-01-01T00:00:00.000Z',
+        },
+        {
+          id: b,
+          instruction: 'animate it',
+          assistant_text: null,
+          status: 'failed',
+          created_at: '2030-01-01T00:00:01.000Z',
+        },
+        {
+          id: c,
+          instruction: 'try again',
+          assistant_text: null,
+          status: 'running',
+          created_at: '2030-01-01T00:00:02.000Z',
+        },
       ],
-      [cut.id]: [{ id: d, instruction: 'shorter', assistant_text: 'Trimmed.', status: 'done', created_at: '2030-01-01T00:00:00.500Z' }],
+      [cut.id]: [
+        {
+          id: d,
+          instruction: 'shorter',
+          assistant_text: 'Trimmed.',
+          status: 'done',
+          created_at: '2030-01-01T00:00:00.500Z',
+        },
+      ],
       [quiet.id]: [],
     });
   });
@@ -81,7 +125,8 @@ describe('project threads', () => {
     const { project } = await createProject(ctx, { user_id: 2, name: 'Long', description: null, aspect_ratio: '1:1' });
     const video = (await getProjectState(ctx, { user_id: 2, project_id: project.id })).videos[0];
     const t0 = Date.parse('2030-02-01T00:00:00Z');
-    for (let i = 0; i < THREAD_TURNS_SHOWN + 5; i++) await turn(2, video.id, `turn ${i}`, { done: 'ok' }, new Date(t0 + i * 1000));
+    for (let i = 0; i < THREAD_TURNS_SHOWN + 5; i++)
+      await turn(2, video.id, `turn ${i}`, { done: 'ok' }, new Date(t0 + i * 1000));
     const thread = (await projectThreads(ctx, { user_id: 2, project_id: project.id })).threads[video.id];
     expect(thread).toHaveLength(THREAD_TURNS_SHOWN);
     expect(thread[0].instruction).toBe('turn 5');
@@ -93,7 +138,13 @@ describe('project threads', () => {
     await serveEditorRpc(bus, ctx);
     const mine = await bus.rpc(editorRpc, 'threads', { user_id: 3, project_id: project.id });
     expect(Object.values(mine.threads)).toEqual([[]]);
-    await expect(bus.rpc(editorRpc, 'threads', { user_id: 4, project_id: project.id })).rejects.toMatchObject({ status: 404, body: { error: 'Project not found' } });
-    await expect(bus.rpc(editorRpc, 'threads', { user_id: 3, project_id: 'prj_missing' })).rejects.toMatchObject({ status: 404, body: { error: 'Project not found' } });
+    await expect(bus.rpc(editorRpc, 'threads', { user_id: 4, project_id: project.id })).rejects.toMatchObject({
+      status: 404,
+      body: { error: 'Project not found' },
+    });
+    await expect(bus.rpc(editorRpc, 'threads', { user_id: 3, project_id: 'prj_missing' })).rejects.toMatchObject({
+      status: 404,
+      body: { error: 'Project not found' },
+    });
   });
 });

@@ -32,11 +32,16 @@ const schema = Joi.object<ExportRendererConfig>({
   /** Normalised-clip cache directory (one process's own; relative to the working directory unless absolute). */
   EXPORT_CACHE_DIR: Joi.string().min(1).default('.data/export-cache'),
   /** Cache size above which the least recently used clips are deleted, bytes (5 GiB). */
-  EXPORT_CACHE_MAX_BYTES: Joi.number().integer().min(0).default(5 * 1024 ** 3),
+  EXPORT_CACHE_MAX_BYTES: Joi.number()
+    .integer()
+    .min(0)
+    .default(5 * 1024 ** 3),
   /** Root of the per-export scratch directories (each removed when its export ends). */
   EXPORT_WORK_DIR: Joi.string().min(1).default(os.tmpdir()),
   /** Output frame rate of every export. */
-  EXPORT_FPS: Joi.number().valid(...EXPORT_FPS_VALUES).default(30),
+  EXPORT_FPS: Joi.number()
+    .valid(...EXPORT_FPS_VALUES)
+    .default(30),
   /** ffmpeg binary (else ffmpeg-static if installed, else ffmpeg on PATH). */
   FFMPEG_PATH: Joi.string().optional(),
   /** ffprobe binary (else a packaged ffprobe if installed, else ffprobe on PATH). */

@@ -12,7 +12,11 @@ runMain('export-renderer', loadExportRendererConfig, (config, logger) => ({
     const storage = createStorage(storageConfigFromEnv(config));
     // Not fatal: with storage down the service still starts and each export answers 503
     // storage_unconfigured (its check runs again per export).
-    await storage.check().catch((err: unknown) => logger.warn({ err }, 'storage fails its check at start; exports will answer 503 until it recovers'));
+    await storage
+      .check()
+      .catch((err: unknown) =>
+        logger.warn({ err }, 'storage fails its check at start; exports will answer 503 until it recovers'),
+      );
     await serveExportsRpc(bus, createExportContext(config, { db, storage, logger }));
   },
 }));

@@ -9,13 +9,7 @@ jest.setTimeout(180_000);
 let h: Harness;
 beforeAll(async () => {
   h = await createHarness();
-  const s = h.sources;
-  await Promise.all([
-    h.put('assets/wide.mp4', s.wide),
-    h.put('assets/tall.mp4', s.tall),
-    h.put('assets/square.mp4', s.square),
-    h.put('assets/still.png', s.still),
-  ]);
+  await h.putSources('wide', 'tall', 'square', 'still', 'voiceA', 'music');
 });
 afterAll(async () => {
   await h?.teardown();
@@ -67,9 +61,43 @@ describe('normalised-clip cache', () => {
     expect(headers.size).toBe(1);
   });
 
+  it('re-mixes only the soundtrack when a volume changes: every picture comes from the cache', async () => {
+    const ctx = h.context();
+    const first = renderRequest(timeline());
+    await renderExport(ctx, first);
+    const quieter = renderRequest(timeline().map((c) => (c.idx === 0 ? { ...c, volume: 0.3 } : c)));
+    const reply = await renderExport(ctx, quieter);
+    expect(await cacheCounts(quieter.video_id)).toEqual({ cache_hits: 4, cache_misses: 0 });
+    expect(reply.output_key).toBe(quieter.output_key);
+    expect((await readdir(ctx.cache.dir)).filter((n) => n.endsWith('.m4a'))).toHaveLength(2);
+  });
+
+  it('keeps the soundtrack and the overlay bus when a silent video clip changes to another of the same length', async () => {
+    const ctx = h.context();
+    await h.put('assets/silent.mp4', h.sources.tall);
+    const clips = () => [
+      clip('video', 0, 'assets/wide.mp4'),
+      clip('video', 1, 'assets/silent.mp4'),
+      clip('voice', 0, 'assets/voice-a.m4a'),
+      clip('music', 0, 'assets/music.m4a'),
+    ];
+    await renderExport(ctx, renderRequest(clips()));
+    await h.put('assets/silent.mp4', h.sources.tallAlt);
+    const second = renderRequest(clips());
+    await renderExport(ctx, second);
+    expect(await cacheCounts(second.video_id)).toEqual({ cache_hits: 1, cache_misses: 1 });
+    const names = await readdir(ctx.cache.dir);
+    expect(names.filter((n) => n.endsWith('.m4a'))).toHaveLength(1);
+    expect(names.filter((n) => n.endsWith('.f32.wav'))).toHaveLength(1);
+  });
+
   it('renders a clip used twice in one export once', async () => {
     const ctx = h.context();
-    const req = renderRequest([clip('video', 0, 'assets/tall.mp4'), clip('video', 1, 'assets/tall.mp4'), clip('video', 2, 'assets/wide.mp4')]);
+    const req = renderRequest([
+      clip('video', 0, 'assets/tall.mp4'),
+      clip('video', 1, 'assets/tall.mp4'),
+      clip('video', 2, 'assets/wide.mp4'),
+    ]);
     const reply = await renderExport(ctx, req);
     expect(await cacheCounts(req.video_id)).toEqual({ cache_hits: 1, cache_misses: 2 });
     expect(reply.duration_sec).toBeCloseTo(6, 1);
@@ -77,7 +105,10 @@ describe('normalised-clip cache', () => {
 
   it("joins cached clips from a cache dir whose path holds quotes and spaces (the concat list's quoting)", async () => {
     const ctx = h.context({ EXPORT_CACHE_DIR: path.join(h.workRoot, '..', "it's a cache") });
-    const req = renderRequest([clip('video', 0, 'assets/still.png', { kind: 'image', duration_sec: 0.5 }), clip('video', 1, 'assets/tall.mp4')]);
+    const req = renderRequest([
+      clip('video', 0, 'assets/still.png', { kind: 'image', duration_sec: 0.5 }),
+      clip('video', 1, 'assets/tall.mp4'),
+    ]);
     await expect(renderExport(ctx, req)).resolves.toMatchObject({ duration_sec: 2.5, video_clip_count: 2 });
   });
 

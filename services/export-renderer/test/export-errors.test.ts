@@ -1,7 +1,8 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RenderRequest } from '@mf/contracts';
 import type { AppError } from '@mf/errors';
+import { resolveFfmpeg, runFfmpeg } from '@mf/media';
 import type { Storage } from '@mf/storage';
 import { renderExport } from '../src/usecases/render-export.usecase';
 import type { ExportContext } from '../src/usecases/context';
@@ -13,16 +14,7 @@ jest.setTimeout(180_000);
 let h: Harness;
 beforeAll(async () => {
   h = await createHarness();
-  const s = h.sources;
-  await Promise.all([
-    h.put('assets/wide.mp4', s.wide),
-    h.put('assets/tall.mp4', s.tall),
-    h.put('assets/square.mp4', s.square),
-    h.put('assets/still.png', s.still),
-    h.put('assets/voice-a.m4a', s.voiceA),
-    h.put('assets/truncated.mp4', s.truncatedMoovAtEnd),
-    h.put('assets/truncated-faststart.mp4', s.truncatedFaststart),
-  ]);
+  await h.putSources('wide', 'tall', 'square', 'still', 'voiceA', 'truncatedMoovAtEnd', 'truncatedFaststart');
 });
 afterAll(async () => {
   await h?.teardown();
@@ -60,7 +52,11 @@ async function runRow(req: RenderRequest): Promise<{ status: string; error_code:
  * Fetched and probed in well under a second, then a normalisation of ten minutes of 1080x1920
  * frames: a timeout of a few seconds always lands while ffmpeg is encoding.
  */
-const longRender = () => renderRequest([clip('video', 0, 'assets/still.png', { kind: 'image', duration_sec: 600 })], { width: 1080, height: 1920 });
+const longRender = () =>
+  renderRequest([clip('video', 0, 'assets/still.png', { kind: 'image', duration_sec: 600 })], {
+    width: 1080,
+    height: 1920,
+  });
 
 /** A storage like `base` with some methods replaced. */
 function storageWith(base: Storage, overrides: Partial<Pick<Storage, 'check' | 'putFile'>>): Storage {
@@ -88,11 +84,33 @@ describe('export errors', () => {
     ['whose index is cut off (ffprobe cannot read it)', 'assets/truncated.mp4'],
     ['whose data is cut off (ffprobe reads it, decoding fails)', 'assets/truncated-faststart.mp4'],
   ])('answers 422 corrupt_source for a truncated mp4 %s', async (_what, key) => {
-    const req = renderRequest([clip('video', 0, 'assets/still.png', { kind: 'image', duration_sec: 0.5 }), clip('video', 1, key)]);
+    const req = renderRequest([
+      clip('video', 0, 'assets/still.png', { kind: 'image', duration_sec: 0.5 }),
+      clip('video', 1, key),
+    ]);
     const err = await failureOf(h.context(), req);
     expectExportError(err, 422, 'corrupt_source');
     expect(err.body.message).toContain('video clip at position 1');
     expect(await runRow(req)).toMatchObject({ status: 'failed', error_code: 'corrupt_source' });
+  });
+
+  it('answers 422 corrupt_source naming a voice clip whose file probes but fails to decode', async () => {
+    const faststart = path.join(h.workRoot, '..', 'voice-faststart.m4a');
+    const truncated = path.join(h.workRoot, '..', 'voice-truncated.m4a');
+    await runFfmpeg(['-v', 'error', '-i', h.sources.voiceA, '-c', 'copy', '-movflags', '+faststart', '-y', faststart], {
+      ffmpegPath: resolveFfmpeg(),
+      timeoutMs: 30_000,
+    });
+    const bytes = await readFile(faststart);
+    await writeFile(truncated, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    await h.put('assets/voice-truncated.m4a', truncated);
+    const req = renderRequest([
+      clip('video', 0, 'assets/still.png', { kind: 'image', duration_sec: 1 }),
+      clip('voice', 0, 'assets/voice-truncated.m4a'),
+    ]);
+    const err = await failureOf(h.context(), req);
+    expectExportError(err, 422, 'corrupt_source');
+    expect(err.body.message).toContain('voice clip at position 0');
   });
 
   it('answers 502 source_fetch_failed when a source object is missing from storage', async () => {
@@ -104,7 +122,9 @@ describe('export errors', () => {
   });
 
   it('answers 503 storage_unconfigured when storage fails its check, before counting the export against the user', async () => {
-    const down = storageWith(h.storage, { check: () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.1:9000')) });
+    const down = storageWith(h.storage, {
+      check: () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.1:9000')),
+    });
     const req = renderRequest([clip('video', 0, 'assets/wide.mp4')]);
     expectExportError(await failureOf(h.context({}, down), req), 503, 'storage_unconfigured');
     expect(await runRow(req)).toBeUndefined();
@@ -146,7 +166,8 @@ describe('export errors', () => {
 
   it('answers 429 rate_limited with Retry-After to the 6th export of a user within a minute (limit 5)', async () => {
     const ctx = h.context({ EXPORT_RATE_LIMIT: '5' });
-    const cheap = () => renderRequest([clip('video', 0, 'assets/still.png', { kind: 'image', duration_sec: 0.5 })], { user_id: 10_077 });
+    const cheap = () =>
+      renderRequest([clip('video', 0, 'assets/still.png', { kind: 'image', duration_sec: 0.5 })], { user_id: 10_077 });
     for (let i = 0; i < 5; i++) await renderExport(ctx, cheap());
 
     const err = await failureOf(ctx, cheap());
@@ -155,7 +176,9 @@ describe('export errors', () => {
     expect(err.body.message).toBe('Too many exports in the last minute. Try again shortly.');
     const retryAfter = Number(err.headers['Retry-After']);
     expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
-    expect(await h.db('export_runs').where({ user_id: 10_077 }).count<{ count: number }[]>({ count: '*' })).toEqual([{ count: 5 }]);
+    expect(await h.db('export_runs').where({ user_id: 10_077 }).count<{ count: number }[]>({ count: '*' })).toEqual([
+      { count: 5 },
+    ]);
     // Other users are not affected.
     await expect(renderExport(ctx, { ...cheap(), user_id: 10_078 })).resolves.toMatchObject({ video_clip_count: 1 });
   });
@@ -172,7 +195,11 @@ describe('export errors', () => {
     const notADir = path.join(h.workRoot, '..', 'plain-file');
     await writeFile(notADir, 'x');
     const req = renderRequest([clip('video', 0, 'assets/wide.mp4')]);
-    expectExportError(await failureOf(h.context({ EXPORT_WORK_DIR: path.join(notADir, 'work') }), req), 500, 'export_failed');
+    expectExportError(
+      await failureOf(h.context({ EXPORT_WORK_DIR: path.join(notADir, 'work') }), req),
+      500,
+      'export_failed',
+    );
     expect(await runRow(req)).toMatchObject({ status: 'failed', error_code: 'export_failed' });
   });
 });

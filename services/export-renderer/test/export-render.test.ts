@@ -1,8 +1,4 @@
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { readdir } from 'node:fs/promises';
 import { renderExport } from '../src/usecases/render-export.usecase';
 import { clip, createHarness, renderRequest, type Harness } from './support/export-harness';
 import { meanLevel, pixels, streamsOf } from './support/media-checks';
@@ -12,35 +8,18 @@ import { WIDE_COLOUR } from './support/sources';
 jest.setTimeout(180_000);
 
 let h: Harness;
-let outDir: string;
 beforeAll(async () => {
   h = await createHarness();
-  outDir = await mkdtemp(path.join(tmpdir(), 'mf-export-out-'));
-  const s = h.sources;
-  await Promise.all([
-    h.put('assets/wide.mp4', s.wide),
-    h.put('assets/tall.mp4', s.tall),
-    h.put('assets/square.mp4', s.square),
-    h.put('assets/still.png', s.still),
-    h.put('assets/voice-a.m4a', s.voiceA),
-    h.put('assets/voice-b.wav', s.voiceB),
-    h.put('assets/music.m4a', s.music),
-  ]);
+  await h.putSources('wide', 'tall', 'square', 'still', 'voiceA', 'voiceB', 'music');
 });
 afterAll(async () => {
   await h?.teardown();
-  await rm(outDir, { recursive: true, force: true });
 });
 afterEach(async () => {
   expect(await readdir(h.workRoot).catch(() => [])).toEqual([]);
 });
 
-/** Copies an exported object out of storage to a local file for ffprobe. */
-async function fetchOutput(key: string): Promise<string> {
-  const file = path.join(outDir, path.basename(key));
-  await pipeline(await h.storage.get(key), createWriteStream(file));
-  return file;
-}
+const fetchOutput = (key: string) => h.fetchOutput(key);
 
 const FRAME = 1 / 30;
 
@@ -64,7 +43,13 @@ describe('renderExport', () => {
 
     // 2 s + 2 s + 1.5 s + the still's 1 s.
     const expectedSec = 6.5;
-    expect(reply).toMatchObject({ output_key: req.output_key, video_clip_count: 4, audio_overlay_count: 3, width: 720, height: 1280 });
+    expect(reply).toMatchObject({
+      output_key: req.output_key,
+      video_clip_count: 4,
+      audio_overlay_count: 3,
+      width: 720,
+      height: 1280,
+    });
     expect(Math.abs(reply.duration_sec - expectedSec)).toBeLessThanOrEqual(FRAME);
     const file = await fetchOutput(req.output_key);
     const { streams, durationSec } = await streamsOf(file);
@@ -74,7 +59,14 @@ describe('renderExport', () => {
     const audio = streams.filter((s) => s.codec_type === 'audio');
     expect(video).toHaveLength(1);
     expect(audio).toHaveLength(1);
-    expect(video[0]).toMatchObject({ codec_name: 'h264', width: 720, height: 1280, pix_fmt: 'yuv420p', avg_frame_rate: '30/1', nb_read_packets: String(expectedSec * 30) });
+    expect(video[0]).toMatchObject({
+      codec_name: 'h264',
+      width: 720,
+      height: 1280,
+      pix_fmt: 'yuv420p',
+      avg_frame_rate: '30/1',
+      nb_read_packets: String(expectedSec * 30),
+    });
     expect(audio[0]).toMatchObject({ codec_name: 'aac', sample_rate: '48000', channels: 2 });
     const run = await h.db('export_runs').where({ video_id: req.video_id }).first();
     expect(run).toMatchObject({ status: 'done', error_code: null, cache_hits: 0, cache_misses: 4 });
@@ -129,6 +121,33 @@ describe('renderExport', () => {
     expect(musicUnderVoice).toBeLessThan(musicAlone - 6);
     expect(await meanLevel(file, 0.2, 0.8, voiceBand)).toBeLessThan(-60);
     expect(await meanLevel(file, 1.2, 1.7, voiceBand)).toBeGreaterThan(-35);
+  });
+
+  it("keeps each video clip's own sound at its place and volume, with silence under a clip without sound", async () => {
+    const ctx = h.context();
+    const req = renderRequest([
+      // 2 s without sound, 2 s of a 440 Hz tone at half volume, 1.5 s of a 660 Hz tone muted.
+      clip('video', 0, 'assets/tall.mp4'),
+      clip('video', 1, 'assets/wide.mp4', { volume: 0.5 }),
+      clip('video', 2, 'assets/square.mp4', { volume: 0 }),
+    ]);
+    const loud = renderRequest(req.clips.map((c) => (c.idx === 1 ? { ...c, volume: 1 } : c)));
+
+    await renderExport(ctx, req);
+    await renderExport(ctx, loud);
+
+    const file = await fetchOutput(req.output_key);
+    expect((await streamsOf(file)).durationSec).toBeCloseTo(5.5, 1);
+    const tone = 'bandpass=f=440:width_type=h:w=100,bandpass=f=440:width_type=h:w=100';
+    const toneOf660 = 'bandpass=f=660:width_type=h:w=100,bandpass=f=660:width_type=h:w=100';
+    expect(await meanLevel(file, 0.2, 1.8, tone)).toBeLessThan(-60);
+    const half = await meanLevel(file, 2.2, 3.8, tone);
+    expect(half).toBeGreaterThan(-40);
+    expect(await meanLevel(file, 4.2, 5.3, toneOf660)).toBeLessThan(-60);
+    // Volume 0.5 is 6 dB below volume 1.
+    const full = await meanLevel(await fetchOutput(loud.output_key), 2.2, 3.8, tone);
+    expect(full - half).toBeGreaterThan(5);
+    expect(full - half).toBeLessThan(7);
   });
 });
 

@@ -35,11 +35,24 @@ describe('exports.render over the bus', () => {
       const req = renderRequest(still());
 
       const reply = await client.rpc(exportsRpc, 'render', req);
-      const refused = (await client.rpc(exportsRpc, 'render', { ...renderRequest(still()), user_id: req.user_id }).catch((err: unknown) => err)) as AppError;
+      const refused = (await client
+        .rpc(exportsRpc, 'render', { ...renderRequest(still()), user_id: req.user_id })
+        .catch((err: unknown) => err)) as AppError;
 
-      expect(reply).toEqual({ output_key: req.output_key, duration_sec: 0.5, video_clip_count: 1, audio_overlay_count: 0, width: 180, height: 320, bytes: expect.any(Number) });
+      expect(reply).toEqual({
+        output_key: req.output_key,
+        duration_sec: 0.5,
+        video_clip_count: 1,
+        audio_overlay_count: 0,
+        width: 180,
+        height: 320,
+        bytes: expect.any(Number),
+      });
       expect((await h.storage.stat(req.output_key))?.size).toBe(reply.bytes);
-      expect({ status: refused.status, body: refused.body }).toEqual({ status: 429, body: { error: 'rate_limited', message: 'Too many exports in the last minute. Try again shortly.' } });
+      expect({ status: refused.status, body: refused.body }).toEqual({
+        status: 429,
+        body: { error: 'rate_limited', message: 'Too many exports in the last minute. Try again shortly.' },
+      });
       expect(Number(refused.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
     } finally {
       await server.close();
@@ -81,7 +94,10 @@ describe('the export-renderer process', () => {
     await waitUntilReady(port, child);
 
     const err = (await client.rpc(exportsRpc, 'render', renderRequest(still())).catch((e: unknown) => e)) as AppError;
-    expect({ status: err.status, body: err.body }).toEqual({ status: 503, body: { error: 'storage_unconfigured', message: 'Export storage is unavailable right now. Try again later.' } });
+    expect({ status: err.status, body: err.body }).toEqual({
+      status: 503,
+      body: { error: 'storage_unconfigured', message: 'Export storage is unavailable right now. Try again later.' },
+    });
   });
 });
 
@@ -96,7 +112,10 @@ async function freePort(): Promise<number> {
 async function waitUntilReady(port: number, proc: ChildProcess): Promise<void> {
   for (let i = 0; i < 600; i++) {
     if (proc.exitCode !== null) throw new Error(`export-renderer exited with ${proc.exitCode}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -9,6 +9,7 @@ import { keysPage } from './js/pages/keys.js';
 import { keyPage } from './js/pages/key.js';
 import { jobsPage } from './js/pages/jobs.js';
 import { jobPage } from './js/pages/job.js';
+import { playgroundPage } from './js/pages/playground.js';
 import { projectsPage } from './js/pages/projects.js';
 import { projectPage } from './js/pages/project.js';
 import { adminPage } from './js/pages/admin.js';
@@ -21,6 +22,7 @@ const routes = [
   { path: '/keys/:id', title: 'API key', page: keyPage, nav: 'keys' },
   { path: '/jobs', title: 'Jobs', page: jobsPage, nav: 'jobs' },
   { path: '/jobs/:id', title: 'Job', page: jobPage, nav: 'jobs' },
+  { path: '/playground', title: 'Playground', page: playgroundPage, nav: 'playground' },
   { path: '/projects', title: 'Projects', page: projectsPage, nav: 'projects' },
   { path: '/projects/:id', title: 'Project', page: projectPage, nav: 'projects' },
   { path: '/admin', title: 'Admin', page: adminPage, nav: 'admin', admin: true },
@@ -154,11 +156,17 @@ function render() {
 }
 
 function notFound(ctx) {
-  ctx.root.append(pageHeading('Page not found'), h('p', null, 'There is nothing at this address. ', h('a', { href: '#/' }, 'Go to the overview'), '.'));
+  ctx.root.append(
+    pageHeading('Page not found'),
+    h('p', null, 'There is nothing at this address. ', h('a', { href: '#/' }, 'Go to the overview'), '.'),
+  );
 }
 
 function adminsOnly(ctx) {
-  ctx.root.append(pageHeading('Admins only'), h('p', null, 'This page is for administrators. Ask one to give your account the admin role.'));
+  ctx.root.append(
+    pageHeading('Admins only'),
+    h('p', null, 'This page is for administrators. Ask one to give your account the admin role.'),
+  );
 }
 
 async function signOut(button) {

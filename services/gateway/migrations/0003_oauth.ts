@@ -60,6 +60,8 @@ export const oauth: Migration = {
     `);
   },
   async down(knex) {
-    await knex.raw('DROP TABLE oauth_tokens; DROP TABLE oauth_codes; DROP TABLE oauth_grants; DROP TABLE oauth_clients;');
+    await knex.raw(
+      'DROP TABLE oauth_tokens; DROP TABLE oauth_codes; DROP TABLE oauth_grants; DROP TABLE oauth_clients;',
+    );
   },
 };

@@ -4,6 +4,16 @@ import { sessions } from './0002_sessions';
 import { oauth } from './0003_oauth';
 import { idempotency } from './0004_idempotency';
 import { rateLimits } from './0005_rate_limits';
+import { oauthRedirectUriGiven } from './0006_oauth_redirect_uri_given';
+import { signupCredits } from './0007_signup_credits';
 
 /** In order. Append only. */
-export const migrations: Migration[] = [usersKeysUsage, sessions, oauth, idempotency, rateLimits];
+export const migrations: Migration[] = [
+  usersKeysUsage,
+  sessions,
+  oauth,
+  idempotency,
+  rateLimits,
+  oauthRedirectUriGiven,
+  signupCredits,
+];

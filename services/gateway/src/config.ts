@@ -1,6 +1,6 @@
 import { Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
 import { storageEnv, type StorageEnv } from '@mf/storage';
-import { RATE_LIMIT_STORES, type RateLimitConfig } from './ratelimit/settings';
+import { RATE_LIMIT_STORES, type RateLimitConfig } from './core/ratelimit/settings';
 
 export interface GatewayConfig extends ServiceEnv, StorageEnv, RateLimitConfig {
   BODY_LIMIT: string;
@@ -13,22 +13,35 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv, RateLimitConfig {
   EXPORT_TIMEOUT_MS: number;
   WEBHOOK_TEST_TIMEOUT_MS: number;
   IDEMPOTENCY_TTL_HOURS: number;
+  SIGNIN_FAILURES_PER_IP: number;
+  SIGNUPS_PER_IP_PER_HOUR: number;
+  SIGNUP_CREDITS: number;
 }
 
 const schema = Joi.object<GatewayConfig>({
   ...serviceEnv(8080),
   /** Largest accepted request body. Larger bodies get 413. */
-  BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/i).default('1mb'),
+  BODY_LIMIT: Joi.string()
+    .pattern(/^\d+(b|kb|mb)$/i)
+    .default('1mb'),
   /** Requests per minute per API key (contract: 60). */
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
   /** Where the per-key counts live: memory (per process, the contract's default), or shared by every replica in postgres or redis. */
-  RATE_LIMIT_STORE: Joi.string().valid(...RATE_LIMIT_STORES).default('memory'),
+  RATE_LIMIT_STORE: Joi.string()
+    .valid(...RATE_LIMIT_STORES)
+    .default('memory'),
   /** Redis for RATE_LIMIT_STORE=redis (required then). */
-  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).when('RATE_LIMIT_STORE', { is: 'redis', then: Joi.required(), otherwise: Joi.optional() }),
+  REDIS_URL: Joi.string()
+    .uri({ scheme: ['redis', 'rediss'] })
+    .when('RATE_LIMIT_STORE', { is: 'redis', then: Joi.required(), otherwise: Joi.optional() }),
   /** Prefix of the shared counters' keys: one per deployment sharing a Redis. */
-  RATE_LIMIT_KEY_PREFIX: Joi.string().pattern(/^[A-Za-z0-9:._-]{1,64}$/).default('mf:ratelimit'),
+  RATE_LIMIT_KEY_PREFIX: Joi.string()
+    .pattern(/^[A-Za-z0-9:._-]{1,64}$/)
+    .default('mf:ratelimit'),
   /** Base URL clients reach the gateway at; result and poll URLs are built from it. */
-  PUBLIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:8080'),
+  PUBLIC_BASE_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://localhost:8080'),
   /** JSON override of the upstream endpoint map shown in /models (per model, per mode). */
   FAL_ENDPOINTS_JSON: Joi.string().optional(),
   /** How often buffered usage records are written, ms. */
@@ -41,8 +54,14 @@ const schema = Joi.object<GatewayConfig>({
   EXPORT_TIMEOUT_MS: Joi.number().integer().min(1000).default(720_000),
   /** Longest the dashboard's webhook test may take, ms (longer than the dispatcher's WEBHOOK_TIMEOUT_MS). */
   WEBHOOK_TEST_TIMEOUT_MS: Joi.number().integer().min(1000).default(15_000),
+  /** Credits granted once to each account made with the dashboard's sign-up, through billing's ledger (0: none; then an admin grants them). */
+  SIGNUP_CREDITS: Joi.number().integer().min(0).max(1_000_000_000).default(0),
   /** How long an Idempotency-Key's answer is kept and replayed, hours (Stripe: 24). */
   IDEMPOTENCY_TTL_HOURS: Joi.number().integer().min(1).max(720).default(24),
+  /** Failed dashboard sign-ins allowed per client IP in 15 minutes, whatever the email (password spraying). */
+  SIGNIN_FAILURES_PER_IP: Joi.number().integer().min(1).default(30),
+  /** Dashboard sign-ups allowed per client IP in an hour. */
+  SIGNUPS_PER_IP_PER_HOUR: Joi.number().integer().min(1).default(10),
   ...storageEnv,
 });
 

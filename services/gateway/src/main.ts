@@ -3,21 +3,21 @@ import { createStorage, storageConfigFromEnv } from '@mf/storage';
 import { runMain } from '@mf/runtime';
 import { migrations } from '../migrations';
 import { loadGatewayConfig } from './config';
-import { LoginThrottle } from './dashboard/login-throttle';
-import { dashboardApiRouter } from './dashboard/router';
-import { cookiePolicyFor } from './dashboard/session-cookie';
-import { SessionStore } from './dashboard/session-store';
-import { dashboardStatic } from './dashboard-ui/static';
-import { apiRouter, type ApiDeps } from './http/api.router';
-import { startIdempotency } from './idempotency';
-import { mediaRoutes } from './http/routes/media.routes';
-import { providerCallbackRoutes } from './http/routes/provider-callback.routes';
+import { DEFAULT_THROTTLE_RULES, LoginThrottle } from './core/accounts/login-throttle';
+import { dashboardApiRouter } from './console/dashboard/router';
+import { cookiePolicyFor } from './console/dashboard/session-cookie';
+import { SessionStore } from './core/accounts/session-store';
+import { dashboardStatic } from './console/dashboard-ui/static';
+import { apiRouter, type ApiDeps } from './api/api.router';
+import { startIdempotency } from './http/idempotency';
+import { mediaRoutes } from './api/routes/media.routes';
+import { providerCallbackRoutes } from './api/routes/provider-callback.routes';
 import { apiKeyVerifier } from './mcp/auth';
 import { mcpRouter } from './mcp/router';
-import { oauthRouter, oauthTokenVerifier } from './oauth';
-import { openApiRoutes } from './openapi/openapi.routes';
-import { limiterFromConfig } from './ratelimit/limiter-from-config';
-import { UsageRecorder } from './usage/usage-recorder';
+import { oauthRouter, oauthTokenVerifier } from './console/oauth';
+import { openApiRoutes } from './api/openapi/openapi.routes';
+import { limiterFromConfig } from './core/ratelimit/limiter-from-config';
+import { UsageRecorder } from './core/usage/usage-recorder';
 
 runMain('gateway', loadGatewayConfig, (config, logger) => ({
   schema: 'gateway',
@@ -27,21 +27,70 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
     const rateLimit = await limiterFromConfig(config, { db, schema: 'gateway', logger });
     logger.info({ store: rateLimit.store, perMinute: config.RATE_LIMIT_PER_MINUTE }, 'rate limit store');
     const storage = createStorage(storageConfigFromEnv(config));
-    const idempotency = startIdempotency({ db, logger, ttlHours: config.IDEMPOTENCY_TTL_HOURS, submitTimeoutMs: config.SUBMIT_TIMEOUT_MS, instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS, exportTimeoutMs: config.EXPORT_TIMEOUT_MS });
+    const idempotency = startIdempotency({
+      db,
+      logger,
+      ttlHours: config.IDEMPOTENCY_TTL_HOURS,
+      submitTimeoutMs: config.SUBMIT_TIMEOUT_MS,
+      instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS,
+      exportTimeoutMs: config.EXPORT_TIMEOUT_MS,
+    });
+    const loginThrottle = new LoginThrottle(rateLimit.counter, {
+      ...DEFAULT_THROTTLE_RULES,
+      failuresPerIp: { ...DEFAULT_THROTTLE_RULES.failuresPerIp, points: config.SIGNIN_FAILURES_PER_IP },
+      signUpsPerIp: { ...DEFAULT_THROTTLE_RULES.signUpsPerIp, points: config.SIGNUPS_PER_IP_PER_HOUR },
+    });
     router.use(mediaRoutes(storage));
     router.use(providerCallbackRoutes(bus));
     // One limiter for /api/v1 and /api/mcp: the per-key limit covers both.
-    const api: ApiDeps = { db, bus, usage, bodyLimit: config.BODY_LIMIT, submitTimeoutMs: config.SUBMIT_TIMEOUT_MS, instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS, exportTimeoutMs: config.EXPORT_TIMEOUT_MS, limiter: rateLimit.limiter, falEndpoints: parseFalEndpoints(config.FAL_ENDPOINTS_JSON), idempotency: idempotency.middleware };
+    const api: ApiDeps = {
+      db,
+      bus,
+      usage,
+      bodyLimit: config.BODY_LIMIT,
+      submitTimeoutMs: config.SUBMIT_TIMEOUT_MS,
+      instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS,
+      exportTimeoutMs: config.EXPORT_TIMEOUT_MS,
+      limiter: rateLimit.limiter,
+      falEndpoints: parseFalEndpoints(config.FAL_ENDPOINTS_JSON),
+      idempotency: idempotency.middleware,
+    };
     router.use(openApiRoutes()); // public: before the authenticated /api/v1 router
     router.use('/api/v1', apiRouter(api));
-    router.use('/api/mcp', mcpRouter({ ...api, publicBaseUrl: config.PUBLIC_BASE_URL, logger, verifiers: [apiKeyVerifier(db), oauthTokenVerifier(db)] }));
+    router.use(
+      '/api/mcp',
+      mcpRouter({
+        ...api,
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+        logger,
+        verifiers: [apiKeyVerifier(db), oauthTokenVerifier(db)],
+      }),
+    );
     // The dashboard's JSON API, before the single-page app's static files at /dashboard/.
     router.use(
       '/dashboard/api',
-      dashboardApiRouter({ db, bus, sessions: new SessionStore(db), throttle: new LoginThrottle(), cookies: cookiePolicyFor(config.PUBLIC_BASE_URL), publicBaseUrl: config.PUBLIC_BASE_URL, webhookTestTimeoutMs: config.WEBHOOK_TEST_TIMEOUT_MS }),
+      dashboardApiRouter({
+        db,
+        bus,
+        sessions: new SessionStore(db),
+        throttle: loginThrottle,
+        cookies: cookiePolicyFor(config.PUBLIC_BASE_URL),
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+        webhookTestTimeoutMs: config.WEBHOOK_TEST_TIMEOUT_MS,
+        signupCredits: config.SIGNUP_CREDITS,
+        falEndpoints: api.falEndpoints,
+        submitTimeoutMs: config.SUBMIT_TIMEOUT_MS,
+      }),
     );
-    router.use(oauthRouter({ db, sessions: new SessionStore(db), cookies: cookiePolicyFor(config.PUBLIC_BASE_URL), publicBaseUrl: config.PUBLIC_BASE_URL }));
-    router.use(dashboardStatic());
+    router.use(
+      oauthRouter({
+        db,
+        sessions: new SessionStore(db),
+        cookies: cookiePolicyFor(config.PUBLIC_BASE_URL),
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+      }),
+    );
+    router.use(dashboardStatic(undefined, config.PUBLIC_BASE_URL));
     return [
       { name: 'usage records', run: () => usage.stop() },
       { name: 'idempotency key purge', run: () => idempotency.stop() },

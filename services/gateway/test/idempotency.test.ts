@@ -6,15 +6,18 @@ import { AppError } from '@mf/errors';
 import { createHttpApp, finish, jsonBody } from '@mf/http';
 import { createTestDatabase, silentLogger, type TestDatabase } from '@mf/testing';
 import { migrations } from '../migrations';
-import { abortableSleep } from '../src/idempotency/acquire';
-import { forwardedIdempotency, idempotency } from '../src/idempotency/idempotency.middleware';
-import { pgKeyStore } from '../src/idempotency/pg-key-store';
-import { insertUser } from '../src/repositories/users.repository';
+import { abortableSleep } from '../src/core/idempotency/acquire';
+import { forwardedIdempotency, idempotency } from '../src/http/idempotency.middleware';
+import { pgKeyStore } from '../src/core/idempotency/pg-key-store';
+import { insertUser } from '../src/core/repositories/users.repository';
 
 const HOUR = 3_600_000;
 const TTL_MS = 24 * HOUR;
 const LEASE_MS = 60_000;
-const REUSED = { error: 'Idempotency-Key has already been used with a different request (endpoint or body); use a new key for a new request' };
+const REUSED = {
+  error:
+    'Idempotency-Key has already been used with a different request (endpoint or body); use a new key for a new request',
+};
 
 /** Polls a condition that follows from requests in flight (never a timing assertion). */
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
@@ -80,11 +83,16 @@ describe('Idempotency-Key', () => {
       }),
     );
     // Answers with the status asked for in the body, after the gate it names (if any) opens.
-    const work = async (req: { body?: { status?: number; hold?: string; throws?: boolean } }, res: { status: (s: number) => { json: (b: unknown) => void } }) => {
+    const work = async (
+      req: { body?: { status?: number; hold?: string; throws?: boolean } },
+      res: { status: (s: number) => { json: (b: unknown) => void } },
+    ) => {
       const run = runs.push(req.body);
       if (req.body?.hold) await gate(req.body.hold).opened;
       if (req.body?.throws) throw new AppError(req.body.status ?? 500, { error: `refused on run ${run}` });
-      res.status(req.body?.status ?? 202).json({ run, job_id: `job_${run}`, model: 'imagegen-2', status: 'processing' });
+      res
+        .status(req.body?.status ?? 202)
+        .json({ run, job_id: `job_${run}`, model: 'imagegen-2', status: 'processing' });
     };
     // A stand-in for a generate route: records what it would forward to jobs, and is "unavailable"
     // (503, outcome unknown) while generateDown is set.
@@ -128,10 +136,22 @@ describe('Idempotency-Key', () => {
   });
 
   const newKey = () => `key-${Date.now()}-${n++}`;
-  const post = async (body: unknown, opts: { key?: string; user?: number; apiKey?: number; path?: string; signal?: AbortSignal } = {}) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-user': String(opts.user ?? alice), 'x-key': String(opts.apiKey ?? 1) };
+  const post = async (
+    body: unknown,
+    opts: { key?: string; user?: number; apiKey?: number; path?: string; signal?: AbortSignal } = {},
+  ) => {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-user': String(opts.user ?? alice),
+      'x-key': String(opts.apiKey ?? 1),
+    };
     if (opts.key !== undefined) headers['idempotency-key'] = opts.key;
-    const res = await fetch(`${base}${opts.path ?? '/api/v1/things'}`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body), signal: opts.signal });
+    const res = await fetch(`${base}${opts.path ?? '/api/v1/things'}`, {
+      method: 'POST',
+      headers,
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      signal: opts.signal,
+    });
     return { status: res.status, text: await res.text(), replayed: res.headers.get('idempotent-replayed') };
   };
   const record = (key: string, user = alice) => db('idempotency_keys').first('*').where({ user_id: user, key });
@@ -183,7 +203,11 @@ describe('Idempotency-Key', () => {
   it('has stored the answer by the time the client receives it', async () => {
     const key = newKey();
     const res = await post({ prompt: 'stored first' }, { key });
-    expect(await record(key)).toMatchObject({ state: 'done', response_status: 202, response_body: JSON.parse(res.text) });
+    expect(await record(key)).toMatchObject({
+      state: 'done',
+      response_status: 202,
+      response_body: JSON.parse(res.text),
+    });
   });
 
   it('refuses the same key with another body or another endpoint with a 422, doing nothing', async () => {
@@ -209,15 +233,18 @@ describe('Idempotency-Key', () => {
     expect(a2).toEqual({ ...a, replayed: 'true' });
   });
 
-  it.each([400, 401, 403, 429])('releases the key after a %i: the request did nothing, and may be fixed and retried with the same key', async (status) => {
-    const key = newKey();
-    const refused = await post({ status, throws: true }, { key });
-    expect(refused.status).toBe(status);
-    expect(await record(key)).toBeUndefined();
-    const fixed = await post({ prompt: 'fixed' }, { key });
-    expect([fixed.status, fixed.replayed]).toEqual([202, null]);
-    expect(runs).toHaveLength(2);
-  });
+  it.each([400, 401, 403, 429])(
+    'releases the key after a %i: the request did nothing, and may be fixed and retried with the same key',
+    async (status) => {
+      const key = newKey();
+      const refused = await post({ status, throws: true }, { key });
+      expect(refused.status).toBe(status);
+      expect(await record(key)).toBeUndefined();
+      const fixed = await post({ prompt: 'fixed' }, { key });
+      expect([fixed.status, fixed.replayed]).toEqual([202, null]);
+      expect(runs).toHaveLength(2);
+    },
+  );
 
   it.each([402, 404, 409, 500, 502, 503])('stores a %i and replays it, like any answer', async (status) => {
     const key = newKey();
@@ -285,7 +312,8 @@ describe('Idempotency-Key', () => {
     await post({ prompt: 'x' });
     await post({ prompt: 'x' });
     const key = newKey();
-    for (let i = 0; i < 2; i++) await fetch(`${base}/api/v1/things`, { headers: { 'x-user': String(alice), 'idempotency-key': key } });
+    for (let i = 0; i < 2; i++)
+      await fetch(`${base}/api/v1/things`, { headers: { 'x-user': String(alice), 'idempotency-key': key } });
     expect(runs).toEqual([{ prompt: 'x' }, { prompt: 'x' }, 'GET', 'GET']);
     expect(await record(key)).toBeUndefined();
   });

@@ -4,9 +4,9 @@ import { createDb, migrate, type Knex } from '@mf/db';
 import type { Logger } from '@mf/logger';
 import { createTestDatabase, freePort, silentLogger, type TestDatabase } from '@mf/testing';
 import { migrations } from '../migrations';
-import { limiterFromConfig, type ConfiguredLimiter } from '../src/ratelimit/limiter-from-config';
-import type { RateLimitDecision, RateLimiter } from '../src/ratelimit/rate-limiter';
-import type { RateLimitConfig } from '../src/ratelimit/settings';
+import { limiterFromConfig, type ConfiguredLimiter } from '../src/core/ratelimit/limiter-from-config';
+import type { RateLimitDecision, RateLimiter } from '../src/core/ratelimit/rate-limiter';
+import type { RateLimitConfig } from '../src/core/ratelimit/settings';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LIMIT = 60;
@@ -68,12 +68,24 @@ function sharedStoreBehaviour(replicas: () => Replicas, newKey: () => string): v
     expect((await a.consume(busy)).allowed).toBe(false);
   });
 
+  it('counts a batch of points at once and grants only those that fit, across both replicas', async () => {
+    const { a, b } = replicas();
+    const key = newKey();
+    await consumeAlternating({ a, b }, key, LIMIT - 5);
+    const batch = await b.consume(key, 8);
+    expect(batch).toMatchObject({ allowed: false, granted: 5, remaining: 0 });
+    expect(await a.consume(key, 2)).toMatchObject({ allowed: false, granted: 0 });
+  });
+
   it('allows exactly 60 of 100 concurrent requests split over both replicas', async () => {
     const key = newKey();
     const decisions = await consumeConcurrently(replicas(), key, 100);
     expect(decisions.filter((d) => d.allowed)).toHaveLength(LIMIT);
     // Every allowed request saw its own count: the remaining values are 59..0, each once.
-    const remaining = decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((x, y) => y - x);
+    const remaining = decisions
+      .filter((d) => d.allowed)
+      .map((d) => d.remaining)
+      .sort((x, y) => y - x);
     expect(remaining).toEqual(Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i));
     expect(decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.retryAfterSec > 0)).toBe(true);
   });
@@ -103,7 +115,9 @@ describe('rate limit stores shared by two gateway replicas', () => {
       dbB = createDb({ url: database.url, schema: 'gateway', poolMax: 4 });
       await migrate(dbA, 'gateway', migrations);
       const shared = config({ RATE_LIMIT_STORE: 'postgres' });
-      const [a, b] = await Promise.all([dbA, dbB].map((db) => limiterFromConfig(shared, { db, schema: 'gateway', logger: silentLogger() })));
+      const [a, b] = await Promise.all(
+        [dbA, dbB].map((db) => limiterFromConfig(shared, { db, schema: 'gateway', logger: silentLogger() })),
+      );
       replicas = { a: a.limiter, b: b.limiter };
     });
     afterAll(async () => {
@@ -118,7 +132,13 @@ describe('rate limit stores shared by two gateway replicas', () => {
       const key = newKey();
       await consumeAlternating(replicas, key, LIMIT + 2);
       const rows = await dbA('rate_limits').select('key', 'points', 'expire').where('key', 'like', `%:${key}`);
-      expect(rows).toEqual([{ key: expect.stringMatching(new RegExp(`^mf-test:.*:${key}$`)), points: LIMIT + 2, expire: expect.any(Number) }]);
+      expect(rows).toEqual([
+        {
+          key: expect.stringMatching(new RegExp(`^mf-test:.*:${key}$`)),
+          points: LIMIT + 2,
+          expire: expect.any(Number),
+        },
+      ]);
       expect(rows[0].expire).toBeGreaterThan(Date.now());
       expect(rows[0].expire).toBeLessThanOrEqual(Date.now() + 60_000);
     });
@@ -128,12 +148,21 @@ describe('rate limit stores shared by two gateway replicas', () => {
       const db = createDb({ url: database2.url, schema: 'gateway', poolMax: 2 });
       await migrate(db, 'gateway', migrations);
       const logger = recordingLogger();
-      const { limiter } = await limiterFromConfig(config({ RATE_LIMIT_STORE: 'postgres', RATE_LIMIT_PER_MINUTE: 3 }), { db, schema: 'gateway', logger });
+      const { limiter } = await limiterFromConfig(config({ RATE_LIMIT_STORE: 'postgres', RATE_LIMIT_PER_MINUTE: 3 }), {
+        db,
+        schema: 'gateway',
+        logger,
+      });
       await db.destroy();
       await database2.drop();
 
       const decisions = await consumeAlternating({ a: limiter, b: limiter }, 'key:1', 4);
-      expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]]);
+      expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+      ]);
       expect(logger.warnings[0][0]).toEqual({ store: 'postgres', requests: 1 });
     });
   });
@@ -146,13 +175,17 @@ describe('rate limit stores shared by two gateway replicas', () => {
     beforeAll(async () => {
       const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0 });
       await probe.connect().catch((err: Error) => {
-        throw new Error(`Redis not reachable at ${REDIS_URL} (scripts/test.sh starts one; or set REDIS_URL): ${err.message}`);
+        throw new Error(
+          `Redis not reachable at ${REDIS_URL} (scripts/test.sh starts one; or set REDIS_URL): ${err.message}`,
+        );
       });
       probe.disconnect();
       const shared = config({ RATE_LIMIT_STORE: 'redis', REDIS_URL });
       prefix = shared.RATE_LIMIT_KEY_PREFIX;
       // Each replica has its own connection.
-      [a, b] = await Promise.all([0, 1].map(() => limiterFromConfig(shared, { db: {} as Knex, schema: 'gateway', logger: silentLogger() })));
+      [a, b] = await Promise.all(
+        [0, 1].map(() => limiterFromConfig(shared, { db: {} as Knex, schema: 'gateway', logger: silentLogger() })),
+      );
     });
     afterAll(async () => {
       const cleanup = new Redis(REDIS_URL);
@@ -181,7 +214,10 @@ describe('rate limit stores shared by two gateway replicas', () => {
 
     it('falls back to counting per process, and logs it, once its connection is closed', async () => {
       const logger = recordingLogger();
-      const closed = await limiterFromConfig(config({ RATE_LIMIT_STORE: 'redis', REDIS_URL, RATE_LIMIT_PER_MINUTE: 2 }), { db: {} as Knex, schema: 'gateway', logger });
+      const closed = await limiterFromConfig(
+        config({ RATE_LIMIT_STORE: 'redis', REDIS_URL, RATE_LIMIT_PER_MINUTE: 2 }),
+        { db: {} as Knex, schema: 'gateway', logger },
+      );
       await closed.close();
       const decisions = await consumeAlternating({ a: closed.limiter, b: closed.limiter }, newKey(), 3);
       expect(decisions.map((d) => d.allowed)).toEqual([true, true, false]);
@@ -191,15 +227,22 @@ describe('rate limit stores shared by two gateway replicas', () => {
     it('starts and limits per process when Redis does not answer at all', async () => {
       const port = await freePort();
       const logger = recordingLogger();
-      const unreachable = await limiterFromConfig(config({ RATE_LIMIT_STORE: 'redis', REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: 2 }), {
-        db: {} as Knex,
-        schema: 'gateway',
-        logger,
-        redisConnectTimeoutMs: 2000,
-      });
+      const unreachable = await limiterFromConfig(
+        config({ RATE_LIMIT_STORE: 'redis', REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: 2 }),
+        {
+          db: {} as Knex,
+          schema: 'gateway',
+          logger,
+          redisConnectTimeoutMs: 2000,
+        },
+      );
       try {
         const decisions = await consumeAlternating({ a: unreachable.limiter, b: unreachable.limiter }, newKey(), 3);
-        expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([[true, 1], [true, 0], [false, 0]]);
+        expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+          [true, 1],
+          [true, 0],
+          [false, 0],
+        ]);
         expect(logger.warnings.length).toBeGreaterThan(0);
       } finally {
         await unreachable.close();
@@ -210,7 +253,9 @@ describe('rate limit stores shared by two gateway replicas', () => {
   describe('memory (the default)', () => {
     it('counts per process: each replica allows its own 60', async () => {
       const shared = config({ RATE_LIMIT_STORE: 'memory' });
-      const [a, b] = await Promise.all([0, 1].map(() => limiterFromConfig(shared, { db: {} as Knex, schema: 'gateway', logger: silentLogger() })));
+      const [a, b] = await Promise.all(
+        [0, 1].map(() => limiterFromConfig(shared, { db: {} as Knex, schema: 'gateway', logger: silentLogger() })),
+      );
       const key = newKey();
       const decisions = await consumeAlternating({ a: a.limiter, b: b.limiter }, key, 2 * LIMIT);
       expect(decisions.every((d) => d.allowed)).toBe(true);
@@ -218,4 +263,3 @@ describe('rate limit stores shared by two gateway replicas', () => {
     });
   });
 });
-

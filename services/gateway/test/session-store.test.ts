@@ -1,9 +1,9 @@
 import { createDb, migrate, type Knex } from '@mf/db';
 import { createTestDatabase, type TestDatabase } from '@mf/testing';
 import { migrations } from '../migrations';
-import { hashToken } from '../src/dashboard/secrets';
-import { SessionStore } from '../src/dashboard/session-store';
-import { insertUser } from '../src/repositories/users.repository';
+import { hashToken } from '../src/core/accounts/secrets';
+import { SessionStore } from '../src/core/accounts/session-store';
+import { insertUser } from '../src/core/repositories/users.repository';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -36,7 +36,10 @@ describe('SessionStore', () => {
     return u.id;
   };
   const advance = (ms: number) => (clock = new Date(clock.getTime() + ms));
-  const row = (token: string) => db('sessions').first('*').where({ id_hash: hashToken(token) });
+  const row = (token: string) =>
+    db('sessions')
+      .first('*')
+      .where({ id_hash: hashToken(token) });
 
   it('keeps only the SHA-256 of the token, and resolves the token to the user, role and CSRF token', async () => {
     const userId = await newUser('admin');
@@ -45,9 +48,17 @@ describe('SessionStore', () => {
     expect(s.csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(s.csrfToken).not.toBe(s.token);
     const stored = await db('sessions').select('*').where({ user_id: userId });
-    expect(stored).toEqual([expect.objectContaining({ id_hash: hashToken(s.token), csrf_token: s.csrfToken, user_agent: 'Mozilla/5.0 test' })]);
+    expect(stored).toEqual([
+      expect.objectContaining({ id_hash: hashToken(s.token), csrf_token: s.csrfToken, user_agent: 'Mozilla/5.0 test' }),
+    ]);
     expect(JSON.stringify(stored)).not.toContain(s.token);
-    expect(await store.resolve(s.token)).toEqual({ userId, role: 'admin', csrfToken: s.csrfToken, expiresAt: new Date(clock.getTime() + 14 * DAY), refreshed: false });
+    expect(await store.resolve(s.token)).toEqual({
+      userId,
+      role: 'admin',
+      csrfToken: s.csrfToken,
+      expiresAt: new Date(clock.getTime() + 14 * DAY),
+      refreshed: false,
+    });
   });
 
   it('slides the expiry forward at most once a minute', async () => {

@@ -2,7 +2,7 @@ import { createDb, migrate, type Knex } from '@mf/db';
 import { createTestDatabase, type TestDatabase } from '@mf/testing';
 import { migrations } from '../migrations';
 import { runCli } from '../src/admin/cli';
-import { insertUser, searchUsers } from '../src/repositories/users.repository';
+import { insertUser, searchUsers } from '../src/core/repositories/users.repository';
 
 /** The admin side of users: the CLI's user:role and the dashboard's user search, on the real database. */
 describe('user roles and search', () => {
@@ -26,7 +26,10 @@ describe('user roles and search', () => {
   it('makes a user an admin and back with user:role, printing the user', async () => {
     const u = await insertUser(db, { email: 'Role.Test@example.test', password_hash: null });
     const up = await runCli(['user:role', '--email', 'role.test@example.test', '--role', 'admin']);
-    expect(up).toEqual({ code: 0, stdout: JSON.stringify({ user_id: u.id, email: 'Role.Test@example.test', role: 'admin' }) });
+    expect(up).toEqual({
+      code: 0,
+      stdout: JSON.stringify({ user_id: u.id, email: 'Role.Test@example.test', role: 'admin' }),
+    });
     expect((await db('users').first('role').where({ id: u.id }))?.role).toBe('admin');
     await runCli(['user:role', '--email', 'role.test@example.test', '--role', 'user']);
     expect((await db('users').first('role').where({ id: u.id }))?.role).toBe('user');

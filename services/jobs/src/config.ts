@@ -1,5 +1,15 @@
-import { csv, Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
+import { csv, Joi, loadConfig, refuseDevelopmentSecrets, serviceEnv, type ServiceEnv } from '@mf/config';
 import { storageEnv, type StorageEnv } from '@mf/storage';
+import { FAULT_POINTS, isFaultPoint } from './faults';
+import {
+  parseProvidersDocument,
+  readProvidersDocument,
+  shorthandRouting,
+  type RoutingConfig,
+} from './routing/providers-document';
+
+/** Published here, so usable in development only. */
+export const DEV_CALLBACK_SECRET = 'dev-only-callback-secret-change-me';
 
 export interface JobsConfig extends ServiceEnv, StorageEnv {
   PUBLIC_BASE_URL: string;
@@ -24,25 +34,46 @@ export interface JobsConfig extends ServiceEnv, StorageEnv {
   REFERENCE_TIMEOUT_MS: number;
   RESULT_MAX_BYTES: number;
   FAULT_POINTS: string[];
+  PROVIDERS_FILE?: string;
+  PROVIDERS_JSON?: string;
+  SUBMIT_ROUTES_BUDGET_MS: number;
+  /** The providers and routes: from the providers document, or PROVIDER's one-provider shorthand. */
+  routing: RoutingConfig;
 }
 
 const schema = Joi.object<JobsConfig>({
   ...serviceEnv(8082),
   ...storageEnv,
   /** Base URL clients reach the gateway at: result URLs are <PUBLIC_BASE_URL>/media/<key>. */
-  PUBLIC_BASE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://localhost:8080'),
-  /** Which provider renders: local (ffmpeg, offline) or fal (the upstream queue API). */
+  PUBLIC_BASE_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://localhost:8080'),
+  /** The providers document (YAML or JSON file): providers and per-model routes (docs/providers.md). */
+  PROVIDERS_FILE: Joi.string().optional(),
+  /** The same document inline (JSON). */
+  PROVIDERS_JSON: Joi.string().optional(),
+  /** A submit tries routes this long (after the first) before it answers 202 and leaves the rest to the poller, ms. */
+  SUBMIT_ROUTES_BUDGET_MS: Joi.number().integer().min(0).default(20_000),
+  /** Without a providers document: which provider renders, local (ffmpeg, offline) or fal (the upstream queue API). */
   PROVIDER: Joi.string().valid('local', 'fal').default('local'),
-  /** fal API key; required when PROVIDER=fal. */
-  FAL_KEY: Joi.string().when('PROVIDER', { is: 'fal', then: Joi.required() }),
+  /** fal API key; required when PROVIDER=fal (and no providers document is set). */
+  FAL_KEY: Joi.string().when('PROVIDER', {
+    is: 'fal',
+    then: Joi.when('PROVIDERS_FILE', {
+      is: Joi.exist(),
+      otherwise: Joi.when('PROVIDERS_JSON', { is: Joi.exist(), otherwise: Joi.required() }),
+    }),
+  }),
   /** fal queue API base URL. */
-  FAL_QUEUE_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://queue.fal.run'),
+  FAL_QUEUE_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('https://queue.fal.run'),
   /** JSON override of the upstream endpoint map (per model, per mode). */
   FAL_ENDPOINTS_JSON: Joi.string().optional(),
   /** Timeout of one HTTP call to the provider, ms. */
   PROVIDER_HTTP_TIMEOUT_MS: Joi.number().integer().min(100).default(30_000),
   /** Signs the per-job callback URL given to the provider (any long random string). */
-  PROVIDER_CALLBACK_SECRET: Joi.string().min(16).default('dev-only-callback-secret-change-me'),
+  PROVIDER_CALLBACK_SECRET: Joi.string().min(16).default(DEV_CALLBACK_SECRET),
   /** Scratch directory of the local provider's renders. */
   LOCAL_WORK_DIR: Joi.string().default('.data/local-provider'),
   /** Local renders running at once. */
@@ -52,7 +83,10 @@ const schema = Joi.object<JobsConfig>({
   /** ffmpeg binary (else ffmpeg-static if installed, else ffmpeg on PATH). */
   FFMPEG_PATH: Joi.string().optional(),
   /** A job still processing after this long fails and is refunded, ms (15 min). */
-  JOB_TIMEOUT_MS: Joi.number().integer().min(1000).default(15 * 60_000),
+  JOB_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(1000)
+    .default(15 * 60_000),
   /** Jobs older than this are deleted, with their media, and answer 404. */
   JOB_RETENTION_DAYS: Joi.number().min(0.0001).default(30),
   /** How often a processing job is polled, ms. */
@@ -66,15 +100,41 @@ const schema = Joi.object<JobsConfig>({
   /** Let reference URLs reach private addresses (tests and local development only). */
   ALLOW_PRIVATE_URLS: Joi.boolean().default(false),
   /** Largest reference image fetched, bytes. */
-  REFERENCE_MAX_BYTES: Joi.number().integer().min(1).default(20 * 1024 * 1024),
+  REFERENCE_MAX_BYTES: Joi.number()
+    .integer()
+    .min(1)
+    .default(20 * 1024 * 1024),
   /** Longest a reference fetch may take, ms. */
   REFERENCE_TIMEOUT_MS: Joi.number().integer().min(100).default(15_000),
   /** Largest result file copied from an upstream provider, bytes. */
-  RESULT_MAX_BYTES: Joi.number().integer().min(1).default(512 * 1024 * 1024),
-  /** Fault injection for tests: named points where the process kills itself (e.g. after-charge). */
-  FAULT_POINTS: Joi.string().allow('').default('').custom((v: string) => csv(v)),
+  RESULT_MAX_BYTES: Joi.number()
+    .integer()
+    .min(1)
+    .default(512 * 1024 * 1024),
+  /** Fault injection for tests: named points where the process kills itself (faults.ts; e.g. after-charge). */
+  FAULT_POINTS: Joi.string()
+    // Unset or empty: no points, as a list (an allowed '' would skip the custom rule and stay a string).
+    .empty('')
+    .default(() => [])
+    .custom((v: string) => {
+      // A misspelt point would silently inject nothing: refuse it.
+      const points = csv(v);
+      const unknown = points.find((p) => !isFaultPoint(p));
+      if (unknown !== undefined) throw new Error(`unknown fault point ${unknown} (known: ${FAULT_POINTS.join(', ')})`);
+      return points;
+    }),
 });
 
+/** The development default is refused in production (naming it); elsewhere main.ts warns about it. */
 export function loadJobsConfig(env: NodeJS.ProcessEnv = process.env): JobsConfig {
-  return loadConfig(schema, env);
+  const config = loadConfig(schema, env);
+  refuseDevelopmentSecrets(config, {
+    PROVIDER_CALLBACK_SECRET: config.PROVIDER_CALLBACK_SECRET === DEV_CALLBACK_SECRET,
+  });
+  // Checked here, at start-up: a bad document stops the service naming the problem.
+  const doc = readProvidersDocument(config);
+  config.routing = doc
+    ? parseProvidersDocument(doc, env)
+    : shorthandRouting(config.PROVIDER, { apiKey: config.FAL_KEY, queueUrl: config.FAL_QUEUE_URL });
+  return config;
 }

@@ -1,12 +1,15 @@
 import { parseFalEndpoints } from '@mf/catalog';
-import { periodic, runMain, type PeriodicTask } from '@mf/runtime';
+import { periodic, runMain } from '@mf/runtime';
 import { assertFetchableUrl, downloadToFile } from '@mf/safe-fetch';
 import { createStorage, storageConfigFromEnv } from '@mf/storage';
 import { migrations } from '../migrations';
-import { loadJobsConfig } from './config';
+import { DEV_CALLBACK_SECRET, loadJobsConfig } from './config';
+import { withFaultPoints } from './faults';
 import { serveJobsRpc } from './messaging/jobs-rpc.server';
 import { relayOutbox } from './messaging/outbox-relay';
-import { createProvider } from './providers';
+import { createProviders } from './providers';
+import { createProviderMetrics } from './routing/provider-metrics';
+import { Routing } from './routing/routing';
 import { advanceDueJobs } from './usecases/advance-job.usecase';
 import type { JobsContext } from './usecases/context';
 import { retryPendingRefunds, sweepRetention, sweepStuckSubmits } from './usecases/sweep.usecase';
@@ -14,27 +17,64 @@ import { retryPendingRefunds, sweepRetention, sweepStuckSubmits } from './usecas
 runMain('jobs', loadJobsConfig, (config, logger) => ({
   schema: 'jobs',
   migrations,
-  setup: async ({ db, bus }) => {
+  setup: async ({ db, bus, registry }) => {
+    if (config.PROVIDER_CALLBACK_SECRET === DEV_CALLBACK_SECRET) {
+      logger.warn(
+        'PROVIDER_CALLBACK_SECRET is the development default: provider callback URLs are signed with a secret published in the source code; set it in production',
+      );
+    }
     const policy = { allowPrivate: config.ALLOW_PRIVATE_URLS, allowHttp: false };
     const fetchReference = async (url: string, dest: string): Promise<void> => {
-      await downloadToFile(url, dest, { ...policy, maxBytes: config.REFERENCE_MAX_BYTES, timeoutMs: config.REFERENCE_TIMEOUT_MS, maxRedirects: 3, accept: ['image/'] });
+      await downloadToFile(url, dest, {
+        ...policy,
+        maxBytes: config.REFERENCE_MAX_BYTES,
+        timeoutMs: config.REFERENCE_TIMEOUT_MS,
+        maxRedirects: 3,
+        accept: ['image/'],
+      });
     };
     const storage = createStorage(storageConfigFromEnv(config));
     await storage.check();
-    let relay: PeriodicTask | undefined;
+    const providers = createProviders(config.routing, config, { logger, storage, fetchReference });
+    // Test-only faults wrap each provider here, so no use case carries test code.
+    for (const [name, provider] of providers) {
+      providers.set(
+        name,
+        withFaultPoints(provider, config.FAULT_POINTS, (point) => {
+          logger.warn({ faultPoint: point }, 'fault injection: killing the process');
+          process.kill(process.pid, 'SIGKILL');
+        }),
+      );
+    }
+    const routing = new Routing(
+      config.routing,
+      providers,
+      parseFalEndpoints(config.FAL_ENDPOINTS_JSON),
+      createProviderMetrics(registry),
+    );
+    logger.info(
+      {
+        providers: [...config.routing.providers.values()].map((p) => `${p.name}:${p.type}`),
+        routes: Object.fromEntries(
+          Object.entries(config.routing.routes).map(([m, r]) => [m, r.map((x) => x.provider)]),
+        ),
+      },
+      'provider routes',
+    );
     const ctx: JobsContext = {
       db,
       bus,
       storage,
       logger,
-      provider: createProvider(config, logger, fetchReference),
-      falEndpoints: parseFalEndpoints(config.FAL_ENDPOINTS_JSON),
+      routing,
       settings: {
         publicBaseUrl: config.PUBLIC_BASE_URL,
         jobTimeoutMs: config.JOB_TIMEOUT_MS,
         pollIntervalMs: config.POLL_INTERVAL_MS,
         callbackSecret: config.PROVIDER_CALLBACK_SECRET,
-        providerCallbacks: config.PROVIDER === 'fal',
+        submitBudgetMs: config.SUBMIT_ROUTES_BUDGET_MS,
+        // Past one HTTP timeout (and some slack) a submit still "submitting" is dead.
+        submitStaleAfterMs: config.PROVIDER_HTTP_TIMEOUT_MS + 15_000,
       },
       assertReferenceUrl: async (url) => {
         await assertFetchableUrl(url, policy);
@@ -42,19 +82,23 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
       downloadResult: async (url, dest) => {
         // Results come from the configured upstream provider, not from users: private addresses
         // are allowed only when configured (a test's fake provider), like references.
-        await downloadToFile(url, dest, { ...policy, maxBytes: config.RESULT_MAX_BYTES, timeoutMs: 5 * 60_000, maxRedirects: 3 });
+        await downloadToFile(url, dest, {
+          ...policy,
+          maxBytes: config.RESULT_MAX_BYTES,
+          timeoutMs: 5 * 60_000,
+          maxRedirects: 3,
+        });
       },
-      kickRelay: () => relay?.kick(),
-      faultPoint: (name) => {
-        if (config.FAULT_POINTS.includes(name)) {
-          logger.warn({ faultPoint: name }, 'fault injection: killing the process');
-          process.kill(process.pid, 'SIGKILL');
-        }
-      },
+      kickRelay: () => relay.kick(),
     };
 
-    relay = periodic('outbox relay', 1000, () => relayOutbox(db, bus), logger);
-    const poller = periodic('job poller', config.POLL_INTERVAL_MS, () => advanceDueJobs(ctx, config.POLL_BATCH), logger);
+    const relay = periodic('outbox relay', 1000, () => relayOutbox(db, bus), logger);
+    const poller = periodic(
+      'job poller',
+      config.POLL_INTERVAL_MS,
+      () => advanceDueJobs(ctx, config.POLL_BATCH),
+      logger,
+    );
     const sweeper = periodic(
       'sweeper',
       config.SWEEP_INTERVAL_MS,
@@ -70,7 +114,14 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
     return [
       { name: 'poller', run: () => poller.stop() },
       { name: 'sweeper', run: () => sweeper.stop() },
-      { name: 'outbox relay', run: () => relay!.stop() },
+      { name: 'outbox relay', run: () => relay.stop() },
+      {
+        name: 'provider connections',
+        run: () => {
+          providers.forEach((p) => (p as { close?: () => void }).close?.());
+          return Promise.resolve();
+        },
+      },
     ];
   },
 }));

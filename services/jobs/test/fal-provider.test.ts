@@ -7,43 +7,26 @@ import axios from 'axios';
 import type { ImageParams, VideoParams } from '@mf/contracts';
 import { silentLogger } from '@mf/testing';
 import { FAL_FAILURE_MESSAGE, FAL_NO_MEDIA_MESSAGE, FalProvider } from '../src/providers/fal/fal-provider';
-import { ProviderSubmitError, type ProviderJob, type ProviderStatus } from '../src/providers/provider';
+import { ProviderSubmitError, type ProviderJob } from '../src/providers/provider';
 import { FAKE_FAL_KEY, startFakeFal, type FakeFal } from './support/fake-fal';
+import { pollUntilSettled as pollStatus } from './support/fake-upstream';
+import { imageJob as sharedImageJob, videoJob as sharedVideoJob } from './support/provider-jobs';
 
 const VIDEO_ENDPOINT = 'fal-ai/vidgen-2/text-to-video';
 const FAST_ENDPOINT = 'fal-ai/vidgen-2/fast/text-to-video';
 const IMAGE_ENDPOINT = 'fal-ai/imagegen-2';
 
-function videoJob(prompt: string, params: Partial<VideoParams> = {}, extra: { upstreamModel?: string; callbackUrl?: string } = {}): ProviderJob {
-  return {
-    jobId: 'job_video1',
-    type: 'video',
-    modelId: 'vidgen-2.0',
+const videoJob = (
+  prompt: string,
+  params: Partial<VideoParams> = {},
+  extra: { upstreamModel?: string; callbackUrl?: string } = {},
+): ProviderJob =>
+  sharedVideoJob(prompt, params, {
     upstreamModel: extra.upstreamModel ?? VIDEO_ENDPOINT,
     callbackUrl: extra.callbackUrl,
-    params: {
-      prompt,
-      image_url: null,
-      fast: false,
-      duration_seconds: 5,
-      aspect_ratio: '16:9',
-      resolution: '720p',
-      generate_audio: true,
-      seed: 42,
-      ...params,
-    },
-  };
-}
-
-function imageJob(prompt: string, params: Partial<ImageParams> = {}): ProviderJob {
-  return {
-    jobId: 'job_image1',
-    type: 'image',
-    modelId: 'imagegen-2',
-    upstreamModel: IMAGE_ENDPOINT,
-    params: { prompt, image_urls: [], num_images: 1, aspect_ratio: '1:1', seed: 7, ...params },
-  };
-}
+  });
+const imageJob = (prompt: string, params: Partial<ImageParams> = {}): ProviderJob =>
+  sharedImageJob(prompt, params, { upstreamModel: IMAGE_ENDPOINT });
 
 describe('FalProvider against a fake fal queue', () => {
   let fake: FakeFal;
@@ -55,15 +38,7 @@ describe('FalProvider against a fake fal queue', () => {
     new FalProvider({ queueUrl: fake.url, apiKey: FAKE_FAL_KEY, logger, timeoutMs: 5000, httpsAgent: agent, ...over });
 
   /** Polls until the provider stops saying running (or gives up), returning every answer. */
-  const pollUntilSettled = async (requestId: string, job: ProviderJob, max = 10): Promise<ProviderStatus[]> => {
-    const seen: ProviderStatus[] = [];
-    for (let i = 0; i < max; i++) {
-      const s = await provider.status(requestId, job);
-      seen.push(s);
-      if (s.state !== 'running') break;
-    }
-    return seen;
-  };
+  const pollUntilSettled = (requestId: string, job: ProviderJob, max = 10) => pollStatus(provider, requestId, job, max);
 
   const fetchBytes = async (url: string) => {
     const res = await axios.get<ArrayBuffer>(url, { httpsAgent: agent, responseType: 'arraybuffer' });
@@ -85,14 +60,30 @@ describe('FalProvider against a fake fal queue', () => {
 
   it('submits a video to its endpoint with the key, fal input fields and the webhook URL', async () => {
     const callbackUrl = 'http://127.0.0.1:9/internal/fal-callback?job_id=job_video1&token=a b&x=1';
-    const job = videoJob('a red kite over hills', { image_url: 'https://img.example/start.png', duration_seconds: 10, resolution: '480p', aspect_ratio: '9:16', generate_audio: false, seed: 99 }, {
-      upstreamModel: 'fal-ai/vidgen-2/image-to-video',
-      callbackUrl,
-    });
+    const job = videoJob(
+      'a red kite over hills',
+      {
+        image_url: 'https://img.example/start.png',
+        duration_seconds: 10,
+        resolution: '480p',
+        aspect_ratio: '9:16',
+        generate_audio: false,
+        seed: 99,
+      },
+      {
+        upstreamModel: 'fal-ai/vidgen-2/image-to-video',
+        callbackUrl,
+      },
+    );
 
     const { requestId } = await provider.submit(job);
 
-    const [call] = fake.calls.filter((c) => c.method === 'POST' && c.body !== undefined && (c.body as { prompt?: string }).prompt === 'a red kite over hills');
+    const [call] = fake.calls.filter(
+      (c) =>
+        c.method === 'POST' &&
+        c.body !== undefined &&
+        (c.body as { prompt?: string }).prompt === 'a red kite over hills',
+    );
     expect(call.path).toBe('/fal-ai/vidgen-2/image-to-video');
     expect(call.headers.authorization).toBe(`Key ${FAKE_FAL_KEY}`);
     expect(call.body).toEqual({
@@ -112,13 +103,28 @@ describe('FalProvider against a fake fal queue', () => {
   it('leaves out an absent start image, empty reference images and the webhook when there is no callback', async () => {
     await provider.submit(videoJob('no start image'));
     await provider.submit(imageJob('no references', { num_images: 2, aspect_ratio: '4:3' }));
-    await provider.submit(imageJob('with references', { image_urls: ['https://img.example/a.png', 'https://img.example/b.png'] }));
+    await provider.submit(
+      imageJob('with references', { image_urls: ['https://img.example/a.png', 'https://img.example/b.png'] }),
+    );
 
-    const bodyOf = (prompt: string) => fake.calls.find((c) => c.method === 'POST' && (c.body as { prompt?: string } | undefined)?.prompt === prompt);
-    expect(bodyOf('no start image')?.body).toEqual({ prompt: 'no start image', duration: '5', aspect_ratio: '16:9', resolution: '720p', generate_audio: true, seed: 42 });
+    const bodyOf = (prompt: string) =>
+      fake.calls.find((c) => c.method === 'POST' && (c.body as { prompt?: string } | undefined)?.prompt === prompt);
+    expect(bodyOf('no start image')?.body).toEqual({
+      prompt: 'no start image',
+      duration: '5',
+      aspect_ratio: '16:9',
+      resolution: '720p',
+      generate_audio: true,
+      seed: 42,
+    });
     expect(bodyOf('no start image')?.query).toEqual({});
     expect(bodyOf('no references')?.path).toBe('/fal-ai/imagegen-2');
-    expect(bodyOf('no references')?.body).toEqual({ prompt: 'no references', num_images: 2, aspect_ratio: '4:3', seed: 7 });
+    expect(bodyOf('no references')?.body).toEqual({
+      prompt: 'no references',
+      num_images: 2,
+      aspect_ratio: '4:3',
+      seed: 7,
+    });
     expect(bodyOf('with references')?.body).toEqual({
       prompt: 'with references',
       num_images: 1,
@@ -136,11 +142,18 @@ describe('FalProvider against a fake fal queue', () => {
 
     expect(seen.slice(0, -1)).toEqual([{ state: 'running' }, { state: 'running' }]);
     const last = seen[seen.length - 1];
-    expect(last).toEqual({ state: 'completed', outputs: [{ kind: 'url', url: `${fake.url}/media/${requestId}.mp4`, contentType: 'video/mp4' }] });
+    expect(last).toEqual({
+      state: 'completed',
+      outputs: [{ kind: 'url', url: `${fake.url}/media/${requestId}.mp4`, contentType: 'video/mp4' }],
+    });
     // Request paths use the app id, not the endpoint's subpath.
     expect(callsTo('GET', `/fal-ai/vidgen-2/requests/${requestId}/status`)).toHaveLength(3);
     expect(callsTo('GET', `/fal-ai/vidgen-2/requests/${requestId}`)).toHaveLength(1);
-    expect(callsTo('GET', `/fal-ai/vidgen-2/requests/${requestId}/status`).every((c) => c.headers.authorization === `Key ${FAKE_FAL_KEY}`)).toBe(true);
+    expect(
+      callsTo('GET', `/fal-ai/vidgen-2/requests/${requestId}/status`).every(
+        (c) => c.headers.authorization === `Key ${FAKE_FAL_KEY}`,
+      ),
+    ).toBe(true);
 
     const output = last.state === 'completed' ? last.outputs[0] : undefined;
     const media = await fetchBytes(output?.kind === 'url' ? output.url : '');
@@ -163,7 +176,9 @@ describe('FalProvider against a fake fal queue', () => {
       expect(o).toMatchObject({ kind: 'url', contentType: 'image/png' });
       const media = await fetchBytes(o.kind === 'url' ? o.url : '');
       expect(media.contentType).toBe('image/png');
-      expect(media.bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
+      expect(media.bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(
+        true,
+      );
     }
   });
 
@@ -180,7 +195,9 @@ describe('FalProvider against a fake fal queue', () => {
 
     expect(err).toBeInstanceOf(ProviderSubmitError);
     expect((err as Error).message).toMatch(/422/);
-    expect(JSON.stringify({ message: (err as Error).message, cause: (err as ProviderSubmitError).cause })).not.toMatch(/permitted|duration/);
+    expect(JSON.stringify({ message: (err as Error).message, cause: (err as ProviderSubmitError).cause })).not.toMatch(
+      /permitted|duration/,
+    );
   });
 
   it('throws ProviderSubmitError when fal accepts a submit without a request id', async () => {
@@ -189,11 +206,15 @@ describe('FalProvider against a fake fal queue', () => {
 
   it('throws ProviderSubmitError when fal rejects the key, and keeps the key out of the error', async () => {
     const wrongKey = 'wrong-key-0123456789';
-    const err = await providerWith({ apiKey: wrongKey }).submit(videoJob('wrong key')).catch((e: unknown) => e);
+    const err = await providerWith({ apiKey: wrongKey })
+      .submit(videoJob('wrong key'))
+      .catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(ProviderSubmitError);
     expect((err as Error).message).toMatch(/401/);
-    expect(JSON.stringify({ message: (err as Error).message, cause: (err as ProviderSubmitError).cause })).not.toContain(wrongKey);
+    expect(
+      JSON.stringify({ message: (err as Error).message, cause: (err as ProviderSubmitError).cause }),
+    ).not.toContain(wrongKey);
     expect(fake.calls.at(-1)?.headers.authorization).toBe(`Key ${wrongKey}`);
   });
 
@@ -256,7 +277,9 @@ describe('FalProvider against a fake fal queue', () => {
     const job = videoJob('cancel nothing');
 
     await expect(provider.cancel('00000000-0000-4000-8000-000000000000', job)).resolves.toBeUndefined();
-    await expect(providerWith({ queueUrl: `https://127.0.0.1:${closedPort}` }).cancel('00000000-0000-4000-8000-000000000000', job)).resolves.toBeUndefined();
+    await expect(
+      providerWith({ queueUrl: `https://127.0.0.1:${closedPort}` }).cancel('00000000-0000-4000-8000-000000000000', job),
+    ).resolves.toBeUndefined();
     expect(callsTo('PUT', '/fal-ai/vidgen-2/requests/00000000-0000-4000-8000-000000000000/cancel')).toHaveLength(1);
   });
 
@@ -270,7 +293,9 @@ describe('FalProvider against a fake fal queue', () => {
 
       await expect(unreachable.status('00000000-0000-4000-8000-000000000000', job)).rejects.toThrow(/ECONNREFUSED/);
       const started = Date.now();
-      await expect(hanging.status('00000000-0000-4000-8000-000000000000', job)).rejects.toThrow(/fal status request failed/);
+      await expect(hanging.status('00000000-0000-4000-8000-000000000000', job)).rejects.toThrow(
+        /fal status request failed/,
+      );
       expect(Date.now() - started).toBeLessThan(3000);
       await expect(unreachable.submit(job)).rejects.toBeInstanceOf(ProviderSubmitError);
       await expect(hanging.submit(job)).rejects.toBeInstanceOf(ProviderSubmitError);
@@ -304,7 +329,11 @@ describe('FalProvider against a fake fal queue', () => {
 
       await waitFor(() => received.length > 0, 5000);
 
-      expect(received[0]).toMatchObject({ request_id: requestId, status: 'OK', payload: { video: { url: `${fake.url}/media/${requestId}.mp4` } } });
+      expect(received[0]).toMatchObject({
+        request_id: requestId,
+        status: 'OK',
+        payload: { video: { url: `${fake.url}/media/${requestId}.mp4` } },
+      });
       expect(fake.webhooksSent).toContain(callbackUrl);
       // Completed by the webhook timer: the very next poll sees the result.
       expect(await provider.status(requestId, job)).toMatchObject({ state: 'completed' });
@@ -315,9 +344,13 @@ describe('FalProvider against a fake fal queue', () => {
 
   it('lets a child process trust the fake through NODE_EXTRA_CA_CERTS pointed at caPath', async () => {
     const script = `require('https').get(process.argv[1], (r) => { console.log(r.statusCode); r.resume(); }).on('error', (e) => { console.log(e.code); process.exitCode = 1; });`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script, `${fake.url}/fal-ai/vidgen-2/requests/x/status`], {
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: fake.caPath },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['-e', script, `${fake.url}/fal-ai/vidgen-2/requests/x/status`],
+      {
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: fake.caPath },
+      },
+    );
 
     expect(stdout.trim()).toBe('401');
   });

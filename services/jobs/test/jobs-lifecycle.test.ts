@@ -9,7 +9,12 @@ import { submitJob } from '../src/usecases/submit-job.usecase';
 import { sweepRetention, sweepStuckSubmits } from '../src/usecases/sweep.usecase';
 import { producedFile, startHarness, type Harness } from './support/jobs-harness';
 
-const image = (user: number, prompt = 'p') => ({ user_id: user, api_key_id: 1, type: 'image' as const, params: { prompt, image_urls: [], num_images: 1 as const, aspect_ratio: '1:1' as const, seed: 1 } });
+const image = (user: number, prompt = 'p') => ({
+  user_id: user,
+  api_key_id: 1,
+  type: 'image' as const,
+  params: { prompt, image_urls: [], num_images: 1 as const, aspect_ratio: '1:1' as const, seed: 1 },
+});
 
 describe('jobs lifecycle against the real database and broker', () => {
   let h: Harness;
@@ -28,7 +33,10 @@ describe('jobs lifecycle against the real database and broker', () => {
 
   /** Keeps a test's processing jobs out of later tests' poller rounds. */
   const parkJobsOf = async (u: number): Promise<void> => {
-    await h.db('jobs').update({ next_poll_at: new Date(Date.now() + 3_600_000) }).where({ user_id: u, status: 'processing' });
+    await h
+      .db('jobs')
+      .update({ next_poll_at: new Date(Date.now() + 3_600_000) })
+      .where({ user_id: u, status: 'processing' });
   };
 
   const newUser = (credits: number): number => {
@@ -44,7 +52,12 @@ describe('jobs lifecycle against the real database and broker', () => {
     await h.db('jobs').update({ next_poll_at: h.db.fn.now() }).whereIn('id', ids);
     h.provider.statusCalls.clear();
     // Two replicas poll at the same moment, with small batches so they compete for rows.
-    const handled = await Promise.all([advanceDueJobs(h.ctx, 7), advanceDueJobs(h.ctx, 7), advanceDueJobs(h.ctx, 7), advanceDueJobs(h.ctx, 7)]);
+    const handled = await Promise.all([
+      advanceDueJobs(h.ctx, 7),
+      advanceDueJobs(h.ctx, 7),
+      advanceDueJobs(h.ctx, 7),
+      advanceDueJobs(h.ctx, 7),
+    ]);
     expect(handled.reduce((a, b) => a + b, 0)).toBe(28);
     expect([...h.provider.statusCalls.values()].every((n) => n === 1)).toBe(true);
     expect(h.provider.statusCalls.size).toBe(28);
@@ -56,7 +69,10 @@ describe('jobs lifecycle against the real database and broker', () => {
       const { job_id } = await submitJob(h.ctx, image(u, `race ${round}`));
       await h.db('jobs').update({ next_poll_at: h.db.fn.now() }).where({ id: job_id });
       const file = producedFile(h.mediaDir, `out-${round}.png`);
-      h.provider.next = () => ({ state: 'completed', outputs: [{ kind: 'file', path: file, contentType: 'image/png' }] });
+      h.provider.next = () => ({
+        state: 'completed',
+        outputs: [{ kind: 'file', path: file, contentType: 'image/png' }],
+      });
       const [cancel] = await Promise.allSettled([cancelJob(h.ctx, { user_id: u, job_id }), advanceDueJobs(h.ctx, 50)]);
       const final = await getJob(h.ctx, { user_id: u, job_id });
       if (final.status === 'cancelled') {
@@ -80,7 +96,17 @@ describe('jobs lifecycle against the real database and broker', () => {
       const channel = await c.createChannel();
       const q = (await channel.assertQueue('', { exclusive: true })).queue;
       await channel.bindQueue(q, 'events', ROUTING_KEYS.jobAll);
-      await channel.consume(q, (m) => m && received.push({ key: m.fields.routingKey, payload: JSON.parse(m.content.toString()).payload, id: String(m.properties.messageId) }), { noAck: true });
+      await channel.consume(
+        q,
+        (m) =>
+          m &&
+          received.push({
+            key: m.fields.routingKey,
+            payload: JSON.parse(m.content.toString()).payload,
+            id: String(m.properties.messageId),
+          }),
+        { noAck: true },
+      );
       return { conn: c, ch: channel, queue: q };
     })();
     try {
@@ -90,7 +116,10 @@ describe('jobs lifecycle against the real database and broker', () => {
       const failed = await submitJob(h.ctx, image(u, 'failed'));
       const cancelled = await submitJob(h.ctx, image(u, 'cancelled'));
       const file = producedFile(h.mediaDir, 'event.png');
-      h.provider.next = (req) => (req === `req-${done.job_id}` ? { state: 'completed', outputs: [{ kind: 'file', path: file, contentType: 'image/png' }] } : { state: 'failed', error: 'it broke' });
+      h.provider.next = (req) =>
+        req === `req-${done.job_id}`
+          ? { state: 'completed', outputs: [{ kind: 'file', path: file, contentType: 'image/png' }] }
+          : { state: 'failed', error: 'it broke' };
       await cancelJob(h.ctx, { user_id: u, job_id: cancelled.job_id });
       await h.db('jobs').update({ next_poll_at: h.db.fn.now() }).whereIn('id', [done.job_id, failed.job_id]);
       await advanceDueJobs(h.ctx, 50);
@@ -107,8 +136,22 @@ describe('jobs lifecycle against the real database and broker', () => {
         ].sort(),
       );
       const completed = received.find((e) => e.key === 'job.completed')!.payload;
-      expect(completed).toMatchObject({ status: 'completed', user_id: u, api_key_id: 1, model_id: 'imagegen-2', upstream_model: 'fal-ai/imagegen-2', type: 'image', credits_consumed: 50, error: null, result: { images: [`https://media.test/media/jobs/${done.job_id}/image-1.png`] } });
-      expect(received.find((e) => e.key === 'job.failed')!.payload).toMatchObject({ status: 'failed', error: 'it broke', result: null });
+      expect(completed).toMatchObject({
+        status: 'completed',
+        user_id: u,
+        api_key_id: 1,
+        model_id: 'imagegen-2',
+        upstream_model: 'fal-ai/imagegen-2',
+        type: 'image',
+        credits_consumed: 50,
+        error: null,
+        result: { images: [`https://media.test/media/jobs/${done.job_id}/image-1.png`] },
+      });
+      expect(received.find((e) => e.key === 'job.failed')!.payload).toMatchObject({
+        status: 'failed',
+        error: 'it broke',
+        result: null,
+      });
       expect(new Set(received.map((e) => e.id)).size).toBe(3);
       expect(await h.db('outbox').whereNull('published_at').count({ n: '*' }).first()).toEqual({ n: 0 });
       expect(h.billing.balance(u)).toBe(100); // 150 - 3 x 50, then failed and cancelled refunded; completed kept
@@ -120,15 +163,32 @@ describe('jobs lifecycle against the real database and broker', () => {
 
   it('refunds a submit stuck in "submitting" and closes its reference against a late charge', async () => {
     const u = newUser(100);
-    const [row] = await h.db('jobs')
-      .insert({ id: 'job_stuck1', user_id: u, api_key_id: 1, type: 'image', model_id: 'imagegen-2', upstream_model: 'fal-ai/imagegen-2', params: JSON.stringify(image(u).params), cost: 50, status: 'submitting', provider: 'local', deadline_at: new Date(Date.now() + 60_000), created_at: new Date(Date.now() - 10_000) })
+    const [row] = await h
+      .db('jobs')
+      .insert({
+        id: 'job_stuck1',
+        user_id: u,
+        api_key_id: 1,
+        type: 'image',
+        model_id: 'imagegen-2',
+        upstream_model: 'fal-ai/imagegen-2',
+        params: JSON.stringify(image(u).params),
+        cost: 50,
+        status: 'submitting',
+        provider: 'local',
+        deadline_at: new Date(Date.now() + 60_000),
+        created_at: new Date(Date.now() - 10_000),
+      })
       .returning('*');
     // The charge landed before the crash.
     await h.billing.handlers.charge({ user_id: u, reference: `job:${row.id}`, amount: 50 });
     expect(h.billing.balance(u)).toBe(50);
     expect(await sweepStuckSubmits(h.ctx, 5000)).toBe(1);
     expect(h.billing.balance(u)).toBe(100);
-    expect(await h.db('jobs').first('status', 'refund_state').where({ id: row.id })).toEqual({ status: 'rejected', refund_state: 'done' });
+    expect(await h.db('jobs').first('status', 'refund_state').where({ id: row.id })).toEqual({
+      status: 'rejected',
+      refund_state: 'done',
+    });
     await expect(getJob(h.ctx, { user_id: u, job_id: row.id })).rejects.toMatchObject({ status: 404 });
   });
 
@@ -141,9 +201,15 @@ describe('jobs lifecycle against the real database and broker', () => {
     await advanceDueJobs(h.ctx, 50);
     expect((await getJob(h.ctx, { user_id: u, job_id })).status).toBe('completed');
     expect(await h.ctx.storage.stat(`jobs/${job_id}/image-1.png`)).not.toBeNull();
-    await h.db('jobs').update({ created_at: h.db.raw(`now() - interval '31 days'`) }).where({ id: job_id });
+    await h
+      .db('jobs')
+      .update({ created_at: h.db.raw(`now() - interval '31 days'`) })
+      .where({ id: job_id });
     expect(await sweepRetention(h.ctx, 30)).toBeGreaterThanOrEqual(1);
-    await expect(getJob(h.ctx, { user_id: u, job_id })).rejects.toMatchObject({ status: 404, body: { error: 'Job not found' } });
+    await expect(getJob(h.ctx, { user_id: u, job_id })).rejects.toMatchObject({
+      status: 404,
+      body: { error: 'Job not found' },
+    });
     expect(await h.ctx.storage.stat(`jobs/${job_id}/image-1.png`)).toBeNull();
   });
 
@@ -156,9 +222,15 @@ describe('jobs lifecycle against the real database and broker', () => {
     expect(h.billing.balance(u)).toBe(450);
     expect(await h.db('jobs').where({ user_id: u }).count({ n: '*' }).first()).toEqual({ n: 1 });
     // Another key, or the same key past its window, is a new job.
-    const other = await submitJob(h.ctx, { ...image(u, 'once'), idempotency: { key: 'b'.repeat(64), window_hours: 24 } });
+    const other = await submitJob(h.ctx, {
+      ...image(u, 'once'),
+      idempotency: { key: 'b'.repeat(64), window_hours: 24 },
+    });
     expect(other.job_id).not.toBe(first.job_id);
-    await h.db('jobs').update({ created_at: h.db.raw(`now() - interval '25 hours'`) }).where({ id: first.job_id });
+    await h
+      .db('jobs')
+      .update({ created_at: h.db.raw(`now() - interval '25 hours'`) })
+      .where({ id: first.job_id });
     const later = await submitJob(h.ctx, { ...image(u, 'once'), idempotency });
     expect(later.job_id).not.toBe(first.job_id);
     expect(h.billing.balance(u)).toBe(350);
@@ -168,7 +240,20 @@ describe('jobs lifecycle against the real database and broker', () => {
   it('answers a resubmit a retryable 503 while the first is still submitting, and submits afresh after a rejected one', async () => {
     const u = newUser(500);
     const idempotency = { key: 'c'.repeat(64), window_hours: 24 };
-    await h.db('jobs').insert({ id: 'job_inflight1', user_id: u, api_key_id: 1, type: 'image', model_id: 'imagegen-2', upstream_model: 'fal-ai/imagegen-2', params: JSON.stringify(image(u).params), cost: 50, status: 'submitting', provider: 'local', deadline_at: new Date(Date.now() + 60_000), idempotency_key: idempotency.key });
+    await h.db('jobs').insert({
+      id: 'job_inflight1',
+      user_id: u,
+      api_key_id: 1,
+      type: 'image',
+      model_id: 'imagegen-2',
+      upstream_model: 'fal-ai/imagegen-2',
+      params: JSON.stringify(image(u).params),
+      cost: 50,
+      status: 'submitting',
+      provider: 'local',
+      deadline_at: new Date(Date.now() + 60_000),
+      idempotency_key: idempotency.key,
+    });
     await expect(submitJob(h.ctx, { ...image(u), idempotency })).rejects.toMatchObject({ status: 503 });
     await h.db('jobs').update({ status: 'rejected' }).where({ id: 'job_inflight1' });
     const fresh = await submitJob(h.ctx, { ...image(u), idempotency });
@@ -179,12 +264,47 @@ describe('jobs lifecycle against the real database and broker', () => {
 
   it('leases a claimed job no longer than its deadline, so a poller dying mid-round cannot delay its timeout', async () => {
     const u = newUser(0);
-    await h.db('jobs').insert({ id: 'job_leased1', user_id: u, api_key_id: 1, type: 'image', model_id: 'imagegen-2', upstream_model: 'fal-ai/imagegen-2', params: JSON.stringify(image(u).params), cost: 50, status: 'processing', provider: 'local', provider_request_id: 'r1', deadline_at: new Date(Date.now() + 2000), next_poll_at: new Date(Date.now() - 1000) });
-    await h.db('jobs').insert({ id: 'job_leased2', user_id: u, api_key_id: 1, type: 'image', model_id: 'imagegen-2', upstream_model: 'fal-ai/imagegen-2', params: JSON.stringify(image(u).params), cost: 50, status: 'processing', provider: 'local', provider_request_id: 'r2', deadline_at: new Date(Date.now() + 3_600_000), next_poll_at: new Date(Date.now() - 1000) });
+    await h.db('jobs').insert({
+      id: 'job_leased1',
+      user_id: u,
+      api_key_id: 1,
+      type: 'image',
+      model_id: 'imagegen-2',
+      upstream_model: 'fal-ai/imagegen-2',
+      params: JSON.stringify(image(u).params),
+      cost: 50,
+      status: 'processing',
+      provider: 'local',
+      provider_request_id: 'r1',
+      deadline_at: new Date(Date.now() + 2000),
+      next_poll_at: new Date(Date.now() - 1000),
+    });
+    await h.db('jobs').insert({
+      id: 'job_leased2',
+      user_id: u,
+      api_key_id: 1,
+      type: 'image',
+      model_id: 'imagegen-2',
+      upstream_model: 'fal-ai/imagegen-2',
+      params: JSON.stringify(image(u).params),
+      cost: 50,
+      status: 'processing',
+      provider: 'local',
+      provider_request_id: 'r2',
+      deadline_at: new Date(Date.now() + 3_600_000),
+      next_poll_at: new Date(Date.now() - 1000),
+    });
     // The poller claims both, then "dies" before advancing them.
     const claimed = await claimDueJobs(h.db, 50, 60_000);
     expect(claimed.map((j) => j.id)).toEqual(expect.arrayContaining(['job_leased1', 'job_leased2']));
-    const leases = Object.fromEntries((await h.db('jobs').select('id', h.db.raw('extract(epoch from next_poll_at - now()) AS s')).whereIn('id', ['job_leased1', 'job_leased2'])).map((r: { id: string; s: string }) => [r.id, Number(r.s)]));
+    const leases = Object.fromEntries(
+      (
+        await h
+          .db('jobs')
+          .select('id', h.db.raw('extract(epoch from next_poll_at - now()) AS s'))
+          .whereIn('id', ['job_leased1', 'job_leased2'])
+      ).map((r: { id: string; s: string }) => [r.id, Number(r.s)]),
+    );
     expect(leases.job_leased1).toBeLessThanOrEqual(6); // its deadline (2 s) or 5 s, not the 60 s lease
     expect(leases.job_leased2).toBeGreaterThan(50); // far from its deadline: the full lease
     await h.db('jobs').update({ status: 'failed' }).whereIn('id', ['job_leased1', 'job_leased2']);
@@ -192,19 +312,33 @@ describe('jobs lifecycle against the real database and broker', () => {
 
   it('leaves no job and no charge when the balance is short (402)', async () => {
     const u = newUser(10);
-    await expect(submitJob(h.ctx, image(u))).rejects.toMatchObject({ status: 402, body: { credits_required: 50, credits_remaining: 10 } });
+    await expect(submitJob(h.ctx, image(u))).rejects.toMatchObject({
+      status: 402,
+      body: { credits_required: 50, credits_remaining: 10 },
+    });
     expect(await h.db('jobs').where({ user_id: u }).count({ n: '*' }).first()).toEqual({ n: 0 });
   });
 
   it('makes a job due at once on a provider callback with the right token, and ignores a forged one', async () => {
     const u = newUser(50);
     const { job_id } = await submitJob(h.ctx, image(u, 'callback'));
-    await h.db('jobs').update({ next_poll_at: h.db.raw(`now() + interval '1 hour'`) }).where({ id: job_id });
+    await h
+      .db('jobs')
+      .update({ next_poll_at: h.db.raw(`now() + interval '1 hour'`) })
+      .where({ id: job_id });
     let woken = 0;
-    expect(await providerCallback(h.ctx, job_id, 'forged-token', () => woken++)).toEqual({ accepted: false });
+    expect(await providerCallback(h.ctx, { job_id, token: 'forged-token' }, () => woken++)).toEqual({
+      accepted: false,
+    });
     expect(woken).toBe(0);
     expect(await advanceDueJobs(h.ctx, 50)).toBe(0);
-    expect(await providerCallback(h.ctx, job_id, callbackToken(h.ctx.settings.callbackSecret, job_id), () => woken++)).toEqual({ accepted: true });
+    expect(
+      await providerCallback(
+        h.ctx,
+        { job_id, token: callbackToken(h.ctx.settings.callbackSecret, job_id) },
+        () => woken++,
+      ),
+    ).toEqual({ accepted: true });
     expect(woken).toBe(1);
     h.provider.statusCalls.clear();
     expect(await advanceDueJobs(h.ctx, 50)).toBe(1);

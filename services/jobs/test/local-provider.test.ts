@@ -21,7 +21,10 @@ let refPng: string;
 beforeAll(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'mf-local-provider-'));
   refPng = path.join(root, 'ref.png');
-  await runFfmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=320x240', '-frames:v', '1', '-y', refPng], { ffmpegPath, timeoutMs: 30_000 });
+  await runFfmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=320x240', '-frames:v', '1', '-y', refPng], {
+    ffmpegPath,
+    timeoutMs: 30_000,
+  });
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -83,6 +86,8 @@ function videoJob(jobId: string, params: Partial<VideoParams> = {}): ProviderJob
     jobId,
     type: 'video',
     modelId: 'vidgen-2.0',
+    mode: params.image_url ? 'image-to-video' : 'text-to-video',
+    attempt: 1,
     upstreamModel: 'local',
     params: {
       prompt: 'a paper boat drifts down a rainy street',
@@ -103,16 +108,30 @@ function imageJob(jobId: string, params: Partial<ImageParams> = {}): ProviderJob
     jobId,
     type: 'image',
     modelId: 'imagegen-2',
+    mode: params.image_urls?.length ? 'image-edit' : 'text-to-image',
+    attempt: 1,
     upstreamModel: 'local',
-    params: { prompt: 'a teapot on a windowsill', image_urls: [], num_images: 1, aspect_ratio: '1:1', seed: 7, ...params },
+    params: {
+      prompt: 'a teapot on a windowsill',
+      image_urls: [],
+      num_images: 1,
+      aspect_ratio: '1:1',
+      seed: 7,
+      ...params,
+    },
   };
 }
 
 /** A long render, to have something to cancel or interrupt while it runs. */
-const longVideo = (jobId: string) => videoJob(jobId, { duration_seconds: 15, resolution: '720p', aspect_ratio: '21:9' });
+const longVideo = (jobId: string) =>
+  videoJob(jobId, { duration_seconds: 15, resolution: '720p', aspect_ratio: '21:9' });
 
 /** Polls until the request leaves running (bounded, so a stuck render fails the test). */
-async function settle(provider: LocalProvider, requestId: string, job: ProviderJob): Promise<Exclude<ProviderStatus, { state: 'running' }>> {
+async function settle(
+  provider: LocalProvider,
+  requestId: string,
+  job: ProviderJob,
+): Promise<Exclude<ProviderStatus, { state: 'running' }>> {
   for (let i = 0; i < 1200; i++) {
     const status = await provider.status(requestId, job);
     if (status.state !== 'running') return status;
@@ -148,11 +167,15 @@ async function processesUsing(p: string): Promise<number> {
   return count;
 }
 
-const sha256 = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
-const exists = (p: string) => stat(p).then(
-  () => true,
-  () => false,
-);
+const sha256 = async (file: string) =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
 
 describe('LocalProvider', () => {
   it('answers submit at once, reports running, then completes with one mp4 of the requested shape', async () => {
@@ -192,11 +215,21 @@ describe('LocalProvider', () => {
     const done = await settle(provider, (await provider.submit(job)).requestId, job);
 
     const paths = [0, 1, 2].map((i) => path.join(workDir, 'job_images', `output-${i}.png`));
-    expect(done).toEqual({ state: 'completed', outputs: paths.map((p) => ({ kind: 'file', path: p, contentType: 'image/png' })) });
+    expect(done).toEqual({
+      state: 'completed',
+      outputs: paths.map((p) => ({ kind: 'file', path: p, contentType: 'image/png' })),
+    });
     for (const [i, p] of paths.entries()) {
       expect((await probe(p, { ffprobePath })).video).toMatchObject({ codec: 'png', width: 1152, height: 864 });
       const expected = path.join(root, `expected-${i}.png`);
-      await renderImage({ outFile: expected, ...imageSize('4:3'), prompt: 'a teapot on a windowsill', seed: 500 + i, ffmpegPath, timeoutMs: 60_000 });
+      await renderImage({
+        outFile: expected,
+        ...imageSize('4:3'),
+        prompt: 'a teapot on a windowsill',
+        seed: 500 + i,
+        ffmpegPath,
+        timeoutMs: 60_000,
+      });
       expect(await sha256(p)).toBe(await sha256(expected));
     }
   });
@@ -210,21 +243,35 @@ describe('LocalProvider', () => {
 
     expect(done.state).toBe('completed');
     const calls = fetched.filter((f) => urls.includes(f.url));
-    expect(calls.map((c) => c.dest).sort()).toEqual([path.join(workDir, 'job_edit', 'ref-0'), path.join(workDir, 'job_edit', 'ref-1')]);
+    expect(calls.map((c) => c.dest).sort()).toEqual([
+      path.join(workDir, 'job_edit', 'ref-0'),
+      path.join(workDir, 'job_edit', 'ref-1'),
+    ]);
     const outputs = done.state === 'completed' ? done.outputs : [];
     expect(outputs).toHaveLength(2);
-    for (const o of outputs) expect((await probe(o.kind === 'file' ? o.path : '', { ffprobePath })).video).toMatchObject({ width: 1344, height: 768 });
+    for (const o of outputs)
+      expect((await probe(o.kind === 'file' ? o.path : '', { ffprobePath })).video).toMatchObject({
+        width: 1344,
+        height: 768,
+      });
   });
 
   it('animates the fetched image_url for image-to-video', async () => {
     const { provider } = harness();
-    const job = videoJob('job_i2v', { image_url: 'https://refs.test/ok/start.png', aspect_ratio: '1:1', generate_audio: false });
+    const job = videoJob('job_i2v', {
+      image_url: 'https://refs.test/ok/start.png',
+      aspect_ratio: '1:1',
+      generate_audio: false,
+    });
 
     const done = await settle(provider, (await provider.submit(job)).requestId, job);
 
     expect(fetched.some((f) => f.url === 'https://refs.test/ok/start.png')).toBe(true);
     const out = done.state === 'completed' ? done.outputs[0] : null;
-    expect((await probe(out?.kind === 'file' ? out.path : '', { ffprobePath })).video).toMatchObject({ width: 480, height: 480 });
+    expect((await probe(out?.kind === 'file' ? out.path : '', { ffprobePath })).video).toMatchObject({
+      width: 480,
+      height: 480,
+    });
   });
 
   it('never runs more renders at once than its concurrency', async () => {
@@ -325,7 +372,9 @@ describe('LocalProvider', () => {
 
   it('fails with a safe message, not an exception, when a reference cannot be fetched', async () => {
     const h = harness();
-    const job = imageJob('job_nofetch', { image_urls: ['https://refs.test/ok/x.png', 'https://refs.test/broken/y.png'] });
+    const job = imageJob('job_nofetch', {
+      image_urls: ['https://refs.test/ok/x.png', 'https://refs.test/broken/y.png'],
+    });
 
     const done = await settle(h.provider, (await h.provider.submit(job)).requestId, job);
 
@@ -371,6 +420,9 @@ describe('LocalProvider', () => {
 
   it('answers failed for a request id that does not belong to the job', async () => {
     const { provider } = harness();
-    expect(await provider.status('local:job_other', imageJob('job_mine'))).toEqual({ state: 'failed', error: 'unknown request' });
+    expect(await provider.status('local:job_other', imageJob('job_mine'))).toEqual({
+      state: 'failed',
+      error: 'unknown request',
+    });
   });
 });

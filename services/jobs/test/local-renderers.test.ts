@@ -7,7 +7,14 @@ import { promisify } from 'node:util';
 import { FfmpegError, probe, resolveFfmpeg, resolveFfprobe, runFfmpeg } from '@mf/media';
 import { renderImage } from '../src/providers/local/render-image';
 import { renderVideo } from '../src/providers/local/render-video';
-import { IMAGE_SIZES, imageSize, videoSize, type ImageAspect, type VideoAspect, type VideoResolution } from '../src/providers/local/sizes';
+import {
+  IMAGE_SIZES,
+  imageSize,
+  videoSize,
+  type ImageAspect,
+  type VideoAspect,
+  type VideoResolution,
+} from '../src/providers/local/sizes';
 
 // Renders are real ffmpeg runs; a loaded 2-core machine needs more than the default.
 jest.setTimeout(120_000);
@@ -25,8 +32,14 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'mf-local-render-'));
   redPng = path.join(dir, 'red.png');
   checkerJpg = path.join(dir, 'checker.jpg');
-  await runFfmpeg(['-f', 'lavfi', '-i', 'color=c=red:s=320x200', '-frames:v', '1', '-y', redPng], { ffmpegPath, timeoutMs });
-  await runFfmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=200x300', '-frames:v', '1', '-y', checkerJpg], { ffmpegPath, timeoutMs });
+  await runFfmpeg(['-f', 'lavfi', '-i', 'color=c=red:s=320x200', '-frames:v', '1', '-y', redPng], {
+    ffmpegPath,
+    timeoutMs,
+  });
+  await runFfmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=200x300', '-frames:v', '1', '-y', checkerJpg], {
+    ffmpegPath,
+    timeoutMs,
+  });
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -34,11 +47,25 @@ afterAll(async () => {
 
 let n = 0;
 const out = (ext: string) => path.join(dir, `out-${++n}.${ext}`);
-const sha256 = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
+const sha256 = async (file: string) =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
 
 /** Frame count and pixel format of the first video stream (not part of ProbeResult). */
 async function videoDetails(file: string): Promise<{ frames: number; pixFmt: string }> {
-  const { stdout } = await run(ffprobePath, ['-v', 'error', '-select_streams', 'v:0', '-count_packets', '-show_entries', 'stream=nb_read_packets,pix_fmt', '-of', 'json', file]);
+  const { stdout } = await run(ffprobePath, [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-count_packets',
+    '-show_entries',
+    'stream=nb_read_packets,pix_fmt',
+    '-of',
+    'json',
+    file,
+  ]);
   const s = (JSON.parse(stdout) as { streams: Array<{ nb_read_packets: string; pix_fmt: string }> }).streams[0];
   return { frames: Number(s.nb_read_packets), pixFmt: s.pix_fmt };
 }
@@ -54,7 +81,11 @@ async function until(condition: () => Promise<boolean>, maxPolls = 1000): Promis
 
 /** The RGB value of one pixel of an image. */
 async function pixel(file: string, x: number, y: number): Promise<[number, number, number]> {
-  const { stdout } = await run(ffmpegPath, ['-v', 'error', '-i', file, '-vf', `crop=1:1:${x}:${y},format=rgb24`, '-f', 'rawvideo', '-'], { encoding: 'buffer' });
+  const { stdout } = await run(
+    ffmpegPath,
+    ['-v', 'error', '-i', file, '-vf', `crop=1:1:${x}:${y},format=rgb24`, '-f', 'rawvideo', '-'],
+    { encoding: 'buffer' },
+  );
   return [stdout[0], stdout[1], stdout[2]];
 }
 
@@ -68,24 +99,45 @@ describe('renderVideo', () => {
     ['3:4', '720p', 5, false],
   ];
 
-  it.each(cases)('renders %s at %s for %ss (audio %s) at the table size and exact length', async (aspect, resolution, seconds, audio) => {
-    const file = out('mp4');
-    const size = videoSize(aspect, resolution);
+  it.each(cases)(
+    'renders %s at %s for %ss (audio %s) at the table size and exact length',
+    async (aspect, resolution, seconds, audio) => {
+      const file = out('mp4');
+      const size = videoSize(aspect, resolution);
 
-    await renderVideo({ outFile: file, ...size, durationSeconds: seconds, prompt: 'a red fox crosses a frozen creek at dawn', seed: 1234, audio, ffmpegPath, timeoutMs });
+      await renderVideo({
+        outFile: file,
+        ...size,
+        durationSeconds: seconds,
+        prompt: 'a red fox crosses a frozen creek at dawn',
+        seed: 1234,
+        audio,
+        ffmpegPath,
+        timeoutMs,
+      });
 
-    const info = await probe(file, { ffprobePath });
-    expect(info.formatName).toContain('mp4');
-    expect(info.video).toMatchObject({ codec: 'h264', width: size.width, height: size.height, fps: FPS });
-    expect(Math.abs(info.durationSec - seconds)).toBeLessThanOrEqual(1 / FPS);
-    if (audio) expect(info.audio).toMatchObject({ codec: 'aac', sampleRate: 48000, channels: 2 });
-    else expect(info.audio).toBeUndefined();
-    expect(await videoDetails(file)).toEqual({ frames: seconds * FPS, pixFmt: 'yuv420p' });
-  });
+      const info = await probe(file, { ffprobePath });
+      expect(info.formatName).toContain('mp4');
+      expect(info.video).toMatchObject({ codec: 'h264', width: size.width, height: size.height, fps: FPS });
+      expect(Math.abs(info.durationSec - seconds)).toBeLessThanOrEqual(1 / FPS);
+      if (audio) expect(info.audio).toMatchObject({ codec: 'aac', sampleRate: 48000, channels: 2 });
+      else expect(info.audio).toBeUndefined();
+      expect(await videoDetails(file)).toEqual({ frames: seconds * FPS, pixFmt: 'yuv420p' });
+    },
+  );
 
   it('puts the index before the media data (+faststart) and leaves no scratch files', async () => {
     const file = out('mp4');
-    await renderVideo({ outFile: file, ...videoSize('16:9', '480p'), durationSeconds: 4, prompt: 'faststart', seed: 5, audio: true, ffmpegPath, timeoutMs });
+    await renderVideo({
+      outFile: file,
+      ...videoSize('16:9', '480p'),
+      durationSeconds: 4,
+      prompt: 'faststart',
+      seed: 5,
+      audio: true,
+      ffmpegPath,
+      timeoutMs,
+    });
 
     const bytes = await readFile(file);
     expect(bytes.indexOf('moov')).toBeGreaterThan(0);
@@ -94,7 +146,14 @@ describe('renderVideo', () => {
   });
 
   it('makes the same bytes for the same inputs and different bytes for another seed', async () => {
-    const opts = { ...videoSize('16:9', '480p'), durationSeconds: 4, prompt: 'determinism', audio: true, ffmpegPath, timeoutMs };
+    const opts = {
+      ...videoSize('16:9', '480p'),
+      durationSeconds: 4,
+      prompt: 'determinism',
+      audio: true,
+      ffmpegPath,
+      timeoutMs,
+    };
     const [a, b, c] = [out('mp4'), out('mp4'), out('mp4')];
 
     await renderVideo({ ...opts, outFile: a, seed: 99 });
@@ -107,12 +166,24 @@ describe('renderVideo', () => {
 
   it('makes moving frames: the first and last frame differ', async () => {
     const file = out('mp4');
-    await renderVideo({ outFile: file, ...videoSize('1:1', '480p'), durationSeconds: 4, prompt: 'motion', seed: 3, audio: false, ffmpegPath, timeoutMs });
+    await renderVideo({
+      outFile: file,
+      ...videoSize('1:1', '480p'),
+      durationSeconds: 4,
+      prompt: 'motion',
+      seed: 3,
+      audio: false,
+      ffmpegPath,
+      timeoutMs,
+    });
     const first = out('png');
     const last = out('png');
 
     await runFfmpeg(['-i', file, '-vf', 'select=eq(n\\,0)', '-frames:v', '1', '-y', first], { ffmpegPath, timeoutMs });
-    await runFfmpeg(['-i', file, '-vf', `select=eq(n\\,${4 * FPS - 1})`, '-frames:v', '1', '-y', last], { ffmpegPath, timeoutMs });
+    await runFfmpeg(['-i', file, '-vf', `select=eq(n\\,${4 * FPS - 1})`, '-frames:v', '1', '-y', last], {
+      ffmpegPath,
+      timeoutMs,
+    });
 
     expect(await sha256(first)).not.toBe(await sha256(last));
   });
@@ -122,7 +193,16 @@ describe('renderVideo', () => {
     const long = 'a very long prompt '.repeat(800);
     for (const prompt of [nasty, long]) {
       const file = out('mp4');
-      await renderVideo({ outFile: file, ...videoSize('9:16', '480p'), durationSeconds: 4, prompt, seed: 8, audio: false, ffmpegPath, timeoutMs });
+      await renderVideo({
+        outFile: file,
+        ...videoSize('9:16', '480p'),
+        durationSeconds: 4,
+        prompt,
+        seed: 8,
+        audio: false,
+        ffmpegPath,
+        timeoutMs,
+      });
       expect((await probe(file, { ffprobePath })).video).toMatchObject({ width: 480, height: 854 });
     }
   });
@@ -131,7 +211,17 @@ describe('renderVideo', () => {
     const file = out('mp4');
     const size = videoSize('9:16', '720p');
 
-    await renderVideo({ outFile: file, ...size, durationSeconds: 5, prompt: 'the fox turns its head', seed: 11, audio: true, referenceImage: checkerJpg, ffmpegPath, timeoutMs });
+    await renderVideo({
+      outFile: file,
+      ...size,
+      durationSeconds: 5,
+      prompt: 'the fox turns its head',
+      seed: 11,
+      audio: true,
+      referenceImage: checkerJpg,
+      ffmpegPath,
+      timeoutMs,
+    });
 
     const info = await probe(file, { ffprobePath });
     expect(info.video).toMatchObject({ codec: 'h264', width: size.width, height: size.height });
@@ -142,7 +232,17 @@ describe('renderVideo', () => {
 
   it('shows the reference image in the frame', async () => {
     const file = out('mp4');
-    await renderVideo({ outFile: file, ...videoSize('16:9', '480p'), durationSeconds: 4, prompt: 'red', seed: 2, audio: false, referenceImage: redPng, ffmpegPath, timeoutMs });
+    await renderVideo({
+      outFile: file,
+      ...videoSize('16:9', '480p'),
+      durationSeconds: 4,
+      prompt: 'red',
+      seed: 2,
+      audio: false,
+      referenceImage: redPng,
+      ffmpegPath,
+      timeoutMs,
+    });
     const frame = out('png');
     await runFfmpeg(['-i', file, '-frames:v', '1', '-y', frame], { ffmpegPath, timeoutMs });
 
@@ -153,7 +253,16 @@ describe('renderVideo', () => {
   });
 
   it('renders reference videos deterministically', async () => {
-    const opts = { ...videoSize('4:3', '480p'), durationSeconds: 4, prompt: 'ref', seed: 21, audio: true, referenceImage: checkerJpg, ffmpegPath, timeoutMs };
+    const opts = {
+      ...videoSize('4:3', '480p'),
+      durationSeconds: 4,
+      prompt: 'ref',
+      seed: 21,
+      audio: true,
+      referenceImage: checkerJpg,
+      ffmpegPath,
+      timeoutMs,
+    };
     const [a, b] = [out('mp4'), out('mp4')];
     await renderVideo({ ...opts, outFile: a });
     await renderVideo({ ...opts, outFile: b });
@@ -165,9 +274,17 @@ describe('renderVideo', () => {
     await writeFile(fake, '#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:10.0,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n');
     const file = out('mp4');
 
-    const err = await renderVideo({ outFile: file, ...videoSize('1:1', '480p'), durationSeconds: 4, prompt: 'x', seed: 1, audio: false, referenceImage: fake, ffmpegPath, timeoutMs }).catch(
-      (e: unknown) => e,
-    );
+    const err = await renderVideo({
+      outFile: file,
+      ...videoSize('1:1', '480p'),
+      durationSeconds: 4,
+      prompt: 'x',
+      seed: 1,
+      audio: false,
+      referenceImage: fake,
+      ffmpegPath,
+      timeoutMs,
+    }).catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(FfmpegError);
     expect((err as FfmpegError).kind).toBe('failed');
@@ -177,7 +294,17 @@ describe('renderVideo', () => {
   it('kills a running ffmpeg when the signal aborts and removes the partial output', async () => {
     const file = out('mp4');
     const controller = new AbortController();
-    const render = renderVideo({ outFile: file, ...videoSize('21:9', '720p'), durationSeconds: 15, prompt: 'long', seed: 1, audio: true, ffmpegPath, timeoutMs, signal: controller.signal });
+    const render = renderVideo({
+      outFile: file,
+      ...videoSize('21:9', '720p'),
+      durationSeconds: 15,
+      prompt: 'long',
+      seed: 1,
+      audio: true,
+      ffmpegPath,
+      timeoutMs,
+      signal: controller.signal,
+    });
     // ffmpeg creates the output when it starts encoding: then it is surely running.
     await until(async () => (await readFile(file).catch(() => null)) !== null);
     controller.abort();
@@ -213,7 +340,15 @@ describe('renderImage', () => {
 
   it('composes one reference as the background under the prompt', async () => {
     const file = out('png');
-    await renderImage({ outFile: file, ...imageSize('16:9'), prompt: 'make it redder', seed: 1, references: [redPng], ffmpegPath, timeoutMs });
+    await renderImage({
+      outFile: file,
+      ...imageSize('16:9'),
+      prompt: 'make it redder',
+      seed: 1,
+      references: [redPng],
+      ffmpegPath,
+      timeoutMs,
+    });
 
     expect((await probe(file, { ffprobePath })).video).toMatchObject({ width: 1344, height: 768 });
     // Red under a light seed-coloured wash.
@@ -223,7 +358,13 @@ describe('renderImage', () => {
   });
 
   it('tiles several references of other sizes and formats, deterministically per seed', async () => {
-    const opts = { ...imageSize('9:16'), prompt: 'a collage', references: [redPng, checkerJpg, redPng], ffmpegPath, timeoutMs };
+    const opts = {
+      ...imageSize('9:16'),
+      prompt: 'a collage',
+      references: [redPng, checkerJpg, redPng],
+      ffmpegPath,
+      timeoutMs,
+    };
     const [a, b, c, plain] = [out('png'), out('png'), out('png'), out('png')];
 
     await renderImage({ ...opts, outFile: a, seed: 10 });

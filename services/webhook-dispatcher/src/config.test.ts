@@ -16,11 +16,15 @@ describe('webhook-dispatcher config', () => {
   });
 
   it('reads a comma-separated retry schedule', () => {
-    expect(loadWebhookDispatcherConfig({ WEBHOOK_RETRY_DELAYS_MS: '300, 600,900' }).WEBHOOK_RETRY_DELAYS_MS).toEqual([300, 600, 900]);
+    expect(loadWebhookDispatcherConfig({ WEBHOOK_RETRY_DELAYS_MS: '300, 600,900' }).WEBHOOK_RETRY_DELAYS_MS).toEqual([
+      300, 600, 900,
+    ]);
   });
 
   it('refuses a retry schedule that is not a list of positive integers, naming the variable', () => {
-    expect(() => loadWebhookDispatcherConfig({ WEBHOOK_RETRY_DELAYS_MS: '300,soon' })).toThrow(/WEBHOOK_RETRY_DELAYS_MS/);
+    expect(() => loadWebhookDispatcherConfig({ WEBHOOK_RETRY_DELAYS_MS: '300,soon' })).toThrow(
+      /WEBHOOK_RETRY_DELAYS_MS/,
+    );
     expect(() => loadWebhookDispatcherConfig({ WEBHOOK_RETRY_DELAYS_MS: '0' })).toThrow(/WEBHOOK_RETRY_DELAYS_MS/);
   });
 
@@ -30,6 +34,23 @@ describe('webhook-dispatcher config', () => {
   });
 
   it('refuses a key of the wrong size, naming the variable', () => {
-    expect(() => loadWebhookDispatcherConfig({ WEBHOOK_SECRET_KEY: randomBytes(16).toString('hex') })).toThrow(/WEBHOOK_SECRET_KEY must be 32 bytes/);
+    expect(() => loadWebhookDispatcherConfig({ WEBHOOK_SECRET_KEY: randomBytes(16).toString('hex') })).toThrow(
+      /WEBHOOK_SECRET_KEY must be 32 bytes/,
+    );
+  });
+
+  it('refuses to start with NODE_ENV=production on the development key, naming the variable', () => {
+    expect(() => loadWebhookDispatcherConfig({ NODE_ENV: 'production' })).toThrow(
+      /WEBHOOK_SECRET_KEY: is the development default/,
+    );
+    // The same key written in base64 is still the development key.
+    const devBase64 = Buffer.from('dev-only-webhook-secret-key-0000').toString('base64');
+    expect(() => loadWebhookDispatcherConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: devBase64 })).toThrow(
+      /WEBHOOK_SECRET_KEY/,
+    );
+    expect(
+      loadWebhookDispatcherConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex') })
+        .NODE_ENV,
+    ).toBe('production');
   });
 });

@@ -1,4 +1,4 @@
-import { csv, Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
+import { csv, Joi, loadConfig, refuseDevelopmentSecrets, serviceEnv, type ServiceEnv } from '@mf/config';
 import { DEV_WEBHOOK_SECRET_KEY, parseSecretKey } from './domain/secret-box';
 
 export interface WebhookDispatcherConfig extends ServiceEnv {
@@ -43,11 +43,14 @@ const schema = Joi.object<WebhookDispatcherConfig>({
   WEBHOOK_PREFETCH: Joi.number().integer().min(1).max(500).default(20),
 });
 
+/** Refuses the development key in production (naming it); elsewhere main.ts warns about it. */
 export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv = process.env): WebhookDispatcherConfig {
-  return loadConfig(schema, env);
+  const config = loadConfig(schema, env);
+  refuseDevelopmentSecrets(config, { WEBHOOK_SECRET_KEY: usesDevSecretKey(config) });
+  return config;
 }
 
-/** Whether the configured key is the development default (main.ts warns about it). */
+/** Whether the configured key is the development default. */
 export function usesDevSecretKey(config: WebhookDispatcherConfig): boolean {
   return parseSecretKey(config.WEBHOOK_SECRET_KEY).equals(parseSecretKey(DEV_WEBHOOK_SECRET_KEY));
 }

@@ -8,7 +8,9 @@ runMain('webhook-dispatcher', loadWebhookDispatcherConfig, (config, logger) => (
   migrations,
   setup: async ({ db, bus }) => {
     if (usesDevSecretKey(config)) {
-      logger.warn('WEBHOOK_SECRET_KEY is the development default: signing secrets are encrypted with a key published in the source code; set it in production');
+      logger.warn(
+        'WEBHOOK_SECRET_KEY is the development default: signing secrets are encrypted with a key published in the source code; set it in production',
+      );
     }
     // Shutdown needs no step of its own: bus.close() stops consuming and waits for in-flight deliveries.
     await startDispatcher({ config, db, bus, logger });

@@ -43,7 +43,9 @@ describe('deliverJobEvent', () => {
   }
 
   /** A poster that records what it was asked to send and answers as told. */
-  function fakePoster(result: PostResult): WebhookPoster & { calls: { url: string; body: string; headers: Record<string, string> }[] } {
+  function fakePoster(
+    result: PostResult,
+  ): WebhookPoster & { calls: { url: string; body: string; headers: Record<string, string> }[] } {
     const calls: { url: string; body: string; headers: Record<string, string> }[] = [];
     return Object.assign(
       async (url: string, body: string, headers: Record<string, string>) => {
@@ -54,14 +56,25 @@ describe('deliverJobEvent', () => {
     );
   }
 
-  const deps = (post: WebhookPoster): DeliveryDeps => ({ db, post, now: () => NOW, secrets, logger: silentLogger(), lock: new KeyedLock() });
+  const deps = (post: WebhookPoster): DeliveryDeps => ({
+    db,
+    post,
+    now: () => NOW,
+    secrets,
+    logger: silentLogger(),
+    lock: new KeyedLock(),
+  });
   const delivery = (apiKeyId: number, userId: number, attempt = 1): JobEventDelivery => ({
     event: 'job.completed',
     eventId: randomUUID(),
     attempt,
     payload: jobEventPayload({ api_key_id: apiKeyId, user_id: userId }),
   });
-  const rowsOf = (eventId: string) => db('deliveries').where({ event_id: eventId }).orderBy('id').select('attempt', 'status_code', 'error', 'duration_ms', 'url');
+  const rowsOf = (eventId: string) =>
+    db('deliveries')
+      .where({ event_id: eventId })
+      .orderBy('id')
+      .select('attempt', 'status_code', 'error', 'duration_ms', 'url');
 
   it('signs with the clock time and records the attempt', async () => {
     const { apiKeyId, userId } = await endpointFor('https://hooks.example.com/a');
@@ -76,7 +89,9 @@ describe('deliverJobEvent', () => {
     expect(call.headers['X-Service-Delivery-Attempt']).toBe('3');
     const lowered = Object.fromEntries(Object.entries(call.headers).map(([k, v]) => [k.toLowerCase(), v]));
     expect(verifyWebhookSignature(secret, lowered, call.body, 1_750_000_000)).toBe(true);
-    expect(await rowsOf(d.eventId)).toEqual([{ attempt: 3, status_code: 202, error: null, duration_ms: 0, url: 'https://hooks.example.com/a' }]);
+    expect(await rowsOf(d.eventId)).toEqual([
+      { attempt: 3, status_code: 202, error: null, duration_ms: 0, url: 'https://hooks.example.com/a' },
+    ]);
   });
 
   it('does not post again an event already answered with a 2xx', async () => {
@@ -93,7 +108,9 @@ describe('deliverJobEvent', () => {
     const { apiKeyId, userId } = await endpointFor('https://hooks.example.com/c');
     const d = delivery(apiKeyId, userId);
     expect(await deliverJobEvent(deps(fakePoster({ kind: 'response', status: 503 })), d)).toBe('retry');
-    expect(await deliverJobEvent(deps(fakePoster({ kind: 'response', status: 200 })), { ...d, attempt: 2 })).toBe('ack');
+    expect(await deliverJobEvent(deps(fakePoster({ kind: 'response', status: 200 })), { ...d, attempt: 2 })).toBe(
+      'ack',
+    );
     expect((await rowsOf(d.eventId)).map((r) => r.status_code)).toEqual([503, 200]);
   });
 
@@ -123,7 +140,9 @@ describe('deliverJobEvent', () => {
 
     it('does not follow a redirect, and retries it', async () => {
       const target = await Receiver.start();
-      const redirecting = http.createServer((_req, res) => res.writeHead(302, { location: target.url('/elsewhere') }).end());
+      const redirecting = http.createServer((_req, res) =>
+        res.writeHead(302, { location: target.url('/elsewhere') }).end(),
+      );
       await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
       try {
         const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/hook`;
@@ -144,7 +163,9 @@ describe('deliverJobEvent', () => {
       const d = delivery(apiKeyId, userId);
       expect(await deliverJobEvent(realDeps({ allowHttp: true, allowPrivate: false }), d)).toBe('ack');
       expect(receiver.requests.filter((r) => r.path === '/private')).toHaveLength(0);
-      expect(await rowsOf(d.eventId)).toEqual([expect.objectContaining({ status_code: null, error: 'refused: private address' })]);
+      expect(await rowsOf(d.eventId)).toEqual([
+        expect.objectContaining({ status_code: null, error: 'refused: private address' }),
+      ]);
     });
 
     it('records plain http refused when http is no longer allowed', async () => {
@@ -152,7 +173,9 @@ describe('deliverJobEvent', () => {
       const d = delivery(apiKeyId, userId);
       expect(await deliverJobEvent(realDeps({ allowHttp: false, allowPrivate: true }), d)).toBe('ack');
       expect(receiver.requests.filter((r) => r.path === '/plain')).toHaveLength(0);
-      expect(await rowsOf(d.eventId)).toEqual([expect.objectContaining({ status_code: null, error: 'refused: http not allowed' })]);
+      expect(await rowsOf(d.eventId)).toEqual([
+        expect.objectContaining({ status_code: null, error: 'refused: http not allowed' }),
+      ]);
     });
 
     it('retries a connection refused', async () => {
@@ -162,7 +185,9 @@ describe('deliverJobEvent', () => {
       const { apiKeyId, userId } = await endpointFor(url);
       const d = delivery(apiKeyId, userId);
       expect(await deliverJobEvent(realDeps(permissive), d)).toBe('retry');
-      expect(await rowsOf(d.eventId)).toEqual([expect.objectContaining({ status_code: null, error: 'connection refused' })]);
+      expect(await rowsOf(d.eventId)).toEqual([
+        expect.objectContaining({ status_code: null, error: 'connection refused' }),
+      ]);
     });
 
     it('answers as soon as the status is in, whatever the size of the body', async () => {
@@ -189,7 +214,9 @@ describe('deliverJobEvent', () => {
       const stalling = http.createServer((_req, res) => res.writeHead(200).flushHeaders());
       await new Promise<void>((r) => stalling.listen(0, '127.0.0.1', r));
       try {
-        const { apiKeyId, userId } = await endpointFor(`http://127.0.0.1:${(stalling.address() as AddressInfo).port}/stall`);
+        const { apiKeyId, userId } = await endpointFor(
+          `http://127.0.0.1:${(stalling.address() as AddressInfo).port}/stall`,
+        );
         const d = delivery(apiKeyId, userId);
         expect(await deliverJobEvent(realDeps(permissive, 300), d)).toBe('ack');
         expect(await rowsOf(d.eventId)).toEqual([expect.objectContaining({ status_code: 200, error: null })]);

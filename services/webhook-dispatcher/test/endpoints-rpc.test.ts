@@ -1,6 +1,13 @@
 import { webhooksRpc } from '@mf/contracts';
 import { AppError } from '@mf/errors';
-import { jobEventPayload, publishJobEvent, startHarness, waitFor, type Harness, type RunningDispatcher } from './support/dispatcher-harness';
+import {
+  jobEventPayload,
+  publishJobEvent,
+  startHarness,
+  waitFor,
+  type Harness,
+  type RunningDispatcher,
+} from './support/dispatcher-harness';
 import { Receiver } from './support/receiver';
 import { verifyWebhookSignature } from './support/verify-signature';
 
@@ -21,7 +28,10 @@ describe('webhook endpoints over RPC', () => {
   });
 
   /** Runs the test body against a dispatcher configured for it (one serves the RPC queue at a time). */
-  async function withDispatcher(env: Record<string, string>, body: (d: RunningDispatcher) => Promise<void>): Promise<void> {
+  async function withDispatcher(
+    env: Record<string, string>,
+    body: (d: RunningDispatcher) => Promise<void>,
+  ): Promise<void> {
     const dispatcher = await h.startDispatcher(env);
     try {
       await body(dispatcher);
@@ -32,7 +42,8 @@ describe('webhook endpoints over RPC', () => {
 
   const local = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' };
   const strict = { WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE: 'false' };
-  const set = (apiKeyId: number, userId: number, url: string) => h.client.rpc(webhooksRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: userId, url });
+  const set = (apiKeyId: number, userId: number, url: string) =>
+    h.client.rpc(webhooksRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: userId, url });
 
   it('returns a new secret on the first save only, and keeps signing with it after a URL change', () =>
     withDispatcher(local, async (dispatcher) => {
@@ -44,7 +55,11 @@ describe('webhook endpoints over RPC', () => {
       expect(second).toEqual({ url: receiver.url('/new') });
 
       const handledBefore = await dispatcher.handled();
-      const eventId = await publishJobEvent(h.client, 'completed', jobEventPayload({ api_key_id: apiKeyId, user_id: 5 }));
+      const eventId = await publishJobEvent(
+        h.client,
+        'completed',
+        jobEventPayload({ api_key_id: apiKeyId, user_id: 5 }),
+      );
       await waitFor(async () => (await dispatcher.handled()) === handledBefore + 1, 'the delivery');
       const [req] = receiver.forEvent(eventId);
       expect(req.path).toBe('/new');
@@ -55,14 +70,22 @@ describe('webhook endpoints over RPC', () => {
     withDispatcher(local, async (dispatcher) => {
       const apiKeyId = nextKey++;
       const { secret: before } = await set(apiKeyId, 5, receiver.url());
-      expect(await h.client.rpc(webhooksRpc, 'clearEndpoint', { api_key_id: apiKeyId, user_id: 5 })).toEqual({ cleared: true });
-      expect(await h.client.rpc(webhooksRpc, 'clearEndpoint', { api_key_id: apiKeyId, user_id: 5 })).toEqual({ cleared: false });
+      expect(await h.client.rpc(webhooksRpc, 'clearEndpoint', { api_key_id: apiKeyId, user_id: 5 })).toEqual({
+        cleared: true,
+      });
+      expect(await h.client.rpc(webhooksRpc, 'clearEndpoint', { api_key_id: apiKeyId, user_id: 5 })).toEqual({
+        cleared: false,
+      });
       const { secret: after } = await set(apiKeyId, 5, receiver.url());
       expect(after).toMatch(/^whsec_/);
       expect(after).not.toBe(before);
 
       const handledBefore = await dispatcher.handled();
-      const eventId = await publishJobEvent(h.client, 'completed', jobEventPayload({ api_key_id: apiKeyId, user_id: 5 }));
+      const eventId = await publishJobEvent(
+        h.client,
+        'completed',
+        jobEventPayload({ api_key_id: apiKeyId, user_id: 5 }),
+      );
       await waitFor(async () => (await dispatcher.handled()) === handledBefore + 1, 'the delivery');
       const [req] = receiver.forEvent(eventId);
       expect(verifyWebhookSignature(after!, req.headers, req.body)).toBe(true);
@@ -72,7 +95,11 @@ describe('webhook endpoints over RPC', () => {
   it('shows the URL and dates but never the secret, and stores the secret only encrypted', () =>
     withDispatcher(local, async () => {
       const apiKeyId = nextKey++;
-      expect(await h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 5 })).toEqual({ url: null, created_at: null, updated_at: null });
+      expect(await h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 5 })).toEqual({
+        url: null,
+        created_at: null,
+        updated_at: null,
+      });
       const { secret } = await set(apiKeyId, 5, receiver.url());
 
       const view = await h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 5 });
@@ -88,14 +115,29 @@ describe('webhook endpoints over RPC', () => {
       await set(apiKeyId, 5, receiver.url('/mine'));
       const notFound = { status: 404, body: { error: 'Webhook endpoint not found' } };
       await expect(set(apiKeyId, 6, receiver.url('/theirs'))).rejects.toMatchObject(notFound);
-      await expect(h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 6 })).rejects.toMatchObject(notFound);
-      await expect(h.client.rpc(webhooksRpc, 'clearEndpoint', { api_key_id: apiKeyId, user_id: 6 })).rejects.toMatchObject(notFound);
-      expect((await h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 5 })).url).toBe(receiver.url('/mine'));
+      await expect(
+        h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 6 }),
+      ).rejects.toMatchObject(notFound);
+      await expect(
+        h.client.rpc(webhooksRpc, 'clearEndpoint', { api_key_id: apiKeyId, user_id: 6 }),
+      ).rejects.toMatchObject(notFound);
+      expect((await h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 5 })).url).toBe(
+        receiver.url('/mine'),
+      );
     }));
 
   it('refuses private, loopback, link-local and metadata addresses and plain http when they are not allowed', () =>
     withDispatcher(strict, async () => {
-      const urls = ['https://127.0.0.1/x', 'https://169.254.169.254/latest', 'https://localhost/x', 'https://[::1]/x', 'https://10.0.0.8/x', 'http://example.com/x', 'ftp://example.com/x', 'https://no-such-host.invalid/x'];
+      const urls = [
+        'https://127.0.0.1/x',
+        'https://169.254.169.254/latest',
+        'https://localhost/x',
+        'https://[::1]/x',
+        'https://10.0.0.8/x',
+        'http://example.com/x',
+        'ftp://example.com/x',
+        'https://no-such-host.invalid/x',
+      ];
       const keys = urls.map(() => nextKey++);
       const refusals = await Promise.all(
         urls.map((url, i) =>
@@ -121,9 +163,21 @@ describe('webhook endpoints over RPC', () => {
 
   it('refuses credentials in the URL and names http(s) when http is allowed', () =>
     withDispatcher({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'false' }, async () => {
-      await expect(set(nextKey++, 5, 'ftp://example.com/x')).rejects.toMatchObject({ status: 400, body: { error: 'url must be an http(s) URL' } });
-      await expect(set(nextKey++, 5, 'not a url')).rejects.toMatchObject({ status: 400, body: { error: 'url must be an http(s) URL' } });
-      await expect(set(nextKey++, 5, 'https://user:pw@example.com/x')).rejects.toMatchObject({ status: 400, body: { error: 'url must not contain credentials' } });
-      await expect(set(nextKey++, 5, 'http://127.0.0.1:8080/x')).rejects.toMatchObject({ status: 400, body: { error: 'url must not point to a private, loopback, link-local or metadata address' } });
+      await expect(set(nextKey++, 5, 'ftp://example.com/x')).rejects.toMatchObject({
+        status: 400,
+        body: { error: 'url must be an http(s) URL' },
+      });
+      await expect(set(nextKey++, 5, 'not a url')).rejects.toMatchObject({
+        status: 400,
+        body: { error: 'url must be an http(s) URL' },
+      });
+      await expect(set(nextKey++, 5, 'https://user:pw@example.com/x')).rejects.toMatchObject({
+        status: 400,
+        body: { error: 'url must not contain credentials' },
+      });
+      await expect(set(nextKey++, 5, 'http://127.0.0.1:8080/x')).rejects.toMatchObject({
+        status: 400,
+        body: { error: 'url must not point to a private, loopback, link-local or metadata address' },
+      });
     }));
 });

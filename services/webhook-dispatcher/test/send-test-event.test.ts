@@ -1,6 +1,16 @@
 import net from 'node:net';
 import { webhooksRpc } from '@mf/contracts';
-import { startHarness, setWebhook, sleep, type Harness, type RunningDispatcher } from './support/dispatcher-harness';
+import { webhookBody } from '../src/domain/webhook-request';
+import {
+  jobEventPayload,
+  publishJobEvent,
+  startHarness,
+  setWebhook,
+  sleep,
+  waitFor,
+  type Harness,
+  type RunningDispatcher,
+} from './support/dispatcher-harness';
 import { Receiver } from './support/receiver';
 import { verifyWebhookSignature } from './support/verify-signature';
 
@@ -34,7 +44,8 @@ describe('webhook test events', () => {
       });
     });
 
-  const sendTest = (apiKeyId: number, userId: number) => h.client.rpc(webhooksRpc, 'sendTest', { api_key_id: apiKeyId, user_id: userId });
+  const sendTest = (apiKeyId: number, userId: number) =>
+    h.client.rpc(webhooksRpc, 'sendTest', { api_key_id: apiKeyId, user_id: userId });
 
   it('posts one signed webhook.test event with the documented headers and body, and returns its recorded attempt', async () => {
     const apiKeyId = nextKey++;
@@ -46,15 +57,67 @@ describe('webhook test events', () => {
     expect(receiver.requests.length).toBe(before + 1);
     const req = receiver.requests[before];
     expect(req.path).toBe('/test');
-    expect(req.headers).toMatchObject({ 'content-type': 'application/json', 'user-agent': 'Mediaforge-Webhooks/1.0', 'x-service-event': 'webhook.test', 'x-service-delivery-attempt': '1', 'x-service-event-id': delivery.event_id });
+    expect(req.headers).toMatchObject({
+      'content-type': 'application/json',
+      'user-agent': 'Mediaforge-Webhooks/1.0',
+      'x-service-event': 'webhook.test',
+      'x-service-delivery-attempt': '1',
+      'x-service-event-id': delivery.event_id,
+      'x-service-test': 'true',
+    });
     expect(verifyWebhookSignature(secret, req.headers, req.body)).toBe(true);
     const body = JSON.parse(req.body);
     expect(body).toEqual({ event: 'webhook.test', api_key_id: apiKeyId, sent_at: expect.any(String) });
     expect(Date.parse(body.sent_at)).toBeGreaterThanOrEqual(sentAfter - 1000);
 
-    expect(delivery).toEqual({ id: expect.any(Number), event_id: expect.any(String), event: 'webhook.test', job_id: '', attempt: 1, url: receiver.url('/test'), status_code: 200, error: null, duration_ms: expect.any(Number), created_at: expect.any(String) });
+    expect(delivery).toEqual({
+      id: expect.any(Number),
+      event_id: expect.any(String),
+      event: 'webhook.test',
+      job_id: '',
+      attempt: 1,
+      url: receiver.url('/test'),
+      status_code: 200,
+      error: null,
+      duration_ms: expect.any(Number),
+      created_at: expect.any(String),
+      test: true,
+    });
     const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: apiKeyId, user_id: 5 });
     expect(deliveries).toEqual([delivery]);
+  });
+
+  it('posts a sample job.completed in the shape of a real event, marked as a test in a header and in the log', async () => {
+    const apiKeyId = nextKey++;
+    const secret = await setWebhook(h.client, apiKeyId, 5, receiver.url('/sample'));
+    const sample = jobEventPayload({ api_key_id: apiKeyId, user_id: 5, job_id: 'job_testsample1' });
+    const before = receiver.requests.length;
+    const { delivery } = await h.client.rpc(webhooksRpc, 'sendTest', {
+      api_key_id: apiKeyId,
+      user_id: 5,
+      event: 'job.completed',
+      sample,
+    });
+
+    const req = receiver.requests[before];
+    expect(req.headers).toMatchObject({
+      'x-service-event': 'job.completed',
+      'x-service-test': 'true',
+      'x-service-delivery-attempt': '1',
+    });
+    expect(verifyWebhookSignature(secret, req.headers, req.body)).toBe(true);
+    // Exactly what a real job.completed of that job would carry.
+    expect(req.body).toBe(webhookBody(sample));
+    expect(delivery).toMatchObject({ event: 'job.completed', job_id: 'job_testsample1', status_code: 200, test: true });
+    // A real delivery is not a test.
+    const eventId = await publishJobEvent(h.client, 'completed', { ...sample, job_id: 'job_realone1' });
+    await waitFor(() => receiver.forEvent(eventId).length === 1, 'the real delivery');
+    expect(receiver.forEvent(eventId)[0].headers['x-service-test']).toBeUndefined();
+    const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: apiKeyId, user_id: 5 });
+    expect(deliveries.map((d) => [d.job_id, d.test])).toEqual([
+      ['job_realone1', false],
+      ['job_testsample1', true],
+    ]);
   });
 
   it('records a refused test and a receiver that is down, and never retries them', async () => {
@@ -79,10 +142,18 @@ describe('webhook test events', () => {
   it("answers 404 when the key has no webhook, or it is another user's, sending nothing", async () => {
     const apiKeyId = nextKey++;
     const before = receiver.requests.length;
-    await expect(sendTest(apiKeyId, 5)).rejects.toMatchObject({ status: 404, body: { error: 'Webhook endpoint not found' } });
+    await expect(sendTest(apiKeyId, 5)).rejects.toMatchObject({
+      status: 404,
+      body: { error: 'Webhook endpoint not found' },
+    });
     await setWebhook(h.client, apiKeyId, 5, receiver.url());
-    await expect(sendTest(apiKeyId, 6)).rejects.toMatchObject({ status: 404, body: { error: 'Webhook endpoint not found' } });
+    await expect(sendTest(apiKeyId, 6)).rejects.toMatchObject({
+      status: 404,
+      body: { error: 'Webhook endpoint not found' },
+    });
     expect(receiver.requests.length).toBe(before);
-    expect((await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: apiKeyId, user_id: 6 })).deliveries).toEqual([]);
+    expect(
+      (await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: apiKeyId, user_id: 6 })).deliveries,
+    ).toEqual([]);
   });
 });

@@ -1,5 +1,14 @@
 import { deadLetterQueue, QUEUES, webhooksRpc } from '@mf/contracts';
-import { jobEventPayload, publishJobEvent, queueDepth, setWebhook, startHarness, waitFor, type Harness, type RunningDispatcher } from './support/dispatcher-harness';
+import {
+  jobEventPayload,
+  publishJobEvent,
+  queueDepth,
+  setWebhook,
+  startHarness,
+  waitFor,
+  type Harness,
+  type RunningDispatcher,
+} from './support/dispatcher-harness';
 import { Receiver } from './support/receiver';
 import { verifyWebhookSignature } from './support/verify-signature';
 
@@ -35,7 +44,8 @@ describe('webhook delivery', () => {
     return publishJobEvent(...args);
   };
   /** Every event published so far has been handled (acked, retried or dead-lettered) by the dispatcher. */
-  const allHandled = () => waitFor(async () => (await dispatcher.handled()) === published, `${published} events to be handled`, 30_000);
+  const allHandled = () =>
+    waitFor(async () => (await dispatcher.handled()) === published, `${published} events to be handled`, 30_000);
 
   it('posts exactly the documented headers and body, with a signature that verifies', async () => {
     const { apiKeyId, userId } = newKey();
@@ -74,24 +84,52 @@ describe('webhook delivery', () => {
         completed_at: '2025-01-02T03:05:05.000Z',
         result: { video: 'https://media.test/media/out.mp4' },
         error: null,
+        source: 'api',
+        project_id: null,
       }),
     );
     expect(verifyWebhookSignature(secret, req.headers, req.body)).toBe(true);
-    expect(verifyWebhookSignature(secret, req.headers, req.body.replace('"credits_consumed":120', '"credits_consumed":0'))).toBe(false);
-    expect(verifyWebhookSignature(secret, { ...req.headers, 'x-service-timestamp': String(timestamp + 1) }, req.body)).toBe(false);
+    expect(
+      verifyWebhookSignature(secret, req.headers, req.body.replace('"credits_consumed":120', '"credits_consumed":0')),
+    ).toBe(false);
+    expect(
+      verifyWebhookSignature(secret, { ...req.headers, 'x-service-timestamp': String(timestamp + 1) }, req.body),
+    ).toBe(false);
     expect(verifyWebhookSignature(`${secret}x`, req.headers, req.body)).toBe(false);
 
     const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: apiKeyId, user_id: userId });
     expect(deliveries).toEqual([
-      expect.objectContaining({ event_id: eventId, event: 'job.completed', job_id: payload.job_id, attempt: 1, url: receiver.url(`/hook/${apiKeyId}`), status_code: 200, error: null }),
+      expect.objectContaining({
+        event_id: eventId,
+        event: 'job.completed',
+        job_id: payload.job_id,
+        attempt: 1,
+        url: receiver.url(`/hook/${apiKeyId}`),
+        status_code: 200,
+        error: null,
+      }),
     ]);
   });
 
   it('names failed and cancelled jobs in X-Service-Event and carries their error', async () => {
     const { apiKeyId, userId } = newKey();
     const secret = await setWebhook(h.client, apiKeyId, userId, receiver.url());
-    const failed = await publish(h.client, 'failed', jobEventPayload({ api_key_id: apiKeyId, user_id: userId, status: 'failed', result: null, error: 'Generation timed out' }));
-    const cancelled = await publish(h.client, 'cancelled', jobEventPayload({ api_key_id: apiKeyId, user_id: userId, status: 'cancelled', result: null }));
+    const failed = await publish(
+      h.client,
+      'failed',
+      jobEventPayload({
+        api_key_id: apiKeyId,
+        user_id: userId,
+        status: 'failed',
+        result: null,
+        error: 'Generation timed out',
+      }),
+    );
+    const cancelled = await publish(
+      h.client,
+      'cancelled',
+      jobEventPayload({ api_key_id: apiKeyId, user_id: userId, status: 'cancelled', result: null }),
+    );
     await allHandled();
 
     const [f] = receiver.forEvent(failed);
@@ -113,7 +151,9 @@ describe('webhook delivery', () => {
     expect(await dispatcher.handled('ack')).toBe(ackedBefore + 1);
 
     expect(receiver.requests.length).toBe(before);
-    expect(await h.db('deliveries').where({ api_key_id: apiKeyId }).count<{ count: number }[]>('* as count')).toEqual([{ count: 0 }]);
+    expect(await h.db('deliveries').where({ api_key_id: apiKeyId }).count<{ count: number }[]>('* as count')).toEqual([
+      { count: 0 },
+    ]);
     expect(await queueDepth(h.env, QUEUES.webhooksJobEvents)).toBe(0);
     expect(await queueDepth(h.env, deadLetterQueue(QUEUES.webhooksJobEvents))).toBe(0);
   });
@@ -142,17 +182,29 @@ describe('webhook delivery', () => {
   it('delivers 200 events published at once, each exactly once', async () => {
     const { apiKeyId, userId } = newKey();
     const secret = await setWebhook(h.client, apiKeyId, userId, receiver.url(`/burst/${apiKeyId}`));
-    const eventIds = await Promise.all(Array.from({ length: 200 }, () => publish(h.client, 'completed', jobEventPayload({ api_key_id: apiKeyId, user_id: userId }))));
+    const eventIds = await Promise.all(
+      Array.from({ length: 200 }, () =>
+        publish(h.client, 'completed', jobEventPayload({ api_key_id: apiKeyId, user_id: userId })),
+      ),
+    );
     const burst = () => receiver.requests.filter((r) => r.path === `/burst/${apiKeyId}`);
     await allHandled();
 
     const perEvent = new Map<string, number>();
-    for (const r of burst()) perEvent.set(String(r.headers['x-service-event-id']), (perEvent.get(String(r.headers['x-service-event-id'])) ?? 0) + 1);
+    for (const r of burst())
+      perEvent.set(
+        String(r.headers['x-service-event-id']),
+        (perEvent.get(String(r.headers['x-service-event-id'])) ?? 0) + 1,
+      );
     expect(perEvent.size).toBe(200);
     expect([...perEvent.values()].every((n) => n === 1)).toBe(true);
     expect(new Set(eventIds)).toEqual(new Set(perEvent.keys()));
     expect(burst().every((r) => verifyWebhookSignature(secret, r.headers, r.body))).toBe(true);
-    const [{ count }] = await h.db('deliveries').where({ api_key_id: apiKeyId }).whereBetween('status_code', [200, 299]).count<{ count: number }[]>('* as count');
+    const [{ count }] = await h
+      .db('deliveries')
+      .where({ api_key_id: apiKeyId })
+      .whereBetween('status_code', [200, 299])
+      .count<{ count: number }[]>('* as count');
     expect(count).toBe(200);
   });
 });

@@ -1,5 +1,14 @@
 import { deadLetterQueue, delayQueue, QUEUES } from '@mf/contracts';
-import { jobEventPayload, publishJobEvent, queueDepth, setWebhook, sleep, startHarness, waitFor, type Harness } from './support/dispatcher-harness';
+import {
+  jobEventPayload,
+  publishJobEvent,
+  queueDepth,
+  setWebhook,
+  sleep,
+  startHarness,
+  waitFor,
+  type Harness,
+} from './support/dispatcher-harness';
 import { Receiver } from './support/receiver';
 
 const DELAY_MS = 1500;
@@ -37,7 +46,9 @@ describe('webhook retries across a dispatcher restart', () => {
     await sleep(DELAY_MS + 500); // long enough for any stray second copy to surface
 
     expect(receiver.forEvent(eventId).map((r) => r.headers['x-service-delivery-attempt'])).toEqual(['1', '2']);
-    expect(await h.db('deliveries').where({ event_id: eventId }).orderBy('id').select('attempt', 'status_code')).toEqual([
+    expect(
+      await h.db('deliveries').where({ event_id: eventId }).orderBy('id').select('attempt', 'status_code'),
+    ).toEqual([
       { attempt: 1, status_code: 500 },
       { attempt: 2, status_code: 200 },
     ]);

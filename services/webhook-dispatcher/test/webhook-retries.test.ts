@@ -1,5 +1,15 @@
 import { deadLetterQueue, QUEUES, webhooksRpc } from '@mf/contracts';
-import { jobEventPayload, publishJobEvent, setWebhook, sleep, startHarness, waitFor, withBrokerChannel, type Harness, type RunningDispatcher } from './support/dispatcher-harness';
+import {
+  jobEventPayload,
+  publishJobEvent,
+  setWebhook,
+  sleep,
+  startHarness,
+  waitFor,
+  withBrokerChannel,
+  type Harness,
+  type RunningDispatcher,
+} from './support/dispatcher-harness';
 import { Receiver } from './support/receiver';
 import { verifyWebhookSignature } from './support/verify-signature';
 
@@ -33,11 +43,16 @@ describe('webhook retries', () => {
     const previous = receiver.answer;
     receiver.answer = (req, i) => (req.path === path ? (answers[n++] ?? 200) : previous(req, i));
     const handledBefore = await dispatcher.handled();
-    const eventId = await publishJobEvent(h.client, 'completed', jobEventPayload({ api_key_id: apiKeyId, user_id: userId }));
+    const eventId = await publishJobEvent(
+      h.client,
+      'completed',
+      jobEventPayload({ api_key_id: apiKeyId, user_id: userId }),
+    );
     return { apiKeyId, userId, secret, eventId, handledBefore, requests: () => receiver.forEvent(eventId) };
   }
 
-  const attemptsOf = (requests: { headers: Record<string, unknown> }[]) => requests.map((r) => Number(r.headers['x-service-delivery-attempt']));
+  const attemptsOf = (requests: { headers: Record<string, unknown> }[]) =>
+    requests.map((r) => Number(r.headers['x-service-delivery-attempt']));
 
   it('retries a 500 after the first delay and stops at the 200', async () => {
     const d = await deliverWith([500, 200]);
@@ -50,13 +65,20 @@ describe('webhook retries', () => {
     // Each attempt is signed afresh and verifies on its own.
     expect(requests.every((r) => verifyWebhookSignature(d.secret, r.headers, r.body))).toBe(true);
 
-    const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: d.apiKeyId, user_id: d.userId });
+    const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', {
+      api_key_id: d.apiKeyId,
+      user_id: d.userId,
+    });
     expect(deliveries.map((x) => [x.attempt, x.status_code, x.error])).toEqual([
       [2, 200, null],
       [1, 500, null],
     ]);
     expect(deliveries[0].id).toBeGreaterThan(deliveries[1].id);
-    const newest = await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: d.apiKeyId, user_id: d.userId, limit: 1 });
+    const newest = await h.client.rpc(webhooksRpc, 'listDeliveries', {
+      api_key_id: d.apiKeyId,
+      user_id: d.userId,
+      limit: 1,
+    });
     expect(newest.deliveries.map((x) => x.attempt)).toEqual([2]);
   });
 
@@ -66,7 +88,10 @@ describe('webhook retries', () => {
     await sleep(DELAYS[0] + 300);
 
     expect(attemptsOf(d.requests())).toEqual([1]);
-    const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: d.apiKeyId, user_id: d.userId });
+    const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', {
+      api_key_id: d.apiKeyId,
+      user_id: d.userId,
+    });
     expect(deliveries.map((x) => [x.attempt, x.status_code])).toEqual([[1, 400]]);
   });
 
@@ -75,7 +100,10 @@ describe('webhook retries', () => {
     await waitFor(async () => (await dispatcher.handled()) === d.handledBefore + 3, 'three attempts to be handled');
 
     expect(attemptsOf(d.requests())).toEqual([1, 2, 3]);
-    const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: d.apiKeyId, user_id: d.userId });
+    const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', {
+      api_key_id: d.apiKeyId,
+      user_id: d.userId,
+    });
     expect(deliveries.map((x) => [x.attempt, x.status_code])).toEqual([
       [3, 204],
       [2, 408],
@@ -88,7 +116,10 @@ describe('webhook retries', () => {
     await waitFor(async () => (await dispatcher.handled()) === d.handledBefore + 2, 'two attempts to be handled');
 
     expect(attemptsOf(d.requests())).toEqual([1, 2]);
-    const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: d.apiKeyId, user_id: d.userId });
+    const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', {
+      api_key_id: d.apiKeyId,
+      user_id: d.userId,
+    });
     expect(deliveries.map((x) => [x.attempt, x.status_code, x.error])).toEqual([
       [2, 200, null],
       [1, null, 'timeout'],
@@ -104,7 +135,10 @@ describe('webhook retries', () => {
     await sleep(500);
 
     expect(attemptsOf(d.requests())).toEqual([1, 2, 3, 4]);
-    const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: d.apiKeyId, user_id: d.userId });
+    const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', {
+      api_key_id: d.apiKeyId,
+      user_id: d.userId,
+    });
     expect(deliveries.map((x) => [x.attempt, x.status_code])).toEqual([
       [4, 503],
       [3, 503],
@@ -113,7 +147,9 @@ describe('webhook retries', () => {
     ]);
     const dead = await withBrokerChannel(h.env, async (ch) => {
       const msg = await ch.get(deadLetterQueue(QUEUES.webhooksJobEvents), { noAck: true });
-      return msg === false ? null : { messageId: msg.properties.messageId as string, attempt: msg.properties.headers?.['x-attempt'] };
+      return msg === false
+        ? null
+        : { messageId: msg.properties.messageId as string, attempt: msg.properties.headers?.['x-attempt'] };
     });
     expect(dead).toEqual({ messageId: d.eventId, attempt: 4 });
   });

@@ -51,14 +51,28 @@ export interface Snapshot {
 }
 
 export async function snapshot(db: Client): Promise<Snapshot> {
-  const jobs = (await db.query<JobRow>("SELECT id, user_id, status, cost, refund_state, error, params->>'prompt' AS prompt, deadline_at, created_at FROM jobs.jobs")).rows;
-  const ledger = (await db.query<LedgerRow>('SELECT user_id, kind, reference, amount FROM billing.ledger')).rows;
-  const balances = new Map((await db.query<{ user_id: string; credits: string }>('SELECT user_id, credits FROM billing.balances')).rows.map((r) => [String(r.user_id), Number(r.credits)]));
-  const outbox = (
-    await db.query<OutboxRow>("SELECT message_id::text, routing_key, payload->>'job_id' AS job_id, published_at IS NOT NULL AS published FROM jobs.outbox")
+  const jobs = (
+    await db.query<JobRow>(
+      "SELECT id, user_id, status, cost, refund_state, error, params->>'prompt' AS prompt, deadline_at, created_at FROM jobs.jobs",
+    )
   ).rows;
-  const deliveries = (await db.query<DeliveryRow>('SELECT event_id, job_id, attempt, status_code FROM webhooks.deliveries ORDER BY id')).rows;
-  const endpointUsers = new Set((await db.query<{ user_id: string }>('SELECT user_id FROM webhooks.endpoints')).rows.map((r) => String(r.user_id)));
+  const ledger = (await db.query<LedgerRow>('SELECT user_id, kind, reference, amount FROM billing.ledger')).rows;
+  const balances = new Map(
+    (await db.query<{ user_id: string; credits: string }>('SELECT user_id, credits FROM billing.balances')).rows.map(
+      (r) => [String(r.user_id), Number(r.credits)],
+    ),
+  );
+  const outbox = (
+    await db.query<OutboxRow>(
+      "SELECT message_id::text, routing_key, payload->>'job_id' AS job_id, published_at IS NOT NULL AS published FROM jobs.outbox",
+    )
+  ).rows;
+  const deliveries = (
+    await db.query<DeliveryRow>('SELECT event_id, job_id, attempt, status_code FROM webhooks.deliveries ORDER BY id')
+  ).rows;
+  const endpointUsers = new Set(
+    (await db.query<{ user_id: string }>('SELECT user_id FROM webhooks.endpoints')).rows.map((r) => String(r.user_id)),
+  );
   return { jobs, ledger, balances, outbox, deliveries, endpointUsers };
 }
 
@@ -72,7 +86,9 @@ export function outstanding(s: Snapshot): string[] {
   const unpublished = s.outbox.filter((o) => !o.published);
   if (unpublished.length) open.push(`${unpublished.length} outbox events not relayed`);
   const delivered = new Set(s.deliveries.filter((d) => isSuccess(d.status_code)).map((d) => d.event_id));
-  const undelivered = s.outbox.filter((o) => !delivered.has(o.message_id) && s.endpointUsers.has(userOfJob(s, o.job_id)));
+  const undelivered = s.outbox.filter(
+    (o) => !delivered.has(o.message_id) && s.endpointUsers.has(userOfJob(s, o.job_id)),
+  );
   if (undelivered.length) open.push(`${undelivered.length} events not yet delivered`);
   return open;
 }
@@ -128,7 +144,8 @@ export function audit({ snap, outcomes, received, secrets, apiBalances, maxRedel
     const charge = rows.find((r) => r.kind === 'charge');
     const refund = rows.find((r) => r.kind === 'refund');
     if (!charge) {
-      if (refund && Number(refund.amount) !== 0) violations.push(`${ref}: refund of ${refund.amount} without a charge (credits invented)`);
+      if (refund && Number(refund.amount) !== 0)
+        violations.push(`${ref}: refund of ${refund.amount} without a charge (credits invented)`);
       continue;
     }
     charges++;
@@ -137,29 +154,42 @@ export function audit({ snap, outcomes, received, secrets, apiBalances, maxRedel
     if (shouldKeep) {
       kept++;
       if (refund) violations.push(`${ref}: completed job was refunded`);
-      if (Number(charge.amount) !== job.cost) violations.push(`${ref}: charged ${charge.amount}, job costs ${job.cost}`);
+      if (Number(charge.amount) !== job.cost)
+        violations.push(`${ref}: charged ${charge.amount}, job costs ${job.cost}`);
     } else {
       refunded++;
-      if (!refund) violations.push(`${ref}: charge kept for a job that is ${job?.status ?? 'missing (never submitted)'}`);
-      else if (refund.amount !== charge.amount) violations.push(`${ref}: charged ${charge.amount} but refunded ${refund.amount}`);
+      if (!refund)
+        violations.push(`${ref}: charge kept for a job that is ${job?.status ?? 'missing (never submitted)'}`);
+      else if (refund.amount !== charge.amount)
+        violations.push(`${ref}: charged ${charge.amount} but refunded ${refund.amount}`);
     }
   }
   for (const job of snap.jobs) {
-    if (TERMINAL_VISIBLE.has(job.status) && !byRef.get(`job:${job.id}`)?.some((r) => r.kind === 'charge')) violations.push(`job ${job.id} (${job.status}) has no charge`);
-    if (!TERMINAL_VISIBLE.has(job.status) && job.status !== 'rejected') violations.push(`job ${job.id} ended ${job.status}, not terminal`);
+    if (TERMINAL_VISIBLE.has(job.status) && !byRef.get(`job:${job.id}`)?.some((r) => r.kind === 'charge'))
+      violations.push(`job ${job.id} (${job.status}) has no charge`);
+    if (!TERMINAL_VISIBLE.has(job.status) && job.status !== 'rejected')
+      violations.push(`job ${job.id} ended ${job.status}, not terminal`);
   }
-  checked.push(`ledger: ${charges} charges, each with one outcome (${kept} kept for completed jobs, ${refunded} refunded in full); ${snap.jobs.length} jobs all terminal`);
+  checked.push(
+    `ledger: ${charges} charges, each with one outcome (${kept} kept for completed jobs, ${refunded} refunded in full); ${snap.jobs.length} jobs all terminal`,
+  );
 
   // 2. Each user's balance = grants - kept charges (and the API says the same).
   const users = new Set(snap.ledger.map((r) => String(r.user_id)));
   for (const user of users) {
     const rows = snap.ledger.filter((r) => String(r.user_id) === user);
     const grants = rows.filter((r) => r.kind === 'grant').reduce((s, r) => s + Number(r.amount), 0);
-    const keptCharges = snap.jobs.filter((j) => String(j.user_id) === user && j.status === 'completed').reduce((s, j) => s + j.cost, 0);
+    const keptCharges = snap.jobs
+      .filter((j) => String(j.user_id) === user && j.status === 'completed')
+      .reduce((s, j) => s + j.cost, 0);
     const stored = snap.balances.get(user);
-    if (stored !== grants - keptCharges) violations.push(`user ${user}: balance ${stored}, expected grants ${grants} - kept ${keptCharges} = ${grants - keptCharges}`);
+    if (stored !== grants - keptCharges)
+      violations.push(
+        `user ${user}: balance ${stored}, expected grants ${grants} - kept ${keptCharges} = ${grants - keptCharges}`,
+      );
     const shown = apiBalances.get(user);
-    if (shown !== undefined && shown !== stored) violations.push(`user ${user}: GET /account says ${shown}, ledger says ${stored}`);
+    if (shown !== undefined && shown !== stored)
+      violations.push(`user ${user}: GET /account says ${shown}, ledger says ${stored}`);
   }
   checked.push(`balances: ${users.size} users, each = grants - kept charges, and GET /account agrees`);
 
@@ -169,11 +199,13 @@ export function audit({ snap, outcomes, received, secrets, apiBalances, maxRedel
     if (o.op === 'submit' && o.status === 202) {
       accepted++;
       const job = o.jobId ? jobs.get(o.jobId) : undefined;
-      if (!job || !TERMINAL_VISIBLE.has(job.status)) violations.push(`202 for ${o.jobId} but the job is ${job?.status ?? 'missing'}`);
+      if (!job || !TERMINAL_VISIBLE.has(job.status))
+        violations.push(`202 for ${o.jobId} but the job is ${job?.status ?? 'missing'}`);
     }
     if (o.op === 'cancel' && o.status === 200) {
       const job = jobs.get(o.jobId!);
-      if (job?.status !== 'cancelled') violations.push(`cancel of ${o.jobId} answered 200 but the job is ${job?.status}`);
+      if (job?.status !== 'cancelled')
+        violations.push(`cancel of ${o.jobId} answered 200 but the job is ${job?.status}`);
     }
   }
   checked.push(`clients: ${accepted} accepted submits all ended visibly; every 200 cancel is a cancelled job`);
@@ -188,7 +220,9 @@ export function audit({ snap, outcomes, received, secrets, apiBalances, maxRedel
   }
   const retriedSubmits = outcomes.filter((o) => o.op === 'submit' && o.attempts > 1);
   const answeredAfterRetry = retriedSubmits.filter((o) => o.status === 202).length;
-  checked.push(`idempotency: ${retriedSubmits.length} submits retried with their Idempotency-Key (${answeredAfterRetry} then accepted); every request made at most one live job`);
+  checked.push(
+    `idempotency: ${retriedSubmits.length} submits retried with their Idempotency-Key (${answeredAfterRetry} then accepted); every request made at most one live job`,
+  );
 
   // 4. Webhooks: one event per terminal job, exactly one delivered attempt per event (the last of
   //    its series), the receiver got it signed and right; duplicates only from a dispatcher crash.
@@ -208,27 +242,44 @@ export function audit({ snap, outcomes, received, secrets, apiBalances, maxRedel
       continue;
     }
     const ev = evs[0];
-    if (ev.routing_key !== `job.${job.status}`) violations.push(`job ${job.id} is ${job.status} but its event is ${ev.routing_key}`);
+    if (ev.routing_key !== `job.${job.status}`)
+      violations.push(`job ${job.id} is ${job.status} but its event is ${ev.routing_key}`);
     if (!snap.endpointUsers.has(String(job.user_id))) continue;
     events++;
     const series = snap.deliveries.filter((d) => d.event_id === ev.message_id);
     const ok = series.filter((d) => isSuccess(d.status_code));
     if (ok.length !== 1) violations.push(`event ${ev.message_id} (${job.id}) has ${ok.length} delivered attempts`);
-    else if (ok[0].attempt !== Math.max(...series.map((d) => d.attempt))) violations.push(`event ${ev.message_id} was attempted again after it was delivered`);
+    else if (ok[0].attempt !== Math.max(...series.map((d) => d.attempt)))
+      violations.push(`event ${ev.message_id} was attempted again after it was delivered`);
     if (series.some((d) => d.attempt > 1)) retried++;
     const got = copies.get(ev.message_id) ?? [];
-    const delivered = got.find((r) => r.headers['x-service-event'] === ev.routing_key && JSON.parse(r.rawBody).status === job.status);
+    const delivered = got.find(
+      (r) => r.headers['x-service-event'] === ev.routing_key && JSON.parse(r.rawBody).status === job.status,
+    );
     if (!delivered) violations.push(`event ${ev.message_id} (${job.id}, ${ev.routing_key}) never reached the receiver`);
     const secret = secrets.get(String(job.user_id));
-    if (delivered && secret && !verifySignature(secret, String(delivered.headers['x-service-signature']), delivered.rawBody, 3600)) violations.push(`event ${ev.message_id}: bad signature`);
+    if (
+      delivered &&
+      secret &&
+      !verifySignature(secret, String(delivered.headers['x-service-signature']), delivered.rawBody, 3600)
+    )
+      violations.push(`event ${ev.message_id}: bad signature`);
   }
   const known = new Set(snap.outbox.map((o) => o.message_id));
   const strangers = [...copies.keys()].filter((id) => !known.has(id));
   if (strangers.length) violations.push(`receiver got ${strangers.length} events the outbox never wrote`);
   // Attempts the receiver answered with an error are retried with the same id: count 2xx'd copies only.
-  const duplicateCopies = [...copies.values()].reduce((s, got) => s + Math.max(0, got.filter((r) => r.answeredWith === 200).length - 1), 0);
-  if (duplicateCopies > maxRedeliveredCopies) violations.push(`receiver accepted ${duplicateCopies} duplicate copies (at most ${maxRedeliveredCopies} expected from dispatcher crashes)`);
-  checked.push(`webhooks: ${events} terminal events, each delivered exactly once in its attempt series (${retried} needed retries), signed, none lost; ${duplicateCopies} redelivered copies (bound ${maxRedeliveredCopies})`);
+  const duplicateCopies = [...copies.values()].reduce(
+    (s, got) => s + Math.max(0, got.filter((r) => r.answeredWith === 200).length - 1),
+    0,
+  );
+  if (duplicateCopies > maxRedeliveredCopies)
+    violations.push(
+      `receiver accepted ${duplicateCopies} duplicate copies (at most ${maxRedeliveredCopies} expected from dispatcher crashes)`,
+    );
+  checked.push(
+    `webhooks: ${events} terminal events, each delivered exactly once in its attempt series (${retried} needed retries), signed, none lost; ${duplicateCopies} redelivered copies (bound ${maxRedeliveredCopies})`,
+  );
 
   return { checked, violations };
 }

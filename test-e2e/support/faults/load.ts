@@ -18,6 +18,21 @@ const MARKERS: Record<Scenario, string> = {
   'time-out': ' [fal:never]',
 };
 
+/**
+ * With two routes (a Replicate fake first, the fal fake second), what the first route does: take and
+ * finish the job itself, or refuse it at submit or fail it after taking it, so the fal route runs it
+ * (the scenario's fal marker then decides). Jobs that must not finish stay on Replicate forever, or
+ * fall through to fal and stay there.
+ */
+const FIRST_ROUTE: Record<Scenario, string[]> = {
+  complete: ['', ' [rep:submit-error]', ' [rep:fail]'],
+  fail: [' [rep:fail]', ' [rep:submit-429]'],
+  'provider-refuses': [' [rep:submit-error]'],
+  cancel: [' [rep:never]', ' [rep:fail]'],
+  'cancel-race': ['', ' [rep:fail]'],
+  'time-out': [' [rep:never]', ' [rep:submit-error]'],
+};
+
 /** Weights of each scenario in the mix (out of their sum). */
 const MIX: [Scenario, number][] = [
   ['complete', 45],
@@ -60,6 +75,8 @@ export interface LoadOptions {
   /** A client gives up on an answer after this long, ms. */
   requestTimeoutMs: number;
   seed: number;
+  /** Two routes: prompts also carry the first route's (Replicate fake's) markers. */
+  twoRoutes?: boolean;
 }
 
 export interface Load {
@@ -91,11 +108,23 @@ function pick(rand: () => number): Scenario {
   return 'complete';
 }
 
-async function call(baseUrl: string, method: string, path: string, key: string, timeoutMs: number, body?: unknown, idempotencyKey?: string): Promise<{ status: Outcome['status']; json: Record<string, unknown> | null }> {
+async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  key: string,
+  timeoutMs: number,
+  body?: unknown,
+  idempotencyKey?: string,
+): Promise<{ status: Outcome['status']; json: Record<string, unknown> | null }> {
   try {
     const res = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}), ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+        ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
       signal: AbortSignal.timeout(timeoutMs),
     });
@@ -130,7 +159,13 @@ export function startLoad(opts: LoadOptions): Load {
     track(
       (async () => {
         await new Promise((r) => setTimeout(r, delayMs));
-        const { status } = await call(opts.baseUrl, 'DELETE', `/api/v1/jobs/${jobId}`, opts.users[user].key, opts.requestTimeoutMs);
+        const { status } = await call(
+          opts.baseUrl,
+          'DELETE',
+          `/api/v1/jobs/${jobId}`,
+          opts.users[user].key,
+          opts.requestTimeoutMs,
+        );
         outcomes.push({ phase: label, user, scenario, op: 'cancel', status, attempts: 1, jobId });
       })(),
     );
@@ -142,7 +177,8 @@ export function startLoad(opts: LoadOptions): Load {
     const label = phase;
     const video = rand() < 0.25;
     const id = n++;
-    const prompt = `load ${id} ${scenario}${MARKERS[scenario]}`;
+    const first = opts.twoRoutes ? FIRST_ROUTE[scenario][Math.floor(rand() * FIRST_ROUTE[scenario].length)] : '';
+    const prompt = `load ${id} ${scenario}${MARKERS[scenario]}${first}`;
     const path = video ? '/api/v1/video/vidgen-2/generate' : '/api/v1/image/imagegen/generate';
     const body = video ? { prompt, duration_seconds: 4, resolution: '480p' } : { prompt };
     // What a careful client does: one Idempotency-Key per logical request, retried while the outcome is unknown.
@@ -151,7 +187,15 @@ export function startLoad(opts: LoadOptions): Load {
     let answer: Awaited<ReturnType<typeof call>>;
     do {
       if (attempts > 0) await new Promise((r) => setTimeout(r, 500 + rand() * 1000));
-      answer = await call(opts.baseUrl, 'POST', path, opts.users[user].key, opts.requestTimeoutMs, body, idempotencyKey);
+      answer = await call(
+        opts.baseUrl,
+        'POST',
+        path,
+        opts.users[user].key,
+        opts.requestTimeoutMs,
+        body,
+        idempotencyKey,
+      );
       attempts++;
     } while (UNKNOWN.has(answer.status) && attempts < SUBMIT_ATTEMPTS);
     const { status, json } = answer;

@@ -10,7 +10,10 @@ import { periodBounds } from './period';
  */
 export async function account(db: Knex, userId: number, now = new Date()): Promise<AccountReply> {
   const { start, end } = periodBounds(now);
-  const [remaining, used] = await Promise.all([ledger.balanceOf(db, userId), ledger.usedInPeriod(db, userId, start, end)]);
+  const [remaining, used] = await Promise.all([
+    ledger.balanceOf(db, userId),
+    ledger.usedInPeriod(db, userId, start, end),
+  ]);
   return {
     credits_remaining: remaining,
     credits_used_this_period: used,

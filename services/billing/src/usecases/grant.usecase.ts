@@ -15,7 +15,14 @@ export async function grant(db: Knex, req: GrantRequest): Promise<GrantReply> {
       return { granted: previous.amount, credits_remaining: await ledger.balanceOf(trx, req.user_id), duplicate: true };
     }
     const remaining = await ledger.credit(trx, req.user_id, req.amount);
-    await ledger.insertEntry(trx, { user_id: req.user_id, kind: 'grant', reference: req.reference, amount: req.amount, balance_after: remaining, description: req.description });
+    await ledger.insertEntry(trx, {
+      user_id: req.user_id,
+      kind: 'grant',
+      reference: req.reference,
+      amount: req.amount,
+      balance_after: remaining,
+      description: req.description,
+    });
     return { granted: req.amount, credits_remaining: remaining, duplicate: false };
   });
 }

@@ -2,7 +2,8 @@ import type { ChatMessage, LlmClient } from './llm-client';
 import { executeToolCall, toolDefinitions } from './tools';
 import { recordEvent, type TurnState } from './turn-state';
 
-export const OUT_OF_STEPS = 'I could not finish everything this turn (I reached my limit of steps or time). Here is where things stand; shall I continue?';
+export const OUT_OF_STEPS =
+  'I could not finish everything this turn (I reached my limit of steps or time). Here is where things stand; shall I continue?';
 export const NO_ANSWER = 'Done. What would you like to do next?';
 
 export interface LoopInput {
@@ -38,7 +39,10 @@ export async function runAgentLoop(state: TurnState, input: LoopInput): Promise<
   for (let step = 1; step <= settings.agentMaxSteps; step++) {
     if (Date.now() >= state.deadline) break;
     recordEvent(state, 'step', { step });
-    const { message } = await input.llm.complete([{ role: 'system', content: input.system }, ...input.history, ...messages], tools);
+    const { message } = await input.llm.complete(
+      [{ role: 'system', content: input.system }, ...input.history, ...messages],
+      tools,
+    );
     messages.push(message);
     const said = message.content?.trim() ?? '';
     if (said) {

@@ -2,8 +2,17 @@ import { randomInt } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { IMAGE_ASPECT_RATIOS, validateImageRequest, validateVideoRequest, VIDEO_ASPECT_RATIOS, VIDEO_DURATIONS, type Validated } from '@mf/catalog';
-import { billingRpc, jobsRpc, SEED_MAX, type JobResultReply, type ProjectAspectRatio, type SubmitJobReply, type SubmitJobRequest } from '@mf/contracts';
+import { validateImageRequest, validateVideoRequest, type Validated } from '@mf/catalog';
+import { IMAGE_ASPECT_RATIOS, VIDEO_ASPECT_RATIOS, VIDEO_DURATIONS } from '@mf/contracts';
+import {
+  billingRpc,
+  jobsRpc,
+  SEED_MAX,
+  type JobResultReply,
+  type ProjectAspectRatio,
+  type SubmitJobReply,
+  type SubmitJobRequest,
+} from '@mf/contracts';
 import { isAppError } from '@mf/errors';
 import { newId } from '../domain/ids';
 import { assetView, type AssetRow } from '../domain/records';
@@ -60,7 +69,12 @@ function mediaResult(state: TurnState, row: AssetRow, credits: number): Record<s
 function delivered(state: TurnState, row: AssetRow, credits: number, jobId?: string): ToolSuccess {
   state.assetsCreated.push(row);
   state.mediaGenDone = true;
-  recordEvent(state, 'media_generation', { kind: row.kind, asset_id: row.id, credits, ...(jobId ? { job_id: jobId } : {}) });
+  recordEvent(state, 'media_generation', {
+    kind: row.kind,
+    asset_id: row.id,
+    credits,
+    ...(jobId ? { job_id: jobId } : {}),
+  });
   return { summary: `${row.kind} ${row.id} (${credits} credits)`, result: mediaResult(state, row, credits) };
 }
 
@@ -71,38 +85,60 @@ function checked<T>(v: Validated<T>): T {
 
 const seed = (): number => randomInt(0, SEED_MAX + 1);
 
+/** The owner, key and project of the turn's jobs: marked as the editor's, so lists and webhooks can tell them apart. */
+const jobOrigin = (state: TurnState) => ({
+  user_id: state.userId,
+  api_key_id: state.apiKeyId,
+  source: 'editor' as const,
+  project_id: state.projectId,
+});
+
 // ---------------------------------------------------------------- image and video (the jobs service)
 
 export async function generateImage(state: TurnState, args: Args): Promise<ToolSuccess> {
   const project = await requireProject(state.ctx, state.userId, state.projectId);
-  const body = { prompt: args.prompt, aspect_ratio: given(args.aspect_ratio) ? args.aspect_ratio : closestAspect(project.aspect_ratio, IMAGE_ASPECT_RATIOS) };
+  const body = {
+    prompt: args.prompt,
+    aspect_ratio: given(args.aspect_ratio)
+      ? args.aspect_ratio
+      : closestAspect(project.aspect_ratio, IMAGE_ASPECT_RATIOS),
+  };
   const req = checked(validateImageRequest(body));
   claimMediaSlot(state);
-  return runJob(state, { user_id: state.userId, api_key_id: state.apiKeyId, type: 'image', params: { ...req, seed: req.seed ?? seed() } });
+  return runJob(state, { ...jobOrigin(state), type: 'image', params: { ...req, seed: req.seed ?? seed() } });
 }
 
 export async function generateVideo(state: TurnState, args: Args): Promise<ToolSuccess> {
   const project = await requireProject(state.ctx, state.userId, state.projectId);
-  if (!given(args.duration_seconds)) throw new ToolError(`duration_seconds is required: one of ${VIDEO_DURATIONS.join(', ')}`);
+  if (!given(args.duration_seconds))
+    throw new ToolError(`duration_seconds is required: one of ${VIDEO_DURATIONS.join(', ')}`);
   let imageUrl: string | undefined;
   if (given(args.image_asset_id)) {
     const id = args.image_asset_id;
     const asset = typeof id === 'string' ? await findAsset(state.ctx.db, state.projectId, id) : undefined;
     if (!asset) throw new ToolError(`image_asset_id: no asset ${JSON.stringify(id)} in the media library`);
-    if (asset.kind !== 'image') throw new ToolError(`image_asset_id: asset ${asset.id} is ${asset.kind === 'audio' ? 'an' : 'a'} ${asset.kind}, not an image`);
+    if (asset.kind !== 'image')
+      throw new ToolError(
+        `image_asset_id: asset ${asset.id} is ${asset.kind === 'audio' ? 'an' : 'a'} ${asset.kind}, not an image`,
+      );
     imageUrl = assetView(asset, state.ctx.settings.publicBaseUrl).url;
-    if (!imageUrl.startsWith('https://')) throw new ToolError('image-to-video is unavailable on this server (its public URL is not https); generate from text instead');
+    if (!imageUrl.startsWith('https://'))
+      throw new ToolError(
+        'image-to-video is unavailable on this server (its public URL is not https); generate from text instead',
+      );
   }
   const body = {
     prompt: args.prompt,
     duration_seconds: args.duration_seconds,
-    aspect_ratio: given(args.aspect_ratio) ? args.aspect_ratio : closestAspect(project.aspect_ratio, VIDEO_ASPECT_RATIOS),
+    aspect_ratio: given(args.aspect_ratio)
+      ? args.aspect_ratio
+      : closestAspect(project.aspect_ratio, VIDEO_ASPECT_RATIOS),
     ...(given(args.resolution) ? { resolution: args.resolution } : {}),
     ...(imageUrl ? { image_url: imageUrl } : {}),
   };
   const req = checked(validateVideoRequest(body));
   claimMediaSlot(state);
-  return runJob(state, { user_id: state.userId, api_key_id: state.apiKeyId, type: 'video', params: { ...req, seed: req.seed ?? seed() } });
+  return runJob(state, { ...jobOrigin(state), type: 'video', params: { ...req, seed: req.seed ?? seed() } });
 }
 
 /**
@@ -118,21 +154,38 @@ async function runJob(state: TurnState, request: SubmitJobRequest): Promise<Tool
   } catch (err) {
     if (isAppError(err) && err.status === 402) throw new TurnAbort(err);
     ctx.logger.warn({ err: (err as Error).message, turnId: state.turnId }, `${what} submit failed`);
-    if (isAppError(err) && err.status < 500) throw new ToolError(`the ${what} generation was refused: ${err.body.error}. Nothing was charged.`);
-    throw new ToolError(`the ${what} generation could not be started (provider error); nothing was charged (a charge, if any, is refunded). Tell the user and ask whether to try again.`);
+    if (isAppError(err) && err.status < 500)
+      throw new ToolError(`the ${what} generation was refused: ${err.body.error}. Nothing was charged.`);
+    throw new ToolError(
+      `the ${what} generation could not be started (provider error); nothing was charged (a charge, if any, is refunded). Tell the user and ask whether to try again.`,
+    );
   }
   const credits = submitted.credits_consumed;
   const result = await waitForJob(state, submitted.job_id, credits);
-  if (result.status === 'failed') throw new ToolError(`the ${what} generation failed (${result.error ?? 'provider error'}); its ${credits} credits were refunded.`);
-  if (result.status === 'cancelled') throw new ToolError(`the ${what} generation was cancelled; its ${credits} credits were refunded.`);
+  if (result.status === 'failed')
+    throw new ToolError(
+      `the ${what} generation failed (${result.error ?? 'provider error'}); its ${credits} credits were refunded.`,
+    );
+  if (result.status === 'cancelled')
+    throw new ToolError(`the ${what} generation was cancelled; its ${credits} credits were refunded.`);
 
   const params = request.params;
   let row: AssetRow;
   try {
-    row = await assetFromJob(ctx, { userId: state.userId, projectId: state.projectId, jobId: submitted.job_id, kind: what, prompt: params.prompt, model: submitted.model });
+    row = await assetFromJob(ctx, {
+      userId: state.userId,
+      projectId: state.projectId,
+      jobId: submitted.job_id,
+      kind: what,
+      prompt: params.prompt,
+      model: submitted.model,
+    });
   } catch (err) {
     // Completed but not delivered into the project: the contract refunds media that is not delivered.
-    ctx.logger.error({ err: (err as Error).message, jobId: submitted.job_id, turnId: state.turnId }, `completed ${what} could not be stored; refunding`);
+    ctx.logger.error(
+      { err: (err as Error).message, jobId: submitted.job_id, turnId: state.turnId },
+      `completed ${what} could not be stored; refunding`,
+    );
     await refundQuietly(ctx, state.userId, `job:${submitted.job_id}`, `${what} not delivered to the editor`);
     throw new ToolError(`the ${what} was generated but could not be stored; its ${credits} credits were refunded.`);
   }
@@ -143,7 +196,11 @@ async function runJob(state: TurnState, request: SubmitJobRequest): Promise<Tool
  * Polls the job until it leaves processing. Past settings.mediaWaitMs (or the turn's time) the job
  * is cancelled, which refunds it; if it finished meanwhile, that outcome stands.
  */
-async function waitForJob(state: TurnState, jobId: string, credits: number): Promise<Pick<JobResultReply, 'status' | 'error'>> {
+async function waitForJob(
+  state: TurnState,
+  jobId: string,
+  credits: number,
+): Promise<Pick<JobResultReply, 'status' | 'error'>> {
   const { ctx } = state;
   const ref = { user_id: state.userId, job_id: jobId };
   const until = Math.min(Date.now() + ctx.settings.mediaWaitMs, state.deadline + WAIT_GRACE_MS);
@@ -159,7 +216,7 @@ async function waitForJob(state: TurnState, jobId: string, credits: number): Pro
     if (Date.now() >= until) break;
   }
   try {
-    await ctx.bus.rpc(jobsRpc, 'cancel', ref);
+    await ctx.bus.rpc(jobsRpc, 'cancel', { ...ref, cancelled_by: 'editor' });
     throw new ToolError(`the generation took too long and was cancelled; its ${credits} credits were refunded.`);
   } catch (err) {
     if (err instanceof ToolError) throw err;
@@ -180,25 +237,34 @@ export async function generateAudio(state: TurnState, kind: AudioKind, args: Arg
   // Validated before anything is claimed or charged.
   const spoken = kind === 'voice' ? text(args, 'text', VOICE_TEXT_MAX) : undefined;
   const voice = kind === 'voice' ? optionalText(args, 'voice', 40) : undefined;
-  if (voice !== undefined && !/^[A-Za-z0-9+_-]+$/.test(voice)) throw new ToolError('voice must be a voice name such as en-us, en-gb, female or male');
+  if (voice !== undefined && !/^[A-Za-z0-9+_-]+$/.test(voice))
+    throw new ToolError('voice must be a voice name such as en-us, en-gb, female or male');
   const prompt = kind === 'voice' ? undefined : text(args, 'prompt', AUDIO_PROMPT_MAX);
   const limits = kind === 'music' ? MUSIC_SECONDS : SFX_SECONDS;
   const durationSec = kind === 'voice' ? undefined : number(args, 'duration_sec', limits.min, limits.max);
   claimMediaSlot(state);
 
-  const price = kind === 'voice' ? ctx.settings.voicePrice : kind === 'music' ? ctx.settings.musicPrice : ctx.settings.sfxPrice;
+  const price =
+    kind === 'voice' ? ctx.settings.voicePrice : kind === 'music' ? ctx.settings.musicPrice : ctx.settings.sfxPrice;
   // The charge comes first and names the asset this generation will make.
   const reservedId = newId('ast');
   const reference = `media:${reservedId}`;
   if (price > 0) {
     try {
-      await ctx.bus.rpc(billingRpc, 'charge', { user_id: state.userId, reference, amount: price, description: `Editor ${AUDIO_LABEL[kind]}` });
+      await ctx.bus.rpc(billingRpc, 'charge', {
+        user_id: state.userId,
+        reference,
+        amount: price,
+        description: `Editor ${AUDIO_LABEL[kind]}`,
+      });
     } catch (err) {
       if (isAppError(err) && err.status === 402) throw new TurnAbort(err);
       ctx.logger.warn({ err: (err as Error).message, reference }, 'media charge failed');
       // A charge that timed out may still land: the refund closes the reference either way.
       await refundQuietly(ctx, state.userId, reference, 'charge not confirmed');
-      throw new ToolError(`the ${AUDIO_LABEL[kind]} could not be charged (billing unavailable); nothing was charged. Ask the user to try again shortly.`);
+      throw new ToolError(
+        `the ${AUDIO_LABEL[kind]} could not be charged (billing unavailable); nothing was charged. Ask the user to try again shortly.`,
+      );
     }
   }
 
@@ -209,16 +275,32 @@ export async function generateAudio(state: TurnState, kind: AudioKind, args: Arg
     const s = seed();
     let audio: AudioFile;
     if (kind === 'voice') audio = await ctx.audio.voice({ text: spoken!, voice, outFile });
-    else if (kind === 'music') audio = await ctx.audio.music({ prompt: prompt!, durationSec: durationSec!, seed: s, outFile });
+    else if (kind === 'music')
+      audio = await ctx.audio.music({ prompt: prompt!, durationSec: durationSec!, seed: s, outFile });
     else audio = await ctx.audio.sfx({ prompt: prompt!, durationSec: durationSec!, seed: s, outFile });
     const metadata: Record<string, unknown> =
-      kind === 'voice' ? { text: spoken, ...(voice ? { voice } : {}), charge_reference: reference } : { prompt, seed: s, charge_reference: reference };
-    row = await storeAssetFile(ctx, { id: reservedId, projectId: state.projectId, kind: 'audio', source: AUDIO_SOURCE[kind], file: audio.path, contentType: audio.contentType, metadata });
+      kind === 'voice'
+        ? { text: spoken, ...(voice ? { voice } : {}), charge_reference: reference }
+        : { prompt, seed: s, charge_reference: reference };
+    row = await storeAssetFile(ctx, {
+      id: reservedId,
+      projectId: state.projectId,
+      kind: 'audio',
+      source: AUDIO_SOURCE[kind],
+      file: audio.path,
+      contentType: audio.contentType,
+      metadata,
+    });
   } catch (err) {
-    ctx.logger.warn({ err: (err as Error).message, reference, turnId: state.turnId }, `${kind} generation failed; refunding`);
+    ctx.logger.warn(
+      { err: (err as Error).message, reference, turnId: state.turnId },
+      `${kind} generation failed; refunding`,
+    );
     if (price > 0) await refundQuietly(ctx, state.userId, reference, `${AUDIO_LABEL[kind]} generation failed`);
     const reason = err instanceof RangeError ? ` (${err.message})` : '';
-    throw new ToolError(`the ${AUDIO_LABEL[kind]} could not be generated${reason}; ${price > 0 ? `its ${price} credits were refunded` : 'nothing was charged'}.`);
+    throw new ToolError(
+      `the ${AUDIO_LABEL[kind]} could not be generated${reason}; ${price > 0 ? `its ${price} credits were refunded` : 'nothing was charged'}.`,
+    );
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
@@ -229,11 +311,19 @@ export async function generateAudio(state: TurnState, kind: AudioKind, args: Arg
  * Refunds a reference, logging instead of failing: billing applies a refund once, and one that
  * cannot be sent now is logged with its reference for an operator (the turn goes on).
  */
-export async function refundQuietly(ctx: EditorContext, userId: number, reference: string, reason: string): Promise<void> {
+export async function refundQuietly(
+  ctx: EditorContext,
+  userId: number,
+  reference: string,
+  reason: string,
+): Promise<void> {
   try {
     await ctx.bus.rpc(billingRpc, 'refund', { user_id: userId, reference, reason });
   } catch (err) {
-    ctx.logger.error({ err: (err as Error).message, reference, userId }, 'REFUND NOT SENT: billing did not confirm a refund that is owed');
+    ctx.logger.error(
+      { err: (err as Error).message, reference, userId },
+      'REFUND NOT SENT: billing did not confirm a refund that is owed',
+    );
   }
 }
 

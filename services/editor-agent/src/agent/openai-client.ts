@@ -50,27 +50,46 @@ export class OpenAiCompatibleClient implements LlmClient {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
     const maxBytes = opts.maxReplyBytes ?? 5 * 1024 * 1024;
-    this.http = axios.create({ timeout: opts.timeoutMs, headers, maxContentLength: maxBytes, maxBodyLength: 20 * 1024 * 1024, maxRedirects: 0 });
+    this.http = axios.create({
+      timeout: opts.timeoutMs,
+      headers,
+      maxContentLength: maxBytes,
+      maxBodyLength: 20 * 1024 * 1024,
+      maxRedirects: 0,
+    });
   }
 
   async complete(messages: ChatMessage[], tools: ToolDefinition[]): Promise<{ message: ChatMessage }> {
     // Some servers refuse an empty tools array: without tools, neither field is sent.
-    const body = { model: this.opts.model, messages: messages.map(wireMessage), ...(tools.length ? { tools, tool_choice: 'auto' } : {}) };
+    const body = {
+      model: this.opts.model,
+      messages: messages.map(wireMessage),
+      ...(tools.length ? { tools, tool_choice: 'auto' } : {}),
+    };
     const started = Date.now();
     let data: RawReply;
     try {
       const res = await this.http.post<RawReply>(this.url, body);
       data = res.data;
     } catch (err) {
-      this.log.warn({ ...describeError(err, this.opts.apiKey), model: this.opts.model, ms: Date.now() - started }, 'language-model request failed');
+      this.log.warn(
+        { ...describeError(err, this.opts.apiKey), model: this.opts.model, ms: Date.now() - started },
+        'language-model request failed',
+      );
       throw new AppError(502, { error: PROVIDER_FAILED });
     }
     const message = parseMessage(data);
     if (!message) {
-      this.log.warn({ model: this.opts.model, ms: Date.now() - started }, 'language-model reply has no choices[0].message');
+      this.log.warn(
+        { model: this.opts.model, ms: Date.now() - started },
+        'language-model reply has no choices[0].message',
+      );
       throw new AppError(502, { error: PROVIDER_FAILED });
     }
-    this.log.debug({ model: this.opts.model, ms: Date.now() - started, toolCalls: message.tool_calls?.length ?? 0 }, 'language-model completion');
+    this.log.debug(
+      { model: this.opts.model, ms: Date.now() - started, toolCalls: message.tool_calls?.length ?? 0 },
+      'language-model completion',
+    );
     return { message };
   }
 }

@@ -8,7 +8,8 @@ export const VIDEO_PROMPT_LAYOUT =
   "subject action and a lens or lighting note, then an 'Audio:' line listing sound effects, ambient sound, and music intent or NO MUSIC. " +
   'One camera move per shot; never combine moves.';
 
-export const ONE_MEDIA_RULE = 'Only one media generation is allowed per turn. Tell the user what you generated and ask them to confirm before generating more.';
+export const ONE_MEDIA_RULE =
+  'Only one media generation is allowed per turn. Tell the user what you generated and ask them to confirm before generating more.';
 
 const TRACK_ORDER = ['video', 'voice', 'sfx', 'music'] as const;
 const STILL_SECONDS = 3;
@@ -40,7 +41,15 @@ export function buildSystemPrompt(input: PromptInput): string {
     '',
     `## Timeline of the video "${video.name}" (${video.id}), the one this conversation edits`,
     ...timeline(input),
-    ...(input.videos.length > 1 ? ['', `Other videos of the project (not edited here): ${input.videos.filter((v) => v.id !== video.id).map((v) => `"${v.name}" (${v.id})`).join(', ')}`] : []),
+    ...(input.videos.length > 1
+      ? [
+          '',
+          `Other videos of the project (not edited here): ${input.videos
+            .filter((v) => v.id !== video.id)
+            .map((v) => `"${v.name}" (${v.id})`)
+            .join(', ')}`,
+        ]
+      : []),
     '',
     '## Media library (asset ids to use with add_clip and image_asset_id)',
     ...library(input.assets),
@@ -77,7 +86,12 @@ function timeline(input: PromptInput): string[] {
       const asset = byId.get(c.asset_id);
       const own = asset ? assetSeconds(asset) : null;
       const plays = c.duration_sec ?? own ?? (asset?.kind === 'image' ? STILL_SECONDS : null);
-      const parts = [`idx ${c.idx}`, `clip ${c.id}`, `asset ${c.asset_id}${asset ? ` (${asset.kind})` : ''}`, plays !== null ? `${round(plays)} s` : 'length unknown'];
+      const parts = [
+        `idx ${c.idx}`,
+        `clip ${c.id}`,
+        `asset ${c.asset_id}${asset ? ` (${asset.kind})` : ''}`,
+        plays !== null ? `${round(plays)} s` : 'length unknown',
+      ];
       if (c.start_sec !== null) parts.push(`starts at ${round(c.start_sec)} s`);
       if (c.volume !== 1) parts.push(`volume ${c.volume}`);
       lines.push(`  - ${parts.join(', ')}`);

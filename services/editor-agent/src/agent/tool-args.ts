@@ -20,10 +20,14 @@ export function parseArgs(raw: string, fields: readonly string[]): Args {
   } catch {
     throw new ToolError('arguments are not valid JSON: send one JSON object');
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ToolError('arguments must be a JSON object');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new ToolError('arguments must be a JSON object');
   const args = parsed as Args;
   const unknown = Object.keys(args).filter((k) => !fields.includes(k));
-  if (unknown.length) throw new ToolError(`unknown argument${unknown.length > 1 ? 's' : ''}: ${unknown.map((k) => k.slice(0, 40)).join(', ')} (accepted: ${fields.join(', ')})`);
+  if (unknown.length)
+    throw new ToolError(
+      `unknown argument${unknown.length > 1 ? 's' : ''}: ${unknown.map((k) => k.slice(0, 40)).join(', ')} (accepted: ${fields.join(', ')})`,
+    );
   return args;
 }
 
@@ -42,11 +46,16 @@ export function optionalText(args: Args, field: string, max: number): string | u
 
 export function oneOf<T extends string | number>(args: Args, field: string, allowed: readonly T[]): T {
   const v = args[field];
-  if (!(allowed as readonly unknown[]).includes(v)) throw new ToolError(`${field} must be one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly unknown[]).includes(v))
+    throw new ToolError(`${field} must be one of ${allowed.join(', ')}`);
   return v as T;
 }
 
-export function optionalOneOf<T extends string | number>(args: Args, field: string, allowed: readonly T[]): T | undefined {
+export function optionalOneOf<T extends string | number>(
+  args: Args,
+  field: string,
+  allowed: readonly T[],
+): T | undefined {
   return given(args[field]) ? oneOf(args, field, allowed) : undefined;
 }
 
@@ -58,6 +67,12 @@ export function number(args: Args, field: string, min: number, max: number, inte
   return v;
 }
 
-export function optionalNumber(args: Args, field: string, min: number, max: number, integer = false): number | undefined {
+export function optionalNumber(
+  args: Args,
+  field: string,
+  min: number,
+  max: number,
+  integer = false,
+): number | undefined {
   return given(args[field]) ? number(args, field, min, max, integer) : undefined;
 }

@@ -1,4 +1,11 @@
-import { IMAGE_ASPECT_RATIOS, IMAGE_PRICE, MODELS, PROMPT_MAX, VIDEO_ASPECT_RATIOS, VIDEO_DURATIONS, VIDEO_RESOLUTIONS, type CreditSpec } from '@mf/catalog';
+import { IMAGE_PRICE, MODELS, type CreditSpec } from '@mf/catalog';
+import {
+  IMAGE_ASPECT_RATIOS,
+  PROMPT_MAX,
+  VIDEO_ASPECT_RATIOS,
+  VIDEO_DURATIONS,
+  VIDEO_RESOLUTIONS,
+} from '@mf/contracts';
 import { PROJECT_ASPECT_RATIOS, TRACKS, type Track } from '@mf/contracts';
 import { isAppError } from '@mf/errors';
 import { listClips } from '../repositories/clips.repository';
@@ -6,7 +13,16 @@ import { addClip, moveClip, removeClip } from '../usecases/clips.usecase';
 import type { EditorSettings } from '../usecases/context';
 import { appendContext, requireProject, setAspectRatio } from '../usecases/projects.usecase';
 import type { ToolCall, ToolDefinition } from './llm-client';
-import { AUDIO_PROMPT_MAX, generateAudio, generateImage, generateVideo, MUSIC_SECONDS, SFX_SECONDS, VOICE_TEXT_MAX, type ToolSuccess } from './media-tools';
+import {
+  AUDIO_PROMPT_MAX,
+  generateAudio,
+  generateImage,
+  generateVideo,
+  MUSIC_SECONDS,
+  SFX_SECONDS,
+  VOICE_TEXT_MAX,
+  type ToolSuccess,
+} from './media-tools';
 import { VIDEO_PROMPT_LAYOUT } from './system-prompt';
 import { number, oneOf, optionalNumber, parseArgs, text, ToolError, type Args } from './tool-args';
 import { recordEvent, TurnAbort, type TurnState } from './turn-state';
@@ -18,12 +34,18 @@ interface Tool {
   run: (state: TurnState, args: Args) => Promise<ToolSuccess>;
 }
 
-const fn = (name: string, description: string, properties: Record<string, unknown>, required: string[]): ToolDefinition => ({
+const fn = (
+  name: string,
+  description: string,
+  properties: Record<string, unknown>,
+  required: string[],
+): ToolDefinition => ({
   type: 'function',
   function: { name, description, parameters: { type: 'object', properties, required, additionalProperties: false } },
 });
 
-const ONE_PER_TURN = 'This is a media generation: at most one per turn (generate_image, generate_video, generate_voice, generate_music, generate_sfx together).';
+const ONE_PER_TURN =
+  'This is a media generation: at most one per turn (generate_image, generate_video, generate_voice, generate_music, generate_sfx together).';
 const LIBRARY_ONLY = 'The result goes into the media library only; place it on the timeline with add_clip.';
 
 const VIDEO_PER_SECOND = (MODELS.find((m) => m.id === 'vidgen-2.0')!.credits as CreditSpec).per_second_by_resolution;
@@ -36,8 +58,17 @@ function tools(settings: EditorSettings): Tool[] {
         'generate_image',
         `Generate one still image from a text prompt (imagegen-2, ${IMAGE_PRICE} credits, about 15 s). ${LIBRARY_ONLY} ${ONE_PER_TURN}`,
         {
-          prompt: { type: 'string', minLength: 1, maxLength: PROMPT_MAX, description: 'What the image shows: subject, setting, style, lighting, composition.' },
-          aspect_ratio: { type: 'string', enum: [...IMAGE_ASPECT_RATIOS], description: "Image aspect ratio. Omit to use the project's format (4:5 projects get 3:4)." },
+          prompt: {
+            type: 'string',
+            minLength: 1,
+            maxLength: PROMPT_MAX,
+            description: 'What the image shows: subject, setting, style, lighting, composition.',
+          },
+          aspect_ratio: {
+            type: 'string',
+            enum: [...IMAGE_ASPECT_RATIOS],
+            description: "Image aspect ratio. Omit to use the project's format (4:5 projects get 3:4).",
+          },
         },
         ['prompt'],
       ),
@@ -49,11 +80,31 @@ function tools(settings: EditorSettings): Tool[] {
         `Generate one video clip with native sound (vidgen-2.0; ${VIDEO_PER_SECOND['720p']} credits per second at 720p, ${VIDEO_PER_SECOND['480p']} at 480p; takes up to a few minutes). ` +
           `Text-to-video, or image-to-video when image_asset_id names an image of the library (the image becomes the first frame). ${LIBRARY_ONLY} ${ONE_PER_TURN}`,
         {
-          prompt: { type: 'string', minLength: 1, maxLength: PROMPT_MAX, description: `The shot description. Recommended layout: ${VIDEO_PROMPT_LAYOUT}` },
-          duration_seconds: { type: 'integer', enum: [...VIDEO_DURATIONS], description: 'Length in seconds. Cost = seconds x price per second.' },
-          aspect_ratio: { type: 'string', enum: [...VIDEO_ASPECT_RATIOS], description: "Frame aspect ratio. Omit to use the project's format (4:5 projects get 3:4)." },
-          resolution: { type: 'string', enum: [...VIDEO_RESOLUTIONS], description: '720p (default) or the cheaper 480p.' },
-          image_asset_id: { type: 'string', description: 'Optional: id of an image asset of the library to animate (image-to-video).' },
+          prompt: {
+            type: 'string',
+            minLength: 1,
+            maxLength: PROMPT_MAX,
+            description: `The shot description. Recommended layout: ${VIDEO_PROMPT_LAYOUT}`,
+          },
+          duration_seconds: {
+            type: 'integer',
+            enum: [...VIDEO_DURATIONS],
+            description: 'Length in seconds. Cost = seconds x price per second.',
+          },
+          aspect_ratio: {
+            type: 'string',
+            enum: [...VIDEO_ASPECT_RATIOS],
+            description: "Frame aspect ratio. Omit to use the project's format (4:5 projects get 3:4).",
+          },
+          resolution: {
+            type: 'string',
+            enum: [...VIDEO_RESOLUTIONS],
+            description: '720p (default) or the cheaper 480p.',
+          },
+          image_asset_id: {
+            type: 'string',
+            description: 'Optional: id of an image asset of the library to animate (image-to-video).',
+          },
         },
         ['prompt', 'duration_seconds'],
       ),
@@ -65,7 +116,11 @@ function tools(settings: EditorSettings): Tool[] {
         `Speak a line of narration or dialogue with text-to-speech (${settings.voicePrice} credits). Put it on the voice track with add_clip. ${ONE_PER_TURN}`,
         {
           text: { type: 'string', minLength: 1, maxLength: VOICE_TEXT_MAX, description: 'Exactly the words to speak.' },
-          voice: { type: 'string', description: 'Optional voice: female, male, british, british-female, american, american-female, or an espeak-ng voice id such as en-us, en-gb, fr, de. Default: american male.' },
+          voice: {
+            type: 'string',
+            description:
+              'Optional voice: female, male, british, british-female, american, american-female, or an espeak-ng voice id such as en-us, en-gb, fr, de. Default: american male.',
+          },
         },
         ['text'],
       ),
@@ -76,8 +131,18 @@ function tools(settings: EditorSettings): Tool[] {
         'generate_music',
         `Compose an instrumental music bed of a given length (${settings.musicPrice} credits). Put it on the music track with add_clip. ${ONE_PER_TURN}`,
         {
-          prompt: { type: 'string', minLength: 1, maxLength: AUDIO_PROMPT_MAX, description: 'Mood, tempo and style, e.g. "calm ambient", "upbeat energetic", "dark tense".' },
-          duration_sec: { type: 'number', minimum: MUSIC_SECONDS.min, maximum: MUSIC_SECONDS.max, description: 'Length in seconds; usually the length of the video timeline.' },
+          prompt: {
+            type: 'string',
+            minLength: 1,
+            maxLength: AUDIO_PROMPT_MAX,
+            description: 'Mood, tempo and style, e.g. "calm ambient", "upbeat energetic", "dark tense".',
+          },
+          duration_sec: {
+            type: 'number',
+            minimum: MUSIC_SECONDS.min,
+            maximum: MUSIC_SECONDS.max,
+            description: 'Length in seconds; usually the length of the video timeline.',
+          },
         },
         ['prompt', 'duration_sec'],
       ),
@@ -88,8 +153,18 @@ function tools(settings: EditorSettings): Tool[] {
         'generate_sfx',
         `Make a sound effect of a given length (${settings.sfxPrice} credits), e.g. whoosh, impact, chime, riser, rain or wind ambience. Put it on the sfx track with add_clip. ${ONE_PER_TURN}`,
         {
-          prompt: { type: 'string', minLength: 1, maxLength: AUDIO_PROMPT_MAX, description: 'The sound, e.g. "whoosh transition", "deep impact", "soft chime", "rain ambience".' },
-          duration_sec: { type: 'number', minimum: SFX_SECONDS.min, maximum: SFX_SECONDS.max, description: 'Length in seconds.' },
+          prompt: {
+            type: 'string',
+            minLength: 1,
+            maxLength: AUDIO_PROMPT_MAX,
+            description: 'The sound, e.g. "whoosh transition", "deep impact", "soft chime", "rain ambience".',
+          },
+          duration_sec: {
+            type: 'number',
+            minimum: SFX_SECONDS.min,
+            maximum: SFX_SECONDS.max,
+            description: 'Length in seconds.',
+          },
         },
         ['prompt', 'duration_sec'],
       ),
@@ -98,20 +173,40 @@ function tools(settings: EditorSettings): Tool[] {
     {
       definition: fn(
         'add_clip',
-        'Place a library asset on a track of this video\'s timeline. Tracks: video (images and videos, played one after another by idx), voice, sfx, music (audio, or the sound of a video asset). ' +
+        "Place a library asset on a track of this video's timeline. Tracks: video (images and videos, played one after another by idx), voice, sfx, music (audio, or the sound of a video asset). " +
           'Clips at or after idx move one place right. Free.',
         {
           track: { type: 'string', enum: [...TRACKS], description: 'The track.' },
           asset_id: { type: 'string', description: 'Id of a library asset (ast_...).' },
-          idx: { type: 'integer', minimum: 0, description: 'Position on the track, 0 = first. Omit to append at the end.' },
-          duration_sec: { type: 'number', minimum: 0.1, maximum: 600, description: 'How long it plays, seconds. Omit for the asset\'s own length (3 s for a still image).' },
-          start_sec: { type: 'number', minimum: 0, maximum: 3600, description: 'Audio tracks only: start time on the timeline in seconds. Omit to start with the video clip of the same idx.' },
-          volume: { type: 'number', minimum: 0, maximum: 2, description: '0-2, 1 = unchanged. E.g. 0.3 for background music under a voice.' },
+          idx: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Position on the track, 0 = first. Omit to append at the end.',
+          },
+          duration_sec: {
+            type: 'number',
+            minimum: 0.1,
+            maximum: 600,
+            description: "How long it plays, seconds. Omit for the asset's own length (3 s for a still image).",
+          },
+          start_sec: {
+            type: 'number',
+            minimum: 0,
+            maximum: 3600,
+            description:
+              'Audio tracks only: start time on the timeline in seconds. Omit to start with the video clip of the same idx.',
+          },
+          volume: {
+            type: 'number',
+            minimum: 0,
+            maximum: 2,
+            description: '0-2, 1 = unchanged. E.g. 0.3 for background music under a voice.',
+          },
         },
         ['track', 'asset_id'],
       ),
       run: async (state, args) => {
-        const track = oneOf(args, 'track', TRACKS) as Track;
+        const track = oneOf<Track>(args, 'track', TRACKS);
         const assetId = text(args, 'asset_id', 100);
         const { clip } = await addClip(state.ctx, {
           user_id: state.userId,
@@ -125,26 +220,48 @@ function tools(settings: EditorSettings): Tool[] {
           volume: optionalNumber(args, 'volume', 0, 2),
         });
         state.clipIdsCreated.push(clip.id);
-        return { summary: `clip ${clip.id} (${clip.asset_id}) on ${clip.track} at idx ${clip.idx}`, result: { clip_id: clip.id, track: clip.track, idx: clip.idx, asset_id: clip.asset_id, duration_sec: clip.duration_sec, start_sec: clip.start_sec, volume: clip.volume } };
+        return {
+          summary: `clip ${clip.id} (${clip.asset_id}) on ${clip.track} at idx ${clip.idx}`,
+          result: {
+            clip_id: clip.id,
+            track: clip.track,
+            idx: clip.idx,
+            asset_id: clip.asset_id,
+            duration_sec: clip.duration_sec,
+            start_sec: clip.start_sec,
+            volume: clip.volume,
+          },
+        };
       },
     },
     {
       definition: fn(
         'move_clip',
         'Move a clip of this video to another position on its own track (0 = first); the other clips close up. Free.',
-        { clip_id: { type: 'string', description: 'The clip (clp_...).' }, idx: { type: 'integer', minimum: 0, description: 'New position on the track.' } },
+        {
+          clip_id: { type: 'string', description: 'The clip (clp_...).' },
+          idx: { type: 'integer', minimum: 0, description: 'New position on the track.' },
+        },
         ['clip_id', 'idx'],
       ),
       run: async (state, args) => {
         const clipId = await clipOfThisVideo(state, args);
-        const { clip } = await moveClip(state.ctx, { user_id: state.userId, project_id: state.projectId, clip_id: clipId, idx: number(args, 'idx', 0, 10_000, true) });
-        return { summary: `clip ${clip.id} to idx ${clip.idx}`, result: { clip_id: clip.id, track: clip.track, idx: clip.idx } };
+        const { clip } = await moveClip(state.ctx, {
+          user_id: state.userId,
+          project_id: state.projectId,
+          clip_id: clipId,
+          idx: number(args, 'idx', 0, 10_000, true),
+        });
+        return {
+          summary: `clip ${clip.id} to idx ${clip.idx}`,
+          result: { clip_id: clip.id, track: clip.track, idx: clip.idx },
+        };
       },
     },
     {
       definition: fn(
         'remove_clip',
-        'Remove a clip from this video\'s timeline (the asset stays in the library); the track closes up. Free.',
+        "Remove a clip from this video's timeline (the asset stays in the library); the track closes up. Free.",
         { clip_id: { type: 'string', description: 'The clip (clp_...).' } },
         ['clip_id'],
       ),
@@ -159,30 +276,50 @@ function tools(settings: EditorSettings): Tool[] {
       definition: fn(
         'append_context',
         "Add a paragraph to the project's context: lasting facts and preferences (story, characters, style, brand, tone) that every later turn will see. Free.",
-        { text: { type: 'string', minLength: 1, maxLength: CONTEXT_TEXT_MAX, description: 'The paragraph to add (markdown).' } },
+        {
+          text: {
+            type: 'string',
+            minLength: 1,
+            maxLength: CONTEXT_TEXT_MAX,
+            description: 'The paragraph to add (markdown).',
+          },
+        },
         ['text'],
       ),
       run: async (state, args) => {
         const paragraph = text(args, 'text', CONTEXT_TEXT_MAX);
         const project = await appendContext(state.ctx, state.userId, state.projectId, paragraph);
         state.contextAppended = true;
-        return { summary: `context +${paragraph.trim().length} chars`, result: { appended: true, context_length: project.context_md.length } };
+        return {
+          summary: `context +${paragraph.trim().length} chars`,
+          result: { appended: true, context_length: project.context_md.length },
+        };
       },
     },
     {
       definition: fn(
         'set_aspect_ratio',
         'Change the format of the project and of all its videos (export frames every clip to it). Free.',
-        { aspect_ratio: { type: 'string', enum: [...PROJECT_ASPECT_RATIOS], description: '9:16 (vertical), 1:1, 4:5, 16:9 (landscape) or 4:3.' } },
+        {
+          aspect_ratio: {
+            type: 'string',
+            enum: [...PROJECT_ASPECT_RATIOS],
+            description: '9:16 (vertical), 1:1, 4:5, 16:9 (landscape) or 4:3.',
+          },
+        },
         ['aspect_ratio'],
       ),
       run: async (state, args) => {
         const ratio = oneOf(args, 'aspect_ratio', PROJECT_ASPECT_RATIOS);
         const before = await requireProject(state.ctx, state.userId, state.projectId);
-        if (before.aspect_ratio === ratio) return { summary: `aspect ratio already ${ratio}`, result: { aspect_ratio: ratio, changed: false } };
+        if (before.aspect_ratio === ratio)
+          return { summary: `aspect ratio already ${ratio}`, result: { aspect_ratio: ratio, changed: false } };
         await setAspectRatio(state.ctx, { user_id: state.userId, project_id: state.projectId, aspect_ratio: ratio });
         state.aspectRatioChanged = ratio;
-        return { summary: `aspect ratio ${before.aspect_ratio} -> ${ratio}`, result: { aspect_ratio: ratio, changed: true } };
+        return {
+          summary: `aspect ratio ${before.aspect_ratio} -> ${ratio}`,
+          result: { aspect_ratio: ratio, changed: true },
+        };
       },
     },
   ];
@@ -200,7 +337,8 @@ export function toolDefinitions(settings: EditorSettings): ToolDefinition[] {
   return tools(settings).map((t) => t.definition);
 }
 
-export type ToolOutcome = { ok: true; summary: string; content: string } | { ok: false; error: string; content: string };
+export type ToolOutcome =
+  { ok: true; summary: string; content: string } | { ok: false; error: string; content: string };
 
 /**
  * Runs one tool call and answers what goes back to the model. Every failure but one becomes a
@@ -214,8 +352,14 @@ export async function executeToolCall(state: TurnState, call: ToolCall): Promise
   recordEvent(state, 'tool_call', { name, arguments: eventArguments(call.function.arguments) });
   let outcome: ToolOutcome;
   try {
-    if (!tool) throw new ToolError(`unknown tool ${JSON.stringify(name.slice(0, 60))}; available: ${all.map((t) => t.definition.function.name).join(', ')}`);
-    const args = parseArgs(call.function.arguments, Object.keys(tool.definition.function.parameters.properties as Record<string, unknown>));
+    if (!tool)
+      throw new ToolError(
+        `unknown tool ${JSON.stringify(name.slice(0, 60))}; available: ${all.map((t) => t.definition.function.name).join(', ')}`,
+      );
+    const args = parseArgs(
+      call.function.arguments,
+      Object.keys(tool.definition.function.parameters.properties as Record<string, unknown>),
+    );
     const done = await tool.run(state, args);
     outcome = { ok: true, summary: done.summary, content: JSON.stringify({ ok: true, ...done.result }) };
   } catch (err) {
@@ -224,7 +368,10 @@ export async function executeToolCall(state: TurnState, call: ToolCall): Promise
     if (err instanceof ToolError) message = err.message;
     else if (isAppError(err) && err.status < 500) message = err.body.error;
     else {
-      state.ctx.logger.error({ err: (err as Error).message, stack: (err as Error).stack, tool: name, turnId: state.turnId }, 'tool failed');
+      state.ctx.logger.error(
+        { err: (err as Error).message, stack: (err as Error).stack, tool: name, turnId: state.turnId },
+        'tool failed',
+      );
       message = 'the tool failed because of a temporary problem on the server; tell the user and suggest trying again';
     }
     outcome = { ok: false, error: message, content: JSON.stringify({ ok: false, error: message }) };

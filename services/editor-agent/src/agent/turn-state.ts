@@ -25,8 +25,19 @@ export interface TurnState {
   events: AgentEvent[];
 }
 
-export function newTurnState(init: Pick<TurnState, 'ctx' | 'turnId' | 'userId' | 'apiKeyId' | 'projectId' | 'videoId' | 'deadline'>): TurnState {
-  return { ...init, mediaAttempted: false, mediaGenDone: false, assetsCreated: [], clipIdsCreated: [], contextAppended: false, aspectRatioChanged: null, events: [] };
+export function newTurnState(
+  init: Pick<TurnState, 'ctx' | 'turnId' | 'userId' | 'apiKeyId' | 'projectId' | 'videoId' | 'deadline'>,
+): TurnState {
+  return {
+    ...init,
+    mediaAttempted: false,
+    mediaGenDone: false,
+    assetsCreated: [],
+    clipIdsCreated: [],
+    contextAppended: false,
+    aspectRatioChanged: null,
+    events: [],
+  };
 }
 
 export function recordEvent(state: TurnState, type: string, fields: Record<string, unknown> = {}): void {

@@ -55,7 +55,18 @@ export class LocalAudioGenerator implements AudioGenerator {
       const wav = path.join(scratch, 'line.wav');
       await fs.writeFile(textFile, o.text, 'utf8');
       await this.espeak(['-v', voice, '-s', '160', '-w', wav, '-f', textFile]);
-      await this.ffmpeg(['-i', fileArg(wav), '-ac', '1', ...AAC_ARGS, ...BITEXACT_ARGS, '-f', 'ipod', '-y', fileArg(o.outFile)]);
+      await this.ffmpeg([
+        '-i',
+        fileArg(wav),
+        '-ac',
+        '1',
+        ...AAC_ARGS,
+        ...BITEXACT_ARGS,
+        '-f',
+        'ipod',
+        '-y',
+        fileArg(o.outFile),
+      ]);
     } finally {
       await fs.rm(scratch, { recursive: true, force: true });
     }
@@ -77,7 +88,22 @@ export class LocalAudioGenerator implements AudioGenerator {
     if (!(durationSec > 0)) throw new RangeError('durationSec must be positive');
     const samples = Math.round(durationSec * SAMPLE_RATE);
     const full = `${graph};[pre]aformat=sample_fmts=fltp:sample_rates=${SAMPLE_RATE}:channel_layouts=stereo,atrim=end_sample=${samples}[a]`;
-    await this.ffmpeg(['-filter_complex_threads', '1', '-filter_complex', full, '-map', '[a]', ...AAC_ARGS, '-ac', '2', ...BITEXACT_ARGS, '-f', 'ipod', '-y', fileArg(outFile)]);
+    await this.ffmpeg([
+      '-filter_complex_threads',
+      '1',
+      '-filter_complex',
+      full,
+      '-map',
+      '[a]',
+      ...AAC_ARGS,
+      '-ac',
+      '2',
+      ...BITEXACT_ARGS,
+      '-f',
+      'ipod',
+      '-y',
+      fileArg(outFile),
+    ]);
   }
 
   private async describe(file: string): Promise<AudioFile> {
@@ -92,11 +118,19 @@ export class LocalAudioGenerator implements AudioGenerator {
 
   private espeak(args: string[]): Promise<void> {
     return new Promise((resolve, reject) => {
-      execFile(this.opts.espeakPath, args, { timeout: this.timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1024 * 1024 }, (err, _stdout, stderr) => {
-        // stderr may name paths: it goes into the error for logs; callers never show it to users.
-        if (err) reject(new Error(`espeak-ng failed: ${err.message}${stderr ? ` (${String(stderr).trim().slice(0, 300)})` : ''}`));
-        else resolve();
-      });
+      execFile(
+        this.opts.espeakPath,
+        args,
+        { timeout: this.timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1024 * 1024 },
+        (err, _stdout, stderr) => {
+          // stderr may name paths: it goes into the error for logs; callers never show it to users.
+          if (err)
+            reject(
+              new Error(`espeak-ng failed: ${err.message}${stderr ? ` (${String(stderr).trim().slice(0, 300)})` : ''}`),
+            );
+          else resolve();
+        },
+      );
     });
   }
 }
@@ -115,15 +149,25 @@ function fileArg(file: string): string {
 
 // ---------------------------------------------------------------- deterministic synthesis
 
-
 const pick = <T>(rand: () => number, items: readonly T[]): T => items[Math.floor(rand() * items.length)];
 const num = (v: number): string => v.toFixed(4);
 
 const MAJOR = [0, 2, 4, 5, 7, 9, 11];
 const MINOR = [0, 2, 3, 5, 7, 8, 10];
 /** Four-chord progressions as scale degrees (0 = tonic). */
-const MAJOR_PROGRESSIONS = [[0, 4, 5, 3], [0, 5, 3, 4], [0, 3, 4, 3], [5, 3, 0, 4], [0, 3, 0, 4]];
-const MINOR_PROGRESSIONS = [[0, 5, 2, 6], [0, 3, 4, 0], [0, 5, 3, 4], [0, 6, 5, 6]];
+const MAJOR_PROGRESSIONS = [
+  [0, 4, 5, 3],
+  [0, 5, 3, 4],
+  [0, 3, 4, 3],
+  [5, 3, 0, 4],
+  [0, 3, 0, 4],
+];
+const MINOR_PROGRESSIONS = [
+  [0, 5, 2, 6],
+  [0, 3, 4, 0],
+  [0, 5, 3, 4],
+  [0, 6, 5, 6],
+];
 
 /** The three notes (Hz) of the triad on a scale degree, above the given root. */
 function triad(rootHz: number, scale: number[], degree: number): number[] {
@@ -148,8 +192,14 @@ function byChord(c: string, values: number[]): string {
 export function musicGraph(prompt: string, durationSec: number, seed: number): string {
   const rand = seededRandom(seed);
   const p = prompt.toLowerCase();
-  const minor = /\b(sad|dark|melanchol|somber|sombre|tense|tension|mysterious|moody|suspense|eerie|horror|minor)/.test(p) || (!/\b(happy|bright|cheer|joy)/.test(p) && rand() < 0.3);
-  const pace = /\b(upbeat|energetic|fast|exciting|action|dance|driving|party)/.test(p) ? 'fast' : /\b(calm|ambient|slow|peaceful|relax|soft|gentle|meditat|dreamy|sleep)/.test(p) ? 'slow' : 'mid';
+  const minor =
+    /\b(sad|dark|melanchol|somber|sombre|tense|tension|mysterious|moody|suspense|eerie|horror|minor)/.test(p) ||
+    (!/\b(happy|bright|cheer|joy)/.test(p) && rand() < 0.3);
+  const pace = /\b(upbeat|energetic|fast|exciting|action|dance|driving|party)/.test(p)
+    ? 'fast'
+    : /\b(calm|ambient|slow|peaceful|relax|soft|gentle|meditat|dreamy|sleep)/.test(p)
+      ? 'slow'
+      : 'mid';
   const scale = minor ? MINOR : MAJOR;
   const progression = pick(rand, minor ? MINOR_PROGRESSIONS : MAJOR_PROGRESSIONS);
   const root = 110 * 2 ** (Math.floor(rand() * 12) / 12); // A2 .. G#3
@@ -162,13 +212,41 @@ export function musicGraph(prompt: string, durationSec: number, seed: number): s
   const x = `mod(t,${D})`;
   // Each chord fades in over 80 ms and out over the last 80 ms, so frequency changes are silent.
   const chordEnv = `min(1,${x}/0.08)*min(1,(${D}-${x})/0.08)*(0.65+0.35*exp(-${x}*1.5))`;
-  const pad = [0, 1, 2].map((i) => `${num(0.09 - i * 0.01)}*sin(2*PI*${byChord(c, chords.map((ch) => ch[i]))}*t)`).join('+');
-  const bass = `0.16*sin(2*PI*${byChord(c, chords.map((ch) => ch[0] / 2))}*t)`;
+  const pad = [0, 1, 2]
+    .map(
+      (i) =>
+        `${num(0.09 - i * 0.01)}*sin(2*PI*${byChord(
+          c,
+          chords.map((ch) => ch[i]),
+        )}*t)`,
+    )
+    .join('+');
+  const bass = `0.16*sin(2*PI*${byChord(
+    c,
+    chords.map((ch) => ch[0] / 2),
+  )}*t)`;
   // Arpeggio: four notes per chord, in a seed-chosen pattern, an octave up, each plucked and decaying.
-  const pattern = pick(rand, [[0, 1, 2, 1], [0, 2, 1, 2], [2, 1, 0, 1], [0, 1, 2, 2]]);
+  const pattern = pick(rand, [
+    [0, 1, 2, 1],
+    [0, 2, 1, 2],
+    [2, 1, 0, 1],
+    [0, 1, 2, 2],
+  ]);
   const a = `floor(${x}/${S})`;
   const y = `mod(t,${S})`;
-  const arpFreq = `if(eq(${a},0),${byChord(c, chords.map((ch) => ch[pattern[0]] * 2))},if(eq(${a},1),${byChord(c, chords.map((ch) => ch[pattern[1]] * 2))},if(eq(${a},2),${byChord(c, chords.map((ch) => ch[pattern[2]] * 2))},${byChord(c, chords.map((ch) => ch[pattern[3]] * 2))})))`;
+  const arpFreq = `if(eq(${a},0),${byChord(
+    c,
+    chords.map((ch) => ch[pattern[0]] * 2),
+  )},if(eq(${a},1),${byChord(
+    c,
+    chords.map((ch) => ch[pattern[1]] * 2),
+  )},if(eq(${a},2),${byChord(
+    c,
+    chords.map((ch) => ch[pattern[2]] * 2),
+  )},${byChord(
+    c,
+    chords.map((ch) => ch[pattern[3]] * 2),
+  )})))`;
   const arpEnv = `min(1,${y}/0.01)*min(1,(${S}-${y})/0.01)*exp(-${y}*${num(4 + rand() * 4)})`;
   const arp = `${num(0.07 + rand() * 0.05)}*sin(2*PI*${arpFreq}*t)*${arpEnv}`;
 
@@ -193,7 +271,8 @@ export function sfxKind(prompt: string, rand: () => number): SfxKind {
   if (/\b(boom|impact|hit|thud|punch|explosion|explode|slam|crash|drum|knock|kick)/.test(p)) return 'impact';
   if (/\b(chime|bell|ding|beep|notification|ping|sparkle|magic|twinkle|alert)/.test(p)) return 'chime';
   if (/\b(rise|riser|build|tension|sweep|uplift|rising)/.test(p)) return 'riser';
-  if (/\b(rain|wind|ambien|room|crowd|static|ocean|sea|waves|water|fire|forest|noise|hum|storm)/.test(p)) return 'ambience';
+  if (/\b(rain|wind|ambien|room|crowd|static|ocean|sea|waves|water|fire|forest|noise|hum|storm)/.test(p))
+    return 'ambience';
   return pick(rand, ['whoosh', 'impact', 'chime', 'ambience', 'riser'] as const);
 }
 
@@ -233,7 +312,9 @@ export function sfxGraph(prompt: string, durationSec: number, seed: number): str
       const every = num(Math.max(0.15, durationSec / (strikes + 1)));
       const u = `mod(t,${every})`;
       const gate = `lt(t,${num(Number(every) * strikes)})+gte(t,${num(Number(every) * strikes)})*exp(-(t-${num(Number(every) * strikes)})*3)`;
-      const partials = [1, 2.76, 5.4].map((r, i) => `${num(0.3 / (i + 1))}*sin(2*PI*${num(f * r)}*t)*exp(-${u}*${num(3 + i * 3)})`).join('+');
+      const partials = [1, 2.76, 5.4]
+        .map((r, i) => `${num(0.3 / (i + 1))}*sin(2*PI*${num(f * r)}*t)*exp(-${u}*${num(3 + i * 3)})`)
+        .join('+');
       return `aevalsrc=exprs='(${partials})*min(1,${u}/0.004)*(${gate})':s=${SAMPLE_RATE}:d=${d},aecho=0.8:0.5:${Math.round(60 + rand() * 120)}:0.3[pre]`;
     }
     case 'riser': {

@@ -6,7 +6,15 @@ import type { EditorContext } from '../usecases/context';
 import { exportVideo } from '../usecases/export.usecase';
 import { instruct } from '../usecases/instruct.usecase';
 import { projectThreads } from '../usecases/threads.usecase';
-import { createProject, createVideo, getProjectState, listProjects, rename, setAspectRatio, updateContext } from '../usecases/projects.usecase';
+import {
+  createProject,
+  createVideo,
+  getProjectState,
+  listProjects,
+  rename,
+  setAspectRatio,
+  updateContext,
+} from '../usecases/projects.usecase';
 
 /** Binds the editor's RPC methods to their use cases. */
 export function serveEditorRpc(bus: Bus, ctx: EditorContext): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Knex } from '@mf/db';
+import { rowOf, rowsOf, type Knex } from '@mf/db';
 import type { Track } from '@mf/contracts';
 import type { ClipRow } from '../domain/records';
 
@@ -12,7 +12,12 @@ export async function listClips(db: Db, projectId: string, videoId?: string): Pr
     .select(COLUMNS.map((c) => `clips.${c}`))
     .join('videos', 'videos.id', 'clips.video_id')
     .where('videos.project_id', projectId)
-    .orderBy([{ column: 'videos.created_at' }, { column: 'clips.video_id' }, { column: 'clips.track' }, { column: 'clips.idx' }]);
+    .orderBy([
+      { column: 'videos.created_at' },
+      { column: 'clips.video_id' },
+      { column: 'clips.track' },
+      { column: 'clips.idx' },
+    ]);
   if (videoId) q.andWhere('clips.video_id', videoId);
   return q;
 }
@@ -22,15 +27,25 @@ export async function clipsOfTrack(db: Db, videoId: string, track: Track): Promi
 }
 
 export async function findClip(db: Db, projectId: string, clipId: string): Promise<ClipRow | undefined> {
-  return db('clips')
-    .first(COLUMNS.map((c) => `clips.${c}`))
-    .join('videos', 'videos.id', 'clips.video_id')
-    .where({ 'videos.project_id': projectId, 'clips.id': clipId });
+  return rowOf<ClipRow>(
+    db('clips')
+      .first(COLUMNS.map((c) => `clips.${c}`))
+      .join('videos', 'videos.id', 'clips.video_id')
+      .where({ 'videos.project_id': projectId, 'clips.id': clipId }),
+  );
+}
+
+/** Where an asset is used: the video and track of each clip that plays it (one entry per clip). */
+export async function clipPlacesOfAsset(db: Db, assetId: string): Promise<{ video_id: string; track: Track }[]> {
+  return db('clips').select('video_id', 'track').where({ asset_id: assetId });
 }
 
 /** Shifts clips at or after idx one place right, making room for an insert. */
 export async function openGap(db: Db, videoId: string, track: Track, idx: number): Promise<void> {
-  await db('clips').update({ idx: db.raw('idx + 1') }).where({ video_id: videoId, track }).andWhere('idx', '>=', idx);
+  await db('clips')
+    .update({ idx: db.raw('idx + 1') })
+    .where({ video_id: videoId, track })
+    .andWhere('idx', '>=', idx);
 }
 
 /** Renumbers a track 0..n-1 in its current order (after a removal or a move). */
@@ -44,7 +59,7 @@ export async function compactTrack(db: Db, videoId: string, track: Track): Promi
 }
 
 export async function insertClip(db: Db, row: Omit<ClipRow, 'created_at'>): Promise<ClipRow> {
-  const [c] = await db('clips').insert(row).returning(COLUMNS);
+  const [c] = await rowsOf<ClipRow>(db('clips').insert(row).returning(COLUMNS));
   return c;
 }
 

@@ -17,24 +17,42 @@ export interface TurnRow {
   finished_at: Date | null;
 }
 
-export async function insertTurn(db: Db, row: Pick<TurnRow, 'id' | 'video_id' | 'user_id' | 'instruction' | 'image_urls'>): Promise<void> {
+export async function insertTurn(
+  db: Db,
+  row: Pick<TurnRow, 'id' | 'video_id' | 'user_id' | 'instruction' | 'image_urls'>,
+): Promise<void> {
   await db('turns').insert({ ...row, image_urls: JSON.stringify(row.image_urls), status: 'running' });
 }
 
-export async function finishTurn(db: Db, id: string, changes: { status: 'done' | 'failed'; assistant_text?: string | null; messages?: unknown[]; error?: string | null }): Promise<void> {
+export async function finishTurn(
+  db: Db,
+  id: string,
+  changes: { status: 'done' | 'failed'; assistant_text?: string | null; messages?: unknown[]; error?: string | null },
+): Promise<void> {
   await db('turns')
-    .update({ ...changes, messages: changes.messages === undefined ? undefined : JSON.stringify(changes.messages), finished_at: db.fn.now() })
+    .update({
+      ...changes,
+      messages: changes.messages === undefined ? undefined : JSON.stringify(changes.messages),
+      finished_at: db.fn.now(),
+    })
     .where({ id });
 }
 
 /** The video's chat thread, oldest first (finished turns only). */
 export async function threadOf(db: Db, videoId: string, limit = 50): Promise<TurnRow[]> {
-  const rows: TurnRow[] = await db('turns').select('*').where({ video_id: videoId, status: 'done' }).orderBy('created_at', 'desc').limit(limit);
+  const rows = await db<TurnRow>('turns')
+    .select('*')
+    .where({ video_id: videoId, status: 'done' })
+    .orderBy('created_at', 'desc')
+    .limit(limit);
   return rows.reverse();
 }
 
 export async function insertEvents(db: Db, turnId: string, events: AgentEvent[]): Promise<void> {
-  if (events.length) await db('agent_events').insert(events.map((event, seq) => ({ turn_id: turnId, seq, event: JSON.stringify(event) })));
+  if (events.length)
+    await db('agent_events').insert(
+      events.map((event, seq) => ({ turn_id: turnId, seq, event: JSON.stringify(event) })),
+    );
 }
 
 /**

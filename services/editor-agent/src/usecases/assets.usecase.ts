@@ -3,13 +3,13 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { jobsRpc, type AssetRef, type AssetView, type ImportAssetRequest, type Track } from '@mf/contracts';
+import { jobsRpc, type AssetRef, type Asset, type ImportAssetRequest, type Track } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import type { ProbeResult } from '@mf/media';
 import { newId } from '../domain/ids';
 import { assetView, type AssetRow } from '../domain/records';
 import * as assets from '../repositories/assets.repository';
-import { compactTrack } from '../repositories/clips.repository';
+import { clipPlacesOfAsset, compactTrack } from '../repositories/clips.repository';
 import { touchProject } from '../repositories/projects.repository';
 import type { EditorContext } from './context';
 import { requireProject } from './projects.usecase';
@@ -60,14 +60,29 @@ async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
 /** Copies a local file into the project's storage, probing what export needs into metadata. */
 export async function storeAssetFile(
   ctx: EditorContext,
-  opts: { projectId: string; kind: 'image' | 'video' | 'audio'; source: string; file: string; contentType: string; metadata: Record<string, unknown>; /** An id reserved earlier (e.g. the one a charge reference names). */ id?: string },
+  opts: {
+    projectId: string;
+    kind: 'image' | 'video' | 'audio';
+    source: string;
+    file: string;
+    contentType: string;
+    metadata: Record<string, unknown>;
+    /** An id reserved earlier (e.g. the one a charge reference names). */ id?: string;
+  },
 ): Promise<AssetRow> {
   const probed = await ctx.probe(opts.file);
   const id = opts.id ?? newId('ast');
   const ext = TYPE_EXTENSIONS[opts.contentType] ?? EXTENSIONS[opts.kind];
   const key = `editor/${opts.projectId}/${id}.${ext}`;
   await ctx.storage.putFile(key, opts.file, opts.contentType);
-  const row = await assets.insertAsset(ctx.db, { id, project_id: opts.projectId, kind: opts.kind, source: opts.source, storage_key: key, metadata: { ...opts.metadata, ...mediaMetadata(probed, opts.kind) } });
+  const row = await assets.insertAsset(ctx.db, {
+    id,
+    project_id: opts.projectId,
+    kind: opts.kind,
+    source: opts.source,
+    storage_key: key,
+    metadata: { ...opts.metadata, ...mediaMetadata(probed, opts.kind) },
+  });
   await touchProject(ctx.db, opts.projectId);
   return row;
 }
@@ -76,7 +91,10 @@ export async function storeAssetFile(
  * Records a completed generation job's first output as an asset. The media is copied into the
  * project's own storage: the job's copy expires with the job (retention), the project's does not.
  */
-export async function assetFromJob(ctx: EditorContext, opts: { userId: number; projectId: string; jobId: string; kind: 'image' | 'video'; prompt: string; model: string }): Promise<AssetRow> {
+export async function assetFromJob(
+  ctx: EditorContext,
+  opts: { userId: number; projectId: string; jobId: string; kind: 'image' | 'video'; prompt: string; model: string },
+): Promise<AssetRow> {
   const result = await ctx.bus.rpc(jobsRpc, 'getResult', { user_id: opts.userId, job_id: opts.jobId });
   const key = result.result_keys[0];
   if (result.status !== 'completed' || !key) throw new AppError(502, { error: 'The generation delivered no media' });
@@ -84,61 +102,142 @@ export async function assetFromJob(ctx: EditorContext, opts: { userId: number; p
   return withTempDir(async (dir) => {
     const file = path.join(dir, `source.${EXTENSIONS[opts.kind]}`);
     await pipeline(await ctx.storage.get(key), fs.createWriteStream(file));
-    return storeAssetFile(ctx, { projectId: opts.projectId, kind: opts.kind, source: 'generated', file, contentType, metadata: { prompt: opts.prompt, model: opts.model, job_id: opts.jobId } });
+    return storeAssetFile(ctx, {
+      projectId: opts.projectId,
+      kind: opts.kind,
+      source: 'generated',
+      file,
+      contentType,
+      metadata: { prompt: opts.prompt, model: opts.model, job_id: opts.jobId },
+    });
   });
 }
 
-/** Downloads an https URL (SSRF-guarded, size-limited), checks it is media, stores it. */
-async function importUrl(ctx: EditorContext, projectId: string, url: string, source: string, accept: string[]): Promise<AssetRow> {
-  return withTempDir(async (dir) => {
-    const file = path.join(dir, 'download');
-    let contentType: string | null;
-    try {
-      ({ contentType } = await ctx.download(url, file, accept));
-    } catch (err) {
-      ctx.logger.info({ err: (err as Error).message, url }, 'asset import refused or failed');
-      throw AppError.badRequest('url could not be fetched: it must be a public https URL of an image, a video or audio');
-    }
-    let probed: ProbeResult;
-    try {
-      probed = await ctx.probe(file);
-    } catch {
-      throw AppError.badRequest('the file at url is not an image, a video or audio');
-    }
-    const kind = kindOf(probed);
-    const type = contentType && TYPE_EXTENSIONS[contentType.split(';')[0].trim()] ? contentType.split(';')[0].trim() : kind === 'image' ? 'image/png' : kind === 'video' ? 'video/mp4' : 'audio/mp4';
-    return storeAssetFile(ctx, { projectId, kind, source, file, contentType: type, metadata: { source_url: url } });
+/** A downloaded file that passed the checks, ready to be stored. */
+export interface FetchedMedia {
+  url: string;
+  file: string;
+  kind: 'image' | 'video' | 'audio';
+  contentType: string;
+}
+
+/**
+ * Downloads an https URL (SSRF-guarded, size-limited) into `dir` as `name` and checks it is media
+ * of an accepted kind. Every refusal is a 400, and nothing is stored yet.
+ */
+async function fetchMedia(
+  ctx: EditorContext,
+  url: string,
+  accept: string[],
+  dir: string,
+  name: string,
+): Promise<FetchedMedia> {
+  const file = path.join(dir, name);
+  let contentType: string | null;
+  try {
+    ({ contentType } = await ctx.download(url, file, accept));
+  } catch (err) {
+    ctx.logger.info({ err: (err as Error).message, url }, 'asset import refused or failed');
+    throw AppError.badRequest('url could not be fetched: it must be a public https URL of an image, a video or audio');
+  }
+  let probed: ProbeResult;
+  try {
+    probed = await ctx.probe(file);
+  } catch {
+    throw AppError.badRequest('the file at url is not an image, a video or audio');
+  }
+  const kind = kindOf(probed);
+  const declared = contentType?.split(';')[0].trim();
+  const type =
+    declared && TYPE_EXTENSIONS[declared]
+      ? declared
+      : kind === 'image'
+        ? 'image/png'
+        : kind === 'video'
+          ? 'video/mp4'
+          : 'audio/mp4';
+  return { url, file, kind, contentType: type };
+}
+
+function storeFetched(ctx: EditorContext, projectId: string, media: FetchedMedia, source: string): Promise<AssetRow> {
+  return storeAssetFile(ctx, {
+    projectId,
+    kind: media.kind,
+    source,
+    file: media.file,
+    contentType: media.contentType,
+    metadata: { source_url: media.url },
   });
 }
 
-export async function importAsset(ctx: EditorContext, req: ImportAssetRequest): Promise<{ asset: AssetView }> {
+export async function importAsset(ctx: EditorContext, req: ImportAssetRequest): Promise<{ asset: Asset }> {
   const p = await requireProject(ctx, req.user_id, req.project_id);
-  const row = await importUrl(ctx, p.id, req.url, 'import', ['image/', 'video/', 'audio/']);
+  const row = await withTempDir(async (dir) =>
+    storeFetched(ctx, p.id, await fetchMedia(ctx, req.url, ['image/', 'video/', 'audio/'], dir, 'download'), 'import'),
+  );
   return { asset: assetView(row, ctx.settings.publicBaseUrl) };
 }
 
-/** An instruct turn's reference images, stored in the library (source "upload"). */
-export async function importReferenceImages(ctx: EditorContext, projectId: string, urls: string[]): Promise<AssetRow[]> {
-  const rows: AssetRow[] = [];
-  for (const url of urls) rows.push(await importUrl(ctx, projectId, url, 'upload', ['image/']));
-  return rows;
+/** An instruct turn's reference images, fetched and checked but not stored. */
+export interface FetchedReferences {
+  /** Stores them in the project's library (source "upload"), in the order given. */
+  store: (projectId: string) => Promise<AssetRow[]>;
 }
 
-/** Deletes an asset, the clips that used it (their tracks renumbered) and its media. */
-export async function deleteAsset(ctx: EditorContext, req: AssetRef): Promise<{ deleted: boolean; clips_removed: number }> {
+/**
+ * Fetches and checks every reference image of a turn first, then runs `fn` with them: a URL that
+ * is refused fails the turn with a 400 before `fn` runs (before the turn is charged), and leaves
+ * nothing in the library. The downloads are deleted when `fn` ends.
+ */
+export async function withReferenceImages<T>(
+  ctx: EditorContext,
+  urls: string[],
+  fn: (refs: FetchedReferences) => Promise<T>,
+): Promise<T> {
+  return withTempDir(async (dir) => {
+    const fetched: FetchedMedia[] = [];
+    for (const [i, url] of urls.entries()) fetched.push(await fetchMedia(ctx, url, ['image/'], dir, `reference-${i}`));
+    return fn({
+      store: async (projectId) => {
+        const rows: AssetRow[] = [];
+        for (const media of fetched) rows.push(await storeFetched(ctx, projectId, media, 'upload'));
+        return rows;
+      },
+    });
+  });
+}
+
+/**
+ * Deletes an asset, the clips that used it (their tracks renumbered) and its media, unless another
+ * asset still points at the same stored object (exports of an unchanged timeline share one file):
+ * then the file stays for it. The check and the file's deletion hold the object's lock, which an
+ * export recording a new asset on that file takes too, so neither can slip between the other's
+ * check and write.
+ */
+export async function deleteAsset(
+  ctx: EditorContext,
+  req: AssetRef,
+): Promise<{ deleted: boolean; clips_removed: number }> {
   const p = await requireProject(ctx, req.user_id, req.project_id);
   const asset = await assets.findAsset(ctx.db, p.id, req.asset_id);
   if (!asset) throw AppError.notFound(ASSET_NOT_FOUND);
   const removed = await ctx.db.transaction(async (trx) => {
-    const clips: { video_id: string; track: string }[] = await trx('clips').select('video_id', 'track').where({ asset_id: asset.id });
+    const places = await clipPlacesOfAsset(trx, asset.id);
     await assets.deleteAsset(trx, p.id, asset.id);
-    for (const key of new Set(clips.map((c) => `${c.video_id}|${c.track}`))) {
+    for (const key of new Set(places.map((c) => `${c.video_id}|${c.track}`))) {
       const [videoId, track] = key.split('|');
       await compactTrack(trx, videoId, track as Track);
     }
     await touchProject(trx, p.id);
-    return clips.length;
+    await assets.lockMediaKey(trx, asset.storage_key);
+    if (!(await assets.isMediaKeyUsed(trx, asset.storage_key))) {
+      await ctx.storage
+        .delete(asset.storage_key)
+        .catch((err: Error) =>
+          ctx.logger.warn({ err: err.message, key: asset.storage_key }, 'could not delete asset media'),
+        );
+    }
+    return places.length;
   });
-  await ctx.storage.delete(asset.storage_key).catch((err: Error) => ctx.logger.warn({ err: err.message, key: asset.storage_key }, 'could not delete asset media'));
   return { deleted: true, clips_removed: removed };
 }

@@ -1,10 +1,10 @@
-import type { AddClipRequest, ClipRef, ClipView, MoveClipRequest, Track } from '@mf/contracts';
+import type { AddClipRequest, ClipRef, Clip, MoveClipRequest, Track } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { newId } from '../domain/ids';
 import { clipView, type AssetRow } from '../domain/records';
 import { findAsset } from '../repositories/assets.repository';
 import * as clips from '../repositories/clips.repository';
-import { touchProject } from '../repositories/projects.repository';
+import { lockVideoRow, touchProject } from '../repositories/projects.repository';
 import { ASSET_NOT_FOUND } from './assets.usecase';
 import type { EditorContext } from './context';
 import { requireProject, resolveVideo } from './projects.usecase';
@@ -19,21 +19,17 @@ const TRACK_KINDS: Record<Track, readonly AssetRow['kind'][]> = {
   music: ['audio', 'video'],
 };
 
-/** Serialises edits of one video's timeline (positions are renumbered in place). */
-async function lockVideoRow(trx: Parameters<typeof clips.compactTrack>[0], videoId: string): Promise<void> {
-  await trx('videos').select('id').where({ id: videoId }).forUpdate();
-}
-
 /**
  * Places an asset on a track at idx (appended when absent or past the end); clips at or after
  * idx move one place right.
  */
-export async function addClip(ctx: EditorContext, req: AddClipRequest): Promise<{ clip: ClipView }> {
+export async function addClip(ctx: EditorContext, req: AddClipRequest): Promise<{ clip: Clip }> {
   const p = await requireProject(ctx, req.user_id, req.project_id);
   const video = await resolveVideo(ctx, p, req.video_id);
   const asset = await findAsset(ctx.db, p.id, req.asset_id);
   if (!asset) throw AppError.notFound(ASSET_NOT_FOUND);
-  if (!TRACK_KINDS[req.track].includes(asset.kind)) throw AppError.badRequest(`an asset of kind ${asset.kind} cannot go on the ${req.track} track`);
+  if (!TRACK_KINDS[req.track].includes(asset.kind))
+    throw AppError.badRequest(`an asset of kind ${asset.kind} cannot go on the ${req.track} track`);
   const clip = await ctx.db.transaction(async (trx) => {
     await lockVideoRow(trx, video.id);
     const count = (await clips.clipsOfTrack(trx, video.id, req.track)).length;
@@ -56,7 +52,7 @@ export async function addClip(ctx: EditorContext, req: AddClipRequest): Promise<
 }
 
 /** Moves a clip to idx within its track (clamped to the track's end); the others close up. */
-export async function moveClip(ctx: EditorContext, req: MoveClipRequest): Promise<{ clip: ClipView }> {
+export async function moveClip(ctx: EditorContext, req: MoveClipRequest): Promise<{ clip: Clip }> {
   const p = await requireProject(ctx, req.user_id, req.project_id);
   const found = await clips.findClip(ctx.db, p.id, req.clip_id);
   if (!found) throw AppError.notFound(CLIP_NOT_FOUND);

@@ -1,7 +1,7 @@
 import { billingRpc, type InstructReply, type InstructRequest } from '@mf/contracts';
 import { AppError, isAppError } from '@mf/errors';
 import { runAgentLoop } from '../agent/agent-loop';
-import type { ChatMessage } from '../agent/llm-client';
+import type { ChatMessage, LlmClient } from '../agent/llm-client';
 import { refundQuietly } from '../agent/media-tools';
 import { buildSystemPrompt } from '../agent/system-prompt';
 import { newTurnState, recordEvent, TurnAbort, type TurnState } from '../agent/turn-state';
@@ -9,9 +9,15 @@ import { newId } from '../domain/ids';
 import { assetView, clipView, type AssetRow } from '../domain/records';
 import { listAssets } from '../repositories/assets.repository';
 import { listClips } from '../repositories/clips.repository';
-import { findOwnedProject, findVideo, listVideos, tryLockVideo, unlockVideo } from '../repositories/projects.repository';
+import {
+  findOwnedProject,
+  findVideo,
+  listVideos,
+  tryLockVideo,
+  unlockVideo,
+} from '../repositories/projects.repository';
 import { finishTurn, insertEvents, insertTurn, threadOf, type TurnRow } from '../repositories/turns.repository';
-import { importReferenceImages } from './assets.usecase';
+import { withReferenceImages, type FetchedReferences } from './assets.usecase';
 import type { EditorContext } from './context';
 import { requireProject, resolveVideo } from './projects.usecase';
 
@@ -24,11 +30,13 @@ const LOCK_POLL_MS = 200;
 const THREAD_TURNS = 20;
 
 /**
- * One agent turn on a video: the turn price is charged first (never refunded), then the model
- * works with its tools until it answers. Turns of one video never overlap (a lock with a lease).
+ * One agent turn on a video: the request is checked (reference images fetched and probed), then
+ * the turn price is charged (never refunded), then the model works with its tools until it
+ * answers. Turns of one video never overlap (a lock with a lease).
  */
 export async function instruct(ctx: EditorContext, req: InstructRequest): Promise<InstructReply> {
-  if (!req.instruction.trim() && !req.image_urls.length) throw AppError.badRequest('instruction is required (or image_urls)');
+  if (!req.instruction.trim() && !req.image_urls.length)
+    throw AppError.badRequest('instruction is required (or image_urls)');
   // Ownership first: another user's project is a 404 whatever this server's configuration.
   const project = await requireProject(ctx, req.user_id, req.project_id);
   const video = await resolveVideo(ctx, project, req.video_id);
@@ -38,30 +46,70 @@ export async function instruct(ctx: EditorContext, req: InstructRequest): Promis
   const turnId = newId('trn');
   await lockTurn(ctx, video.id, turnId);
   try {
-    await chargeTurn(ctx, req.user_id, turnId);
-    await insertTurn(ctx.db, { id: turnId, video_id: video.id, user_id: req.user_id, instruction: req.instruction, image_urls: req.image_urls });
-    const state = newTurnState({ ctx, turnId, userId: req.user_id, apiKeyId: req.api_key_id, projectId: project.id, videoId: video.id, deadline: Date.now() + ctx.settings.agentMaxWallMs });
-    let messages: ChatMessage[] = [];
-    try {
-      const references = await importReferenceImages(ctx, project.id, req.image_urls);
-      state.assetsCreated.push(...references);
-      const user = userMessage(req.instruction, references);
-      messages = [user];
-      const [system, history] = await Promise.all([systemPrompt(ctx, req.user_id, project.id, video.id), thread(ctx, video.id)]);
-      const result = await runAgentLoop(state, { llm, system, history, user });
-      messages = result.messages;
-      await finishTurn(ctx.db, turnId, { status: 'done', assistant_text: result.text, messages });
-      await insertEvents(ctx.db, turnId, state.events);
-      return await reply(state, result.text);
-    } catch (err) {
-      const failure = err instanceof TurnAbort ? err.error : err;
-      recordEvent(state, 'error', { error: isAppError(failure) ? failure.body.error : 'Internal error' });
-      await finishTurn(ctx.db, turnId, { status: 'failed', messages, error: (failure as Error).message }).catch((e: Error) => ctx.logger.error({ err: e.message, turnId }, 'could not record a failed turn'));
-      await insertEvents(ctx.db, turnId, state.events).catch((e: Error) => ctx.logger.error({ err: e.message, turnId }, 'could not record agent events'));
-      throw failure;
-    }
+    // Reference images are fetched and checked before the charge: a refused URL is a 400 that
+    // costs nothing and leaves nothing in the library.
+    return await withReferenceImages(ctx, req.image_urls, async (fetched) => {
+      await chargeTurn(ctx, req.user_id, turnId);
+      return runTurn(ctx, req, { projectId: project.id, videoId: video.id, turnId, llm, fetched });
+    });
   } finally {
-    await unlockVideo(ctx.db, video.id, turnId).catch((e: Error) => ctx.logger.error({ err: e.message, videoId: video.id }, 'could not release a turn lock; it expires with its lease'));
+    await unlockVideo(ctx.db, video.id, turnId).catch((e: Error) =>
+      ctx.logger.error(
+        { err: e.message, videoId: video.id },
+        'could not release a turn lock; it expires with its lease',
+      ),
+    );
+  }
+}
+
+/** The charged turn: the model works with its tools until it answers; a failure is recorded on the turn. */
+async function runTurn(
+  ctx: EditorContext,
+  req: InstructRequest,
+  t: { projectId: string; videoId: string; turnId: string; llm: LlmClient; fetched: FetchedReferences },
+): Promise<InstructReply> {
+  const { projectId, videoId, turnId, llm } = t;
+  await insertTurn(ctx.db, {
+    id: turnId,
+    video_id: videoId,
+    user_id: req.user_id,
+    instruction: req.instruction,
+    image_urls: req.image_urls,
+  });
+  const state = newTurnState({
+    ctx,
+    turnId,
+    userId: req.user_id,
+    apiKeyId: req.api_key_id,
+    projectId,
+    videoId,
+    deadline: Date.now() + ctx.settings.agentMaxWallMs,
+  });
+  let messages: ChatMessage[] = [];
+  try {
+    const references = await t.fetched.store(projectId);
+    state.assetsCreated.push(...references);
+    const user = userMessage(req.instruction, references);
+    messages = [user];
+    const [system, history] = await Promise.all([
+      systemPrompt(ctx, req.user_id, projectId, videoId),
+      thread(ctx, videoId),
+    ]);
+    const result = await runAgentLoop(state, { llm, system, history, user });
+    messages = result.messages;
+    await finishTurn(ctx.db, turnId, { status: 'done', assistant_text: result.text, messages });
+    await insertEvents(ctx.db, turnId, state.events);
+    return await reply(state, result.text);
+  } catch (err) {
+    const failure = err instanceof TurnAbort ? err.error : err;
+    recordEvent(state, 'error', { error: isAppError(failure) ? failure.body.error : 'Internal error' });
+    await finishTurn(ctx.db, turnId, { status: 'failed', messages, error: (failure as Error).message }).catch(
+      (e: Error) => ctx.logger.error({ err: e.message, turnId }, 'could not record a failed turn'),
+    );
+    await insertEvents(ctx.db, turnId, state.events).catch((e: Error) =>
+      ctx.logger.error({ err: e.message, turnId }, 'could not record agent events'),
+    );
+    throw failure;
   }
 }
 
@@ -82,7 +130,12 @@ async function chargeTurn(ctx: EditorContext, userId: number, turnId: string): P
   const reference = `turn:${turnId}`;
   if (ctx.settings.turnPrice <= 0) return;
   try {
-    await ctx.bus.rpc(billingRpc, 'charge', { user_id: userId, reference, amount: ctx.settings.turnPrice, description: 'Editor agent turn' });
+    await ctx.bus.rpc(billingRpc, 'charge', {
+      user_id: userId,
+      reference,
+      amount: ctx.settings.turnPrice,
+      description: 'Editor agent turn',
+    });
   } catch (err) {
     // Unconfirmed (a timeout): the turn does not run, so its reference is closed; a 402 moved nothing.
     if (!(isAppError(err) && err.status === 402)) {
@@ -95,7 +148,9 @@ async function chargeTurn(ctx: EditorContext, userId: number, turnId: string): P
 function userMessage(instruction: string, references: AssetRow[]): ChatMessage {
   const parts = [instruction.trim() || '(no text: the user only attached images)'];
   if (references.length) {
-    parts.push(`\n[Attached reference image${references.length > 1 ? 's' : ''}, now in the media library: ${references.map((r) => r.id).join(', ')}]`);
+    parts.push(
+      `\n[Attached reference image${references.length > 1 ? 's' : ''}, now in the media library: ${references.map((r) => r.id).join(', ')}]`,
+    );
   }
   return { role: 'user', content: parts.join('') };
 }

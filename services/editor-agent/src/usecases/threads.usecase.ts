@@ -11,10 +11,20 @@ export const THREAD_TURNS_SHOWN = 100;
 export async function projectThreads(ctx: EditorContext, ref: ProjectRef): Promise<ThreadsReply> {
   const project = await requireProject(ctx, ref.user_id, ref.project_id);
   const videos = await projects.listVideos(ctx.db, project.id);
-  const turns = await recentTurnsOfVideos(ctx.db, videos.map((v) => v.id), THREAD_TURNS_SHOWN);
+  const turns = await recentTurnsOfVideos(
+    ctx.db,
+    videos.map((v) => v.id),
+    THREAD_TURNS_SHOWN,
+  );
   const threads: Record<string, ThreadTurn[]> = Object.fromEntries(videos.map((v) => [v.id, []]));
   for (const t of turns) {
-    threads[t.video_id]?.push({ id: t.id, instruction: t.instruction, assistant_text: t.assistant_text, status: t.status, created_at: t.created_at.toISOString() });
+    threads[t.video_id]?.push({
+      id: t.id,
+      instruction: t.instruction,
+      assistant_text: t.assistant_text,
+      status: t.status,
+      created_at: t.created_at.toISOString(),
+    });
   }
   return { threads };
 }

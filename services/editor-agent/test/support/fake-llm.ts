@@ -38,7 +38,12 @@ export async function startFakeLlm(script: Script): Promise<FakeLlm> {
   const app = express();
   app.use(express.json({ limit: '20mb' }));
   const handler: express.RequestHandler = async (req, res) => {
-    const body = req.body as { model?: string; messages?: ChatMessage[]; tools?: ToolDefinition[]; tool_choice?: unknown };
+    const body = req.body as {
+      model?: string;
+      messages?: ChatMessage[];
+      tools?: ToolDefinition[];
+      tool_choice?: unknown;
+    };
     const request: LlmRequest = {
       model: String(body.model ?? ''),
       messages: body.messages ?? [],

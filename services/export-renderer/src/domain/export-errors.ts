@@ -30,7 +30,11 @@ const DEFAULT_MESSAGES: Record<ExportErrorCode, string> = {
 };
 
 /** An export failure as the contract shapes it: `{ error: <code>, message }` with the code's status. */
-export function exportError(code: ExportErrorCode, message = DEFAULT_MESSAGES[code], headers: Record<string, string> = {}): AppError {
+export function exportError(
+  code: ExportErrorCode,
+  message = DEFAULT_MESSAGES[code],
+  headers: Record<string, string> = {},
+): AppError {
   return new AppError(EXPORT_ERROR_STATUS[code], { error: code, message }, headers);
 }
 

@@ -10,15 +10,37 @@ const video = (durationSec: number, audio = true): ProbeResult => ({
   video: { codec: 'h264', width: 640, height: 360, fps: 25 },
   ...(audio ? { audio: { codec: 'aac', sampleRate: 44_100, channels: 1 } } : {}),
 });
-const image: ProbeResult = { durationSec: 0, formatName: 'png_pipe', video: { codec: 'png', width: 320, height: 200, fps: 25 } };
-const sound = (durationSec: number): ProbeResult => ({ durationSec, formatName: 'mov,mp4,m4a,3gp,3g2,mj2', audio: { codec: 'aac', sampleRate: 48_000, channels: 2 } });
+const image: ProbeResult = {
+  durationSec: 0,
+  formatName: 'png_pipe',
+  video: { codec: 'png', width: 320, height: 200, fps: 25 },
+};
+const sound = (durationSec: number): ProbeResult => ({
+  durationSec,
+  formatName: 'mov,mp4,m4a,3gp,3g2,mj2',
+  audio: { codec: 'aac', sampleRate: 48_000, channels: 2 },
+});
 
-function clip(track: TimelineClip['track'], idx: number, key: string, fields: Partial<TimelineClip> = {}): TimelineClip {
-  return { track, idx, storage_key: key, kind: track === 'video' ? 'video' : 'audio', duration_sec: null, start_sec: null, volume: 1, ...fields };
+function clip(
+  track: TimelineClip['track'],
+  idx: number,
+  key: string,
+  fields: Partial<TimelineClip> = {},
+): TimelineClip {
+  return {
+    track,
+    idx,
+    storage_key: key,
+    kind: track === 'video' ? 'video' : 'audio',
+    duration_sec: null,
+    start_sec: null,
+    volume: 1,
+    ...fields,
+  };
 }
 
 function plan(clips: TimelineClip[], probes: Record<string, ProbeResult>) {
-  return planTimeline(clips, (c): Source => ({ path: `/tmp/${c.storage_key}`, etag: '"e"', probe: probes[c.storage_key] }), FPS);
+  return planTimeline(clips, (c): Source => ({ key: c.storage_key, etag: '"e"', probe: probes[c.storage_key] }), FPS);
 }
 
 function failure(fn: () => unknown): AppError {
@@ -45,12 +67,22 @@ describe('planTimeline', () => {
   });
 
   it('cuts a video to its duration_sec, never past its own length, and holds a still for its duration_sec', () => {
-    const p = plan([clip('video', 0, 'a', { duration_sec: 0.5 }), clip('video', 1, 'a', { duration_sec: 9 }), clip('video', 2, 'png', { kind: 'image', duration_sec: 1.25 })], probes);
+    const p = plan(
+      [
+        clip('video', 0, 'a', { duration_sec: 0.5 }),
+        clip('video', 1, 'a', { duration_sec: 9 }),
+        clip('video', 2, 'png', { kind: 'image', duration_sec: 1.25 }),
+      ],
+      probes,
+    );
     expect(p.segments.map((s) => s.frames)).toEqual([15, 60, 38]);
   });
 
   it('starts voice and sfx with the video clip of the same idx unless they carry start_sec', () => {
-    const p = plan([clip('video', 0, 'a'), clip('video', 1, 'b'), clip('voice', 1, 'v1'), clip('sfx', 0, 'v2', { start_sec: 0.25 })], probes);
+    const p = plan(
+      [clip('video', 0, 'a'), clip('video', 1, 'b'), clip('voice', 1, 'v1'), clip('sfx', 0, 'v2', { start_sec: 0.25 })],
+      probes,
+    );
     expect(p.overlays.map((o) => [o.track, o.startSample])).toEqual([
       ['voice', 2 * SAMPLE_RATE],
       ['sfx', 0.25 * SAMPLE_RATE],
@@ -82,11 +114,20 @@ describe('planTimeline', () => {
   });
 
   it('refuses a timeline without video-track clips with 400 no_video_clips', () => {
-    expect(failure(() => plan([clip('voice', 0, 'v1')], probes))).toMatchObject({ status: 400, body: { error: 'no_video_clips' } });
+    expect(failure(() => plan([clip('voice', 0, 'v1')], probes))).toMatchObject({
+      status: 400,
+      body: { error: 'no_video_clips' },
+    });
   });
 
   it('refuses a video clip without a picture and a voice clip without sound with 422 corrupt_source', () => {
-    expect(failure(() => plan([clip('video', 0, 'v1')], probes)).body).toMatchObject({ error: 'corrupt_source', message: expect.stringContaining('video clip at position 0') });
-    expect(failure(() => plan([clip('video', 0, 'a'), clip('voice', 3, 'png')], probes)).body).toMatchObject({ error: 'corrupt_source', message: expect.stringContaining('voice clip at position 3') });
+    expect(failure(() => plan([clip('video', 0, 'v1')], probes)).body).toMatchObject({
+      error: 'corrupt_source',
+      message: expect.stringContaining('video clip at position 0'),
+    });
+    expect(failure(() => plan([clip('video', 0, 'a'), clip('voice', 3, 'png')], probes)).body).toMatchObject({
+      error: 'corrupt_source',
+      message: expect.stringContaining('voice clip at position 3'),
+    });
   });
 });

@@ -7,11 +7,11 @@ export const SAMPLE_RATE = 48_000;
 /** How long a still plays without `duration_sec`. */
 export const DEFAULT_STILL_SEC = 3;
 
-/** A downloaded and probed source object. */
+/** A source object as the export sees it: where it is stored, its content's ETag and what ffprobe found. */
 export interface Source {
-  /** Local copy in the export's scratch dir. */
-  path: string;
-  /** Storage ETag at download time (part of the cache key). */
+  /** Storage key (the local copy is fetched only when a step needs the file). */
+  key: string;
+  /** Storage ETag: identifies the content, so every cache key uses it. */
   etag: string;
   probe: ProbeResult;
 }
@@ -69,7 +69,11 @@ export function videoClipsOf(clips: TimelineClip[]): TimelineClip[] {
  * - audio is cut at the video's end and at its own `duration_sec`.
  * Throws 400 no_video_clips, or 422 corrupt_source for a source without the stream its track needs.
  */
-export function planTimeline(clips: TimelineClip[], sourceOf: (clip: TimelineClip) => Source, fps: number): TimelinePlan {
+export function planTimeline(
+  clips: TimelineClip[],
+  sourceOf: (clip: TimelineClip) => Source,
+  fps: number,
+): TimelinePlan {
   if (!Number.isInteger(SAMPLE_RATE / fps)) throw new RangeError(`fps ${fps} does not divide ${SAMPLE_RATE}`);
   const samplesPerFrame = SAMPLE_RATE / fps;
   const videoClips = videoClipsOf(clips);
@@ -79,9 +83,12 @@ export function planTimeline(clips: TimelineClip[], sourceOf: (clip: TimelineCli
   let startFrame = 0;
   for (const clip of videoClips) {
     const source = sourceOf(clip);
-    if (!source.probe.video) throw exportError('corrupt_source', `${clipLabel(clip)} has no picture. Replace or remove it and export again.`);
+    if (!source.probe.video)
+      throw exportError('corrupt_source', `${clipLabel(clip)} has no picture. Replace or remove it and export again.`);
     const still = clip.kind === 'image' || !(source.probe.durationSec > 0);
-    const seconds = still ? (clip.duration_sec ?? DEFAULT_STILL_SEC) : Math.min(clip.duration_sec ?? source.probe.durationSec, source.probe.durationSec);
+    const seconds = still
+      ? (clip.duration_sec ?? DEFAULT_STILL_SEC)
+      : Math.min(clip.duration_sec ?? source.probe.durationSec, source.probe.durationSec);
     const frames = Math.max(1, Math.round(seconds * fps));
     segments.push({ clip, source, still, frames, startFrame, hasAudio: !still && source.probe.audio !== undefined });
     startFrame += frames;
@@ -93,12 +100,20 @@ export function planTimeline(clips: TimelineClip[], sourceOf: (clip: TimelineCli
   const overlays: AudioOverlay[] = [];
   for (const clip of audioClips) {
     const source = sourceOf(clip);
-    if (!source.probe.audio) throw exportError('corrupt_source', `${clipLabel(clip)} has no sound. Replace or remove it and export again.`);
+    if (!source.probe.audio)
+      throw exportError('corrupt_source', `${clipLabel(clip)} has no sound. Replace or remove it and export again.`);
     const startSec = clip.start_sec ?? (clip.track === 'music' ? 0 : startOfVideoClip(segments, clip.idx) / fps);
     const startSample = Math.round(startSec * SAMPLE_RATE);
     if (startSample >= totalSamples) continue;
     const cut = clip.duration_sec === null ? Infinity : Math.round(clip.duration_sec * SAMPLE_RATE);
-    overlays.push({ clip, track: clip.track, source, startSample, maxSamples: Math.min(totalSamples - startSample, cut), loop: clip.track === 'music' });
+    overlays.push({
+      clip,
+      track: clip.track,
+      source,
+      startSample,
+      maxSamples: Math.min(totalSamples - startSample, cut),
+      loop: clip.track === 'music',
+    });
   }
   return { fps, segments, overlays, totalFrames, totalSamples, audioClipCount: audioClips.length };
 }

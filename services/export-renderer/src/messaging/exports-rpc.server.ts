@@ -8,5 +8,9 @@ export const EXPORT_PREFETCH = 2;
 
 /** Binds the exports RPC to its use case; the caller's deadline caps the export's time. */
 export function serveExportsRpc(bus: Bus, ctx: ExportContext): Promise<void> {
-  return bus.serveRpc(exportsRpc, { render: (req, rpc) => renderExport(ctx, req, { logger: rpc.logger, deadline: rpc.deadline }) }, { prefetch: EXPORT_PREFETCH });
+  return bus.serveRpc(
+    exportsRpc,
+    { render: (req, rpc) => renderExport(ctx, req, { logger: rpc.logger, deadline: rpc.deadline }) },
+    { prefetch: EXPORT_PREFETCH },
+  );
 }

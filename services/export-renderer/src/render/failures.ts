@@ -30,10 +30,16 @@ export function stepFailure(err: unknown, step: string, logger: Logger, clip?: T
   if (!(err instanceof FfmpegError)) return err;
   if (err.kind === 'aborted') return new AbortedError();
   const where = clip ? { track: clip.track, idx: clip.idx } : {};
-  logger.warn({ step, kind: err.kind, exitCode: err.exitCode, exitSignal: err.exitSignal, stderrTail: err.stderrTail, ...where }, `export: ffmpeg ${step} failed`);
+  logger.warn(
+    { step, kind: err.kind, exitCode: err.exitCode, exitSignal: err.exitSignal, stderrTail: err.stderrTail, ...where },
+    `export: ffmpeg ${step} failed`,
+  );
   if (err.kind === 'timeout') return err;
   if (err.kind === 'failed' && clip && INPUT_ERRORS.some((re) => re.test(err.stderrTail))) {
-    return exportError('corrupt_source', `${clipLabel(clip)} could not be decoded. Replace or remove it and export again.`);
+    return exportError(
+      'corrupt_source',
+      `${clipLabel(clip)} could not be decoded. Replace or remove it and export again.`,
+    );
   }
   return exportError('ffmpeg_failed');
 }

@@ -49,7 +49,9 @@ describe('settleAll', () => {
       started.push(i);
       if (i === 1) throw boom;
       // A long task that only ends when told to stop, like a killed ffmpeg.
-      await new Promise<void>((resolve) => signal.addEventListener('abort', () => setTimeout(resolve, 20), { once: true }));
+      await new Promise<void>((resolve) =>
+        signal.addEventListener('abort', () => setTimeout(resolve, 20), { once: true }),
+      );
       settled.push(i);
       throw new AbortedError();
     });
@@ -60,7 +62,13 @@ describe('settleAll', () => {
 
   it('rejects when its caller aborts', async () => {
     const parent = new AbortController();
-    const outcome = settleAll([1], 1, parent.signal, (_i, _n, signal) => new Promise((_r, reject) => signal.addEventListener('abort', () => reject(new AbortedError()))));
+    const outcome = settleAll(
+      [1],
+      1,
+      parent.signal,
+      (_i, _n, signal) =>
+        new Promise((_r, reject) => signal.addEventListener('abort', () => reject(new AbortedError()))),
+    );
     parent.abort();
     await expect(outcome).rejects.toBeInstanceOf(AbortedError);
   });

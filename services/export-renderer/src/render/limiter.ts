@@ -52,7 +52,8 @@ export class Semaphore {
 
   private release(): void {
     const next = this.waiters.shift();
-    if (next) next(); // the slot passes straight to the next waiter
+    if (next)
+      next(); // the slot passes straight to the next waiter
     else this.free++;
   }
 }
@@ -63,7 +64,12 @@ export class Semaphore {
  * it still waits until every started task has settled (so no ffmpeg outlives the call), then
  * rejects with that first failure.
  */
-export async function settleAll<T, R>(items: readonly T[], limit: number, signal: AbortSignal, task: (item: T, index: number, signal: AbortSignal) => Promise<R>): Promise<R[]> {
+export async function settleAll<T, R>(
+  items: readonly T[],
+  limit: number,
+  signal: AbortSignal,
+  task: (item: T, index: number, signal: AbortSignal) => Promise<R>,
+): Promise<R[]> {
   const controller = new AbortController();
   const onParentAbort = () => controller.abort();
   if (signal.aborted) controller.abort();

@@ -3,55 +3,109 @@ import path from 'node:path';
 import type { RenderReply, RenderRequest } from '@mf/contracts';
 import type { Logger } from '@mf/logger';
 import { FfmpegError, probe, ProbeError, runFfmpeg } from '@mf/media';
-import { InvalidStorageKeyError } from '@mf/storage';
+import { InvalidStorageKeyError, type StoredObject } from '@mf/storage';
 import { exportError } from '../domain/export-errors';
 import { planTimeline } from '../domain/timeline';
 import type { ExportContext } from '../usecases/context';
+import { renderAudioTrack, type AudioTrack } from './audio-track';
 import { stepFailure } from './failures';
-import { concatList, finalArgs, type OutputSpec } from './ffmpeg-args';
-import { normaliseClips } from './normalise';
-import { fetchSources } from './sources';
+import { concatList, joinArgs, type OutputSpec } from './ffmpeg-args';
+import { settleAll } from './limiter';
+import { SourceFiles, statSources, type SourceOptions, type SourceStats } from './sources';
+import { renderVideoTrack, type TrackOptions, type VideoTrack } from './video-track';
 
-/** The part of the context the rendering itself needs (no database: the bench runs it alone). */
-export type PipelineDeps = Pick<ExportContext, 'storage' | 'cache' | 'slots' | 'settings'>;
+/** The part of the context the rendering itself needs (no database: the bench can run it alone). */
+export type PipelineDeps = Pick<ExportContext, 'storage' | 'cache' | 'slots' | 'probes' | 'settings'>;
 
 export interface PipelineResult {
   reply: RenderReply;
+  /** The stored mp4's ETag (the content-addressed result records it). */
+  etag: string;
+  /** Video clips whose picture came from the cache, and those made now. */
   cacheHits: number;
   cacheMisses: number;
+  /** Pictures copied instead of encoded (already in the output format). */
+  copied: number;
+  /** Whether the soundtrack came from the cache. */
+  soundtrackHit: boolean;
   /** Milliseconds per stage, for the log. */
-  stages: Record<'fetch' | 'normalise' | 'mix' | 'upload', number>;
+  stages: Record<'fetch' | 'render' | 'join' | 'upload', number>;
+}
+
+export function sourceOptions(ctx: PipelineDeps, logger: Logger): SourceOptions {
+  const { settings } = ctx;
+  return {
+    storage: ctx.storage,
+    ffprobePath: settings.ffprobePath,
+    stepTimeoutMs: settings.stepTimeoutMs,
+    concurrency: settings.fetchConcurrency,
+    probes: ctx.probes,
+    logger,
+  };
 }
 
 /**
- * One export inside its scratch dir: (a) download and probe every source, (b) normalise the video
- * clips to the output spec (cached), (c+d) join them with the concat demuxer, video copied, while
- * building the mixed audio, (e) probe and upload the mp4.
+ * One export inside its scratch dir: (a) probe every source (stats given by the caller, or made
+ * here; only sources not probed before are downloaded), (b) the pictures normalised to the output
+ * spec and, at the same time, the soundtrack mixed and encoded (both cached by content), (c) one
+ * remux joins them without decoding anything, (d) probe and upload the mp4.
  */
-export async function runPipeline(ctx: PipelineDeps, req: RenderRequest, workDir: string, signal: AbortSignal, logger: Logger): Promise<PipelineResult> {
+export async function runPipeline(
+  ctx: PipelineDeps,
+  req: RenderRequest,
+  workDir: string,
+  signal: AbortSignal,
+  logger: Logger,
+  stats?: SourceStats,
+): Promise<PipelineResult> {
   const { settings } = ctx;
   const spec: OutputSpec = { width: req.width, height: req.height, fit: req.fit, fps: settings.fps };
   const lap = stopwatch();
 
-  const sources = await fetchSources(req.clips, workDir, { storage: ctx.storage, ffprobePath: settings.ffprobePath, stepTimeoutMs: settings.stepTimeoutMs, concurrency: settings.fetchConcurrency, logger }, signal);
-  const plan = planTimeline(req.clips, (clip) => sources.get(clip.storage_key)!, settings.fps);
+  const sourceOpts = sourceOptions(ctx, logger);
+  const sources = new SourceFiles(stats ?? (await statSources(req.clips, sourceOpts, signal)), workDir, sourceOpts);
+  await sources.probeAll(signal);
+  const plan = planTimeline(req.clips, (clip) => sources.get(clip.storage_key), settings.fps);
   const fetchMs = lap();
 
-  const clips = await normaliseClips(plan.segments, { ffmpegPath: settings.ffmpegPath, stepTimeoutMs: settings.stepTimeoutMs, cache: ctx.cache, slots: ctx.slots, workDir, spec, logger }, signal);
-  const normaliseMs = lap();
+  const trackOpts: TrackOptions = {
+    ffmpegPath: settings.ffmpegPath,
+    ffprobePath: settings.ffprobePath,
+    stepTimeoutMs: settings.stepTimeoutMs,
+    cache: ctx.cache,
+    slots: ctx.slots,
+    sources,
+    workDir,
+    spec,
+    logger,
+  };
+  let video: VideoTrack | undefined;
+  let audio: AudioTrack | undefined;
   const outFile = path.join(workDir, 'export.mp4');
+  let renderMs: number;
   try {
-    const listFile = path.join(workDir, 'clips.txt');
-    await writeFile(listFile, concatList(clips.files), 'utf8');
-    await runFfmpeg(finalArgs(plan, listFile, outFile), { ffmpegPath: settings.ffmpegPath, timeoutMs: settings.stepTimeoutMs, signal }).catch((err: unknown) => {
-      throw stepFailure(err, 'mix', logger);
+    // Both tracks at once; the first failure stops the other, and both have settled when this returns.
+    await settleAll(['video', 'audio'] as const, 2, signal, async (track, _i, trackSignal) => {
+      if (track === 'video') video = await renderVideoTrack(plan.segments, trackOpts, trackSignal);
+      else audio = await renderAudioTrack(plan, trackOpts, trackSignal);
+    });
+    renderMs = lap();
+    const listFile = path.join(workDir, 'pictures.txt');
+    await writeFile(listFile, concatList(video!.files), 'utf8');
+    await runFfmpeg(joinArgs(listFile, audio!.file, outFile), {
+      ffmpegPath: settings.ffmpegPath,
+      timeoutMs: settings.stepTimeoutMs,
+      signal,
+    }).catch((err: unknown) => {
+      throw stepFailure(err, 'join', logger);
     });
   } finally {
-    clips.release();
+    video?.release();
+    audio?.release();
   }
   await ctx.cache.evict().catch((err: unknown) => logger.warn({ err }, 'export cache: eviction failed'));
   const info = await probeOutput(outFile, settings.ffprobePath, settings.stepTimeoutMs, signal, logger);
-  const mixMs = lap();
+  const joinMs = lap();
 
   const stored = await upload(ctx, req.output_key, outFile, logger);
   return {
@@ -64,9 +118,12 @@ export async function runPipeline(ctx: PipelineDeps, req: RenderRequest, workDir
       height: req.height,
       bytes: stored.size,
     },
-    cacheHits: clips.cacheHits,
-    cacheMisses: clips.cacheMisses,
-    stages: { fetch: fetchMs, normalise: normaliseMs, mix: mixMs, upload: lap() },
+    etag: stored.etag,
+    cacheHits: video!.cacheHits,
+    cacheMisses: video!.cacheMisses,
+    copied: video!.copied,
+    soundtrackHit: audio!.cacheHit,
+    stages: { fetch: fetchMs, render: renderMs, join: joinMs, upload: lap() },
   };
 }
 
@@ -86,7 +143,7 @@ async function probeOutput(file: string, ffprobePath: string, timeoutMs: number,
  * A failed upload is 503 storage_unconfigured when the storage no longer answers its check (it is
  * unreachable), else 500 export_failed.
  */
-async function upload(ctx: PipelineDeps, key: string, file: string, logger: Logger) {
+async function upload(ctx: PipelineDeps, key: string, file: string, logger: Logger): Promise<StoredObject> {
   try {
     return await ctx.storage.putFile(key, file, 'video/mp4');
   } catch (err) {

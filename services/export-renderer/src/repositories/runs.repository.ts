@@ -22,7 +22,11 @@ export async function startRun(db: Knex, run: NewRun, limit: number): Promise<St
   return db.transaction(async (trx) => {
     await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('export:' || ?::text))`, [run.user_id]);
     const recent = await trx('export_runs')
-      .select(trx.raw(`EXTRACT(EPOCH FROM (created_at + make_interval(secs => ${RATE_WINDOW_SEC}) - now()))::float8 AS leaves_in`))
+      .select(
+        trx.raw(
+          `EXTRACT(EPOCH FROM (created_at + make_interval(secs => ${RATE_WINDOW_SEC}) - now()))::float8 AS leaves_in`,
+        ),
+      )
       .where('user_id', run.user_id)
       .andWhere('created_at', '>', trx.raw(`now() - make_interval(secs => ${RATE_WINDOW_SEC})`))
       .orderBy('created_at', 'asc');
@@ -42,12 +46,19 @@ export interface RunResult {
   wall_ms: number;
   cache_hits: number;
   cache_misses: number;
+  /** Answered with a stored result of the same timeline (nothing rendered). */
+  reused: boolean;
+  clips_copied: number;
 }
 
 export async function finishRun(db: Knex, runId: string, result: RunResult): Promise<void> {
-  await db('export_runs').where({ id: runId }).update({ status: 'done', finished_at: db.fn.now(), ...result });
+  await db('export_runs')
+    .where({ id: runId })
+    .update({ status: 'done', finished_at: db.fn.now(), ...result });
 }
 
 export async function failRun(db: Knex, runId: string, errorCode: ExportErrorCode, wallMs: number): Promise<void> {
-  await db('export_runs').where({ id: runId }).update({ status: 'failed', error_code: errorCode, finished_at: db.fn.now(), wall_ms: wallMs });
+  await db('export_runs')
+    .where({ id: runId })
+    .update({ status: 'failed', error_code: errorCode, finished_at: db.fn.now(), wall_ms: wallMs });
 }

@@ -6,6 +6,7 @@ import type { Storage } from '@mf/storage';
 import type { ExportRendererConfig } from '../config';
 import { ClipCache } from '../render/clip-cache';
 import { Semaphore } from '../render/limiter';
+import { ProbeCache } from '../render/probe-cache';
 
 export interface ExportSettings {
   ffmpegPath: string;
@@ -16,7 +17,7 @@ export interface ExportSettings {
   /** Root of the per-export scratch dirs. */
   workDir: string;
   fps: number;
-  /** Downloads and probes of one export at once. */
+  /** Stats, downloads and probes of one export at once. */
   fetchConcurrency: number;
 }
 
@@ -25,16 +26,26 @@ export interface ExportContext {
   db: Knex;
   storage: Storage;
   logger: Logger;
+  /** Pictures, sounds and soundtracks by content address. */
   cache: ClipCache;
-  /** Normalisations running at once, shared by all exports of the process. */
+  /** What ffprobe said about each content (by ETag). */
+  probes: ProbeCache;
+  /** Renders running now, by user and render key: an identical export waits for the first and reuses its file. */
+  renders: Map<string, Promise<void>>;
+  /** ffmpeg renders running at once, shared by all exports of the process. */
   slots: Semaphore;
   settings: ExportSettings;
 }
 
-export function createExportContext(config: ExportRendererConfig, deps: { db: Knex; storage: Storage; logger: Logger }): ExportContext {
+export function createExportContext(
+  config: ExportRendererConfig,
+  deps: { db: Knex; storage: Storage; logger: Logger },
+): ExportContext {
   return {
     ...deps,
     cache: new ClipCache(path.resolve(config.EXPORT_CACHE_DIR), config.EXPORT_CACHE_MAX_BYTES, deps.logger),
+    probes: new ProbeCache(),
+    renders: new Map(),
     slots: new Semaphore(config.EXPORT_CONCURRENCY),
     settings: {
       ffmpegPath: resolveFfmpeg(config),
@@ -44,8 +55,8 @@ export function createExportContext(config: ExportRendererConfig, deps: { db: Kn
       rateLimit: config.EXPORT_RATE_LIMIT,
       workDir: path.resolve(config.EXPORT_WORK_DIR),
       fps: config.EXPORT_FPS,
-      // Downloads wait on the network more than on the CPU: a few more than the cores.
-      fetchConcurrency: Math.max(4, config.EXPORT_CONCURRENCY),
+      // Stats, downloads and probes wait on storage and process start-up more than on the CPU.
+      fetchConcurrency: Math.max(8, config.EXPORT_CONCURRENCY),
     },
   };
 }

@@ -1,13 +1,11 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import path from 'node:path';
 import type { RenderReply, RenderRequest } from '@mf/contracts';
 import type { Logger } from '@mf/logger';
 import { exportError, exportErrorCode } from '../domain/export-errors';
 import { videoClipsOf } from '../domain/timeline';
 import { toExportError } from '../render/failures';
-import { runPipeline } from '../render/pipeline';
 import { failRun, finishRun, startRun } from '../repositories/runs.repository';
 import type { ExportContext } from './context';
+import { exportByContent } from './reuse-result';
 
 export interface RenderOptions {
   logger?: Logger;
@@ -18,11 +16,20 @@ export interface RenderOptions {
 /**
  * The exports.render RPC. In order: 400 no_video_clips; 503 storage_unconfigured when storage
  * fails its check (before the rate window, so our outage costs no user an export); 429
- * rate_limited; then the run, within EXPORT_TIMEOUT_MS, in a scratch dir that is removed however
- * it ends. Every failure is an AppError with the contract's code and a message safe for users.
+ * rate_limited; then the run, within EXPORT_TIMEOUT_MS: answered from a finished export of the same
+ * content when there is one (its `output_key` is then that export's file), else rendered. Every
+ * failure is an AppError with the contract's code and a message safe for users.
  */
-export async function renderExport(ctx: ExportContext, req: RenderRequest, opts: RenderOptions = {}): Promise<RenderReply> {
-  const logger = (opts.logger ?? ctx.logger).child({ userId: req.user_id, projectId: req.project_id, videoId: req.video_id });
+export async function renderExport(
+  ctx: ExportContext,
+  req: RenderRequest,
+  opts: RenderOptions = {},
+): Promise<RenderReply> {
+  const logger = (opts.logger ?? ctx.logger).child({
+    userId: req.user_id,
+    projectId: req.project_id,
+    videoId: req.video_id,
+  });
   if (videoClipsOf(req.clips).length === 0) throw exportError('no_video_clips');
 
   try {
@@ -32,7 +39,11 @@ export async function renderExport(ctx: ExportContext, req: RenderRequest, opts:
     throw exportError('storage_unconfigured');
   }
 
-  const run = await startRun(ctx.db, { user_id: req.user_id, project_id: req.project_id, video_id: req.video_id }, ctx.settings.rateLimit);
+  const run = await startRun(
+    ctx.db,
+    { user_id: req.user_id, project_id: req.project_id, video_id: req.video_id },
+    ctx.settings.rateLimit,
+  );
   if (!run.started) {
     logger.info({ retryAfterSec: run.retryAfterSec }, 'export refused: rate limit');
     throw exportError('rate_limited', undefined, { 'Retry-After': String(run.retryAfterSec) });
@@ -42,34 +53,55 @@ export async function renderExport(ctx: ExportContext, req: RenderRequest, opts:
 
   const controller = new AbortController();
   let timedOut = false;
-  const untilDeadline = opts.deadline !== undefined && Number.isFinite(opts.deadline) ? opts.deadline - startedAt : Infinity;
+  const untilDeadline =
+    opts.deadline !== undefined && Number.isFinite(opts.deadline) ? opts.deadline - startedAt : Infinity;
   const budgetMs = Math.max(0, Math.min(ctx.settings.exportTimeoutMs, untilDeadline));
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
   }, budgetMs);
 
-  let workDir: string | undefined;
   try {
-    await mkdir(ctx.settings.workDir, { recursive: true });
-    workDir = await mkdtemp(path.join(ctx.settings.workDir, 'export-'));
-    const result = await runPipeline(ctx, req, workDir, controller.signal, runLogger);
+    const outcome = await exportByContent(ctx, req, controller.signal, runLogger);
     const wallMs = Date.now() - startedAt;
-    await finishRun(ctx.db, run.runId, { duration_sec: result.reply.duration_sec, wall_ms: wallMs, cache_hits: result.cacheHits, cache_misses: result.cacheMisses });
+    const { reply } = outcome;
+    const r = outcome.reused ? null : outcome.result;
+    await finishRun(ctx.db, run.runId, {
+      duration_sec: reply.duration_sec,
+      wall_ms: wallMs,
+      cache_hits: r?.cacheHits ?? 0,
+      cache_misses: r?.cacheMisses ?? 0,
+      reused: outcome.reused,
+      clips_copied: r?.copied ?? 0,
+    });
     runLogger.info(
-      { wallMs, stagesMs: result.stages, cacheHits: result.cacheHits, cacheMisses: result.cacheMisses, durationSec: result.reply.duration_sec, videoClips: result.reply.video_clip_count, audioClips: result.reply.audio_overlay_count, bytes: result.reply.bytes },
+      r
+        ? {
+            wallMs,
+            stagesMs: r.stages,
+            cacheHits: r.cacheHits,
+            cacheMisses: r.cacheMisses,
+            copied: r.copied,
+            soundtrackHit: r.soundtrackHit,
+            durationSec: reply.duration_sec,
+            videoClips: reply.video_clip_count,
+            audioClips: reply.audio_overlay_count,
+            bytes: reply.bytes,
+          }
+        : { wallMs, reused: true, outputKey: reply.output_key, durationSec: reply.duration_sec },
       'export done',
     );
-    return result.reply;
+    return reply;
   } catch (err) {
     const failure = toExportError(err, timedOut);
     const code = exportErrorCode(failure) ?? 'export_failed';
     if (code === 'export_failed') runLogger.error({ err }, 'export failed unexpectedly');
     else runLogger.warn({ code }, 'export failed');
-    await failRun(ctx.db, run.runId, code, Date.now() - startedAt).catch((dbErr: unknown) => runLogger.error({ err: dbErr }, 'export run not marked failed'));
+    await failRun(ctx.db, run.runId, code, Date.now() - startedAt).catch((dbErr: unknown) =>
+      runLogger.error({ err: dbErr }, 'export run not marked failed'),
+    );
     throw failure;
   } finally {
     clearTimeout(timer);
-    if (workDir) await rm(workDir, { recursive: true, force: true }).catch((err: unknown) => runLogger.error({ err, workDir }, 'export scratch dir not removed'));
   }
 }

@@ -1,6 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { RenderRequest, TimelineClip } from '@mf/contracts';
 import { createDb, migrate, type Knex } from '@mf/db';
 import { createStorage, type Storage } from '@mf/storage';
@@ -22,8 +24,25 @@ export interface Harness {
   context: (env?: Record<string, string>, storage?: Storage) => ExportContext;
   /** Stores a local file under a key, as the editor's assets are stored. */
   put: (key: string, file: string) => Promise<void>;
+  /** Stores these generated sources under their usual keys (ASSET_KEYS). */
+  putSources: (...names: Array<keyof typeof ASSET_KEYS>) => Promise<void>;
+  /** Copies a stored object (an export's output) to a local file, for ffprobe. */
+  fetchOutput: (key: string) => Promise<string>;
   teardown: () => Promise<void>;
 }
+
+/** Where each generated source is stored in the tests. */
+export const ASSET_KEYS = {
+  wide: 'assets/wide.mp4',
+  tall: 'assets/tall.mp4',
+  square: 'assets/square.mp4',
+  still: 'assets/still.png',
+  voiceA: 'assets/voice-a.m4a',
+  voiceB: 'assets/voice-b.wav',
+  music: 'assets/music.m4a',
+  truncatedMoovAtEnd: 'assets/truncated.mp4',
+  truncatedFaststart: 'assets/truncated-faststart.mp4',
+} as const satisfies Partial<Record<keyof SourceFiles, string>>;
 
 export async function createHarness(): Promise<Harness> {
   const env: TestEnv = await freshTestEnv();
@@ -51,6 +70,17 @@ export async function createHarness(): Promise<Harness> {
     },
     put: async (key, file) => {
       await storage.putFile(key, file, 'application/octet-stream');
+    },
+    putSources: async (...names) => {
+      await Promise.all(
+        names.map((name) => storage.putFile(ASSET_KEYS[name], sources[name], 'application/octet-stream')),
+      );
+    },
+    fetchOutput: async (key) => {
+      await mkdir(path.join(root, 'outputs'), { recursive: true });
+      const file = path.join(root, 'outputs', path.basename(key));
+      await pipeline(await storage.get(key), createWriteStream(file));
+      return file;
     },
     teardown: async () => {
       await db.destroy();
@@ -80,7 +110,12 @@ export function renderRequest(clips: TimelineClip[], overrides: Partial<RenderRe
 }
 
 /** A clip with the editor's defaults: own length, start with its video clip, volume 1. */
-export function clip(track: TimelineClip['track'], idx: number, storageKey: string, fields: Partial<TimelineClip> = {}): TimelineClip {
+export function clip(
+  track: TimelineClip['track'],
+  idx: number,
+  storageKey: string,
+  fields: Partial<TimelineClip> = {},
+): TimelineClip {
   const kind: TimelineClip['kind'] = track === 'video' ? 'video' : 'audio';
   return { track, idx, storage_key: storageKey, kind, duration_sec: null, start_sec: null, volume: 1, ...fields };
 }

@@ -22,16 +22,45 @@ export interface StreamInfo {
 
 /** Every stream of a file with its packets counted, and the container duration. */
 export async function streamsOf(file: string): Promise<{ streams: StreamInfo[]; durationSec: number }> {
-  const { stdout } = await run(ffprobePath, ['-v', 'error', '-count_packets', '-show_data_hash', 'sha256', '-show_streams', '-show_format', '-of', 'json', file]);
+  const { stdout } = await run(ffprobePath, [
+    '-v',
+    'error',
+    '-count_packets',
+    '-show_data_hash',
+    'sha256',
+    '-show_streams',
+    '-show_format',
+    '-of',
+    'json',
+    file,
+  ]);
   const parsed = JSON.parse(stdout) as { streams: StreamInfo[]; format: { duration: string } };
   return { streams: parsed.streams, durationSec: Number(parsed.format.duration) };
 }
 
 /** RGB bytes of a w x h rectangle at (x, y) of the frame shown at `atSec`. */
-export async function pixels(file: string, atSec: number, rect: { x: number; y: number; w: number; h: number }): Promise<Buffer> {
+export async function pixels(
+  file: string,
+  atSec: number,
+  rect: { x: number; y: number; w: number; h: number },
+): Promise<Buffer> {
   const { stdout } = await run(
     ffmpegPath,
-    ['-v', 'error', '-ss', String(atSec), '-i', file, '-frames:v', '1', '-vf', `crop=${rect.w}:${rect.h}:${rect.x}:${rect.y},format=rgb24`, '-f', 'rawvideo', '-'],
+    [
+      '-v',
+      'error',
+      '-ss',
+      String(atSec),
+      '-i',
+      file,
+      '-frames:v',
+      '1',
+      '-vf',
+      `crop=${rect.w}:${rect.h}:${rect.x}:${rect.y},format=rgb24`,
+      '-f',
+      'rawvideo',
+      '-',
+    ],
     { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
   );
   return stdout;
@@ -39,7 +68,22 @@ export async function pixels(file: string, atSec: number, rect: { x: number; y: 
 
 /** Mean level (dBFS) of the audio between two instants after `filter` (e.g. a low-pass that keeps only the music tone). */
 export async function meanLevel(file: string, fromSec: number, toSec: number, filter: string): Promise<number> {
-  const { stderr } = await run(ffmpegPath, ['-hide_banner', '-nostats', '-ss', String(fromSec), '-t', String(toSec - fromSec), '-i', file, '-vn', '-af', `${filter},volumedetect`, '-f', 'null', '-']);
+  const { stderr } = await run(ffmpegPath, [
+    '-hide_banner',
+    '-nostats',
+    '-ss',
+    String(fromSec),
+    '-t',
+    String(toSec - fromSec),
+    '-i',
+    file,
+    '-vn',
+    '-af',
+    `${filter},volumedetect`,
+    '-f',
+    'null',
+    '-',
+  ]);
   const match = /mean_volume:\s*(-?[\d.]+|-inf) dB/.exec(stderr);
   if (!match) throw new Error(`no level measured:\n${stderr}`);
   return match[1] === '-inf' ? -Infinity : Number(match[1]);

@@ -20,7 +20,12 @@ function messageOf(status, body) {
   if (status === 0) return 'Could not reach the server. Check your connection and try again.';
   const b = body && typeof body === 'object' ? body : {};
   // Export errors carry a code in `error` and the readable text in `message`.
-  let text = typeof b.message === 'string' ? b.message : typeof b.error === 'string' ? b.error : `The request failed (HTTP ${status}).`;
+  let text =
+    typeof b.message === 'string'
+      ? b.message
+      : typeof b.error === 'string'
+        ? b.error
+        : `The request failed (HTTP ${status}).`;
   if (typeof b.request_id === 'string') text += ` (request id ${b.request_id})`;
   return text;
 }

@@ -30,7 +30,8 @@ export function creditChart(entries, { width = 640, now = Date.now() } = {}) {
     .map((e) => ({ t: Date.parse(e.created_at), v: e.balance_after, e }))
     .filter((p) => Number.isFinite(p.t) && typeof p.v === 'number')
     .sort((a, b) => a.t - b.t || a.e.id - b.e.id);
-  if (points.length === 0) return h('p', { class: 'empty' }, 'No ledger entries yet: the chart starts with your first grant or charge.');
+  if (points.length === 0)
+    return h('p', { class: 'empty' }, 'No ledger entries yet: the chart starts with your first grant or charge.');
 
   const first = points[0];
   const last = points[points.length - 1];
@@ -61,19 +62,46 @@ export function creditChart(entries, { width = 640, now = Date.now() } = {}) {
   const descId = uid('chart-desc');
   const chart = svg(
     'svg',
-    { class: 'chart', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `${titleId} ${descId}`, preserveAspectRatio: 'xMidYMid meet' },
+    {
+      class: 'chart',
+      width: W,
+      height: H,
+      viewBox: `0 0 ${W} ${H}`,
+      role: 'img',
+      'aria-labelledby': `${titleId} ${descId}`,
+      preserveAspectRatio: 'xMidYMid meet',
+    },
     svg('title', { id: titleId }, 'Credits over time'),
     svg('desc', { id: descId }, summary),
     yTicks.map((v) => [
       svg('line', { class: 'chart-grid', x1: PAD_LEFT, x2: W - PAD.right, y1: y(v).toFixed(1), y2: y(v).toFixed(1) }),
-      svg('text', { class: 'chart-label', x: PAD_LEFT - 8, y: y(v).toFixed(1), 'text-anchor': 'end', 'dominant-baseline': 'middle' }, number(v)),
+      svg(
+        'text',
+        {
+          class: 'chart-label',
+          x: PAD_LEFT - 8,
+          y: y(v).toFixed(1),
+          'text-anchor': 'end',
+          'dominant-baseline': 'middle',
+        },
+        number(v),
+      ),
     ]),
     svg('text', { class: 'chart-label', x: PAD_LEFT, y: H - 10, 'text-anchor': 'start' }, date(first.e.created_at)),
     svg('text', { class: 'chart-label', x: W - PAD.right, y: H - 10, 'text-anchor': 'end' }, 'now'),
     svg('path', { class: 'chart-line', d }),
     points.map((p) =>
-      svg('circle', { class: 'chart-point', cx: x(p.t).toFixed(1), cy: y(p.v).toFixed(1), r: 3.5 }, svg('title', null, `${dateTime(p.e.created_at)}: ${credits(p.v)} (${p.e.kind})`)),
+      svg(
+        'circle',
+        { class: 'chart-point', cx: x(p.t).toFixed(1), cy: y(p.v).toFixed(1), r: 3.5 },
+        svg('title', null, `${dateTime(p.e.created_at)}: ${credits(p.v)} (${p.e.kind})`),
+      ),
     ),
   );
-  return h('figure', { class: 'chart-figure' }, chart, h('figcaption', { class: 'hint' }, summary, ' Every entry is listed in the ledger table.'));
+  return h(
+    'figure',
+    { class: 'chart-figure' },
+    chart,
+    h('figcaption', { class: 'hint' }, summary, ' Every entry is listed in the ledger table.'),
+  );
 }

@@ -70,3 +70,11 @@ export function replace(parent, ...children) {
   parent.replaceChildren();
   return append(parent, children);
 }
+
+/**
+ * 32 random hex characters, for idempotency keys. getRandomValues, not randomUUID: the latter
+ * exists only in secure contexts, and the dashboard may be opened over plain http on a LAN name.
+ */
+export function randomKey() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}

@@ -3,7 +3,14 @@ import { h } from './dom.js';
 // Result media is served by the gateway at /media/... (same origin, so CSP media-src/img-src 'self').
 
 export function videoPlayer(url, label, { large = false } = {}) {
-  return h('video', { class: large ? 'player player-large' : 'player', controls: true, preload: 'metadata', playsinline: true, src: url, 'aria-label': label });
+  return h('video', {
+    class: large ? 'player player-large' : 'player',
+    controls: true,
+    preload: 'metadata',
+    playsinline: true,
+    src: url,
+    'aria-label': label,
+  });
 }
 
 export function audioPlayer(url, label) {
@@ -19,7 +26,15 @@ export function imageThumbs(urls, labelPrefix) {
       h(
         'li',
         null,
-        h('a', { href: url, target: '_blank', rel: 'noopener' }, h('img', { src: url, alt: `${labelPrefix}, image ${i + 1} of ${urls.length} (opens in a new tab)`, loading: 'lazy' })),
+        h(
+          'a',
+          { href: url, target: '_blank', rel: 'noopener' },
+          h('img', {
+            src: url,
+            alt: `${labelPrefix}, image ${i + 1} of ${urls.length} (opens in a new tab)`,
+            loading: 'lazy',
+          }),
+        ),
       ),
     ),
   );
@@ -31,7 +46,8 @@ const PLACEHOLDER = { processing: 'Rendering…', failed: 'Failed: no result', c
 export function jobPreview(job, options = {}) {
   const result = job.result;
   const label = `Result of job ${job.job_id}`;
-  if (job.status === 'completed' && result && typeof result.video === 'string') return videoPlayer(result.video, label, options);
+  if (job.status === 'completed' && result && typeof result.video === 'string')
+    return videoPlayer(result.video, label, options);
   if (job.status === 'completed' && result && Array.isArray(result.images)) return imageThumbs(result.images, label);
   return h('div', { class: `preview-placeholder status-${job.status}` }, PLACEHOLDER[job.status] || 'No result');
 }

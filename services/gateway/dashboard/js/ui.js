@@ -26,7 +26,11 @@ export function showError(err) {
     'div',
     { class: 'error-message' },
     h('p', null, message),
-    h('button', { type: 'button', class: 'link-button', 'aria-label': 'Dismiss this error', onclick: () => item.remove() }, 'Dismiss'),
+    h(
+      'button',
+      { type: 'button', class: 'link-button', 'aria-label': 'Dismiss this error', onclick: () => item.remove() },
+      'Dismiss',
+    ),
   );
   // Only the latest few: a stuck poll must not fill the page.
   while (region.children.length >= 3) region.firstElementChild.remove();
@@ -52,17 +56,42 @@ export async function withBusy(button, action) {
     b.disabled = true;
     b.setAttribute('aria-busy', 'true');
   }
+  let waitSec = 0;
   try {
     return await action();
   } catch (err) {
     showError(err);
+    waitSec = retryAfterOf(err);
     return undefined;
   } finally {
-    for (const b of buttons) {
-      b.disabled = false;
-      b.removeAttribute('aria-busy');
-    }
+    for (const b of buttons) b.removeAttribute('aria-busy');
+    if (waitSec > 0) holdUntilRetry(buttons, waitSec);
+    else for (const b of buttons) b.disabled = false;
   }
+}
+
+/** The seconds a 429 asks to wait (its retry_after), else 0. */
+function retryAfterOf(err) {
+  const seconds = err && err.status === 429 && err.body ? Number(err.body.retry_after) : 0;
+  return Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 0;
+}
+
+/** Keeps the buttons disabled while the server asks to wait, counting down on the first one. */
+function holdUntilRetry(buttons, seconds) {
+  const first = buttons[0];
+  const label = first.textContent;
+  let left = seconds;
+  const tick = () => {
+    if (left <= 0 || !first.isConnected) {
+      first.textContent = label;
+      for (const b of buttons) b.disabled = false;
+      return;
+    }
+    first.textContent = `Try again in ${left} s`;
+    left -= 1;
+    window.setTimeout(tick, 1000);
+  };
+  tick();
 }
 
 /**
@@ -74,8 +103,16 @@ export function confirmDialog({ title, body, confirmLabel, danger = false }) {
     const opener = document.activeElement;
     const titleId = uid('dialog-title');
     const bodyId = uid('dialog-body');
-    const cancel = h('button', { type: 'button', class: 'secondary', autofocus: true, onclick: () => close(false) }, 'Cancel');
-    const confirm = h('button', { type: 'button', class: danger ? 'danger' : 'primary', onclick: () => close(true) }, confirmLabel);
+    const cancel = h(
+      'button',
+      { type: 'button', class: 'secondary', autofocus: true, onclick: () => close(false) },
+      'Cancel',
+    );
+    const confirm = h(
+      'button',
+      { type: 'button', class: danger ? 'danger' : 'primary', onclick: () => close(true) },
+      confirmLabel,
+    );
     const dialog = h(
       'dialog',
       { class: 'dialog', 'aria-labelledby': titleId, 'aria-describedby': bodyId },
@@ -114,7 +151,8 @@ export async function copyText(text, field) {
   }
   if (field) {
     field.focus();
-    field.select();
+    if (typeof field.select === 'function') field.select();
+    else window.getSelection().selectAllChildren(field); // a <pre>: select its text
     const copied = document.execCommand && document.execCommand('copy');
     announce(copied ? 'Copied to the clipboard.' : 'Selected: press Ctrl+C (or Cmd+C) to copy.');
   }
@@ -127,13 +165,28 @@ export async function copyText(text, field) {
 export function secretBox({ heading, label, value, note, testId }) {
   const inputId = uid('secret');
   const noteId = uid('secret-note');
-  const input = h('input', { id: inputId, type: 'text', class: 'secret-value', readonly: true, value, spellcheck: 'false', autocomplete: 'off', 'aria-describedby': noteId, 'data-testid': testId });
+  const input = h('input', {
+    id: inputId,
+    type: 'text',
+    class: 'secret-value',
+    readonly: true,
+    value,
+    spellcheck: 'false',
+    autocomplete: 'off',
+    'aria-describedby': noteId,
+    'data-testid': testId,
+  });
   const box = h(
     'section',
     { class: 'card secret-box', 'aria-label': heading },
     h('h3', null, heading),
     h('label', { for: inputId }, label),
-    h('div', { class: 'secret-row' }, input, h('button', { type: 'button', class: 'primary', onclick: () => copyText(value, input) }, 'Copy')),
+    h(
+      'div',
+      { class: 'secret-row' },
+      input,
+      h('button', { type: 'button', class: 'primary', onclick: () => copyText(value, input) }, 'Copy'),
+    ),
     h('p', { id: noteId, class: 'warning' }, note),
     h('button', { type: 'button', class: 'secondary', onclick: () => box.remove() }, 'I have stored it, hide it'),
   );
@@ -169,14 +222,36 @@ export function scrollTable(label, table) {
   return h('div', { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: '0' }, table);
 }
 
-/** A table with a caption, header cells and one row per item; cells are nodes or text. */
+/** Names each cell after its column (data-label), for the stacked layout of narrow screens. */
+export function labelCells(columns, rows) {
+  for (const row of rows) {
+    [...row.cells].forEach((cell, i) => {
+      if (!cell.dataset.label && columns[i]) cell.dataset.label = columns[i];
+    });
+  }
+  return rows;
+}
+
+/**
+ * A table with a caption, header cells and one row per item; cells are nodes or text. On a narrow
+ * screen each row becomes a small card of "label: value" lines (style.css, table.data.stack), so
+ * nothing is clipped or squeezed one character per line.
+ */
 export function dataTable({ caption, columns, rows, captionHidden = true }) {
   return h(
     'table',
-    { class: 'data' },
+    { class: 'data stack' },
     h('caption', { class: captionHidden ? 'visually-hidden' : null }, caption),
-    h('thead', null, h('tr', null, columns.map((c) => h('th', { scope: 'col' }, c)))),
-    h('tbody', null, rows),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        columns.map((c) => h('th', { scope: 'col' }, c)),
+      ),
+    ),
+    h('tbody', null, labelCells(columns, rows)),
   );
 }
 

@@ -9,13 +9,13 @@ import { isAppError } from '@mf/errors';
 import { createLogger } from '@mf/logger';
 import { migrations } from '../../migrations';
 import { loadGatewayConfig } from '../config';
-import { createApiKey, revokeApiKey } from '../usecases/api-keys.usecase';
-import { createUser, grantCredits, requireUserByEmail, ROLES, setUserRole } from '../usecases/users.usecase';
-import { clearWebhook, listWebhookDeliveries, setWebhook } from '../usecases/webhooks.usecase';
+import { createApiKey, revokeApiKey } from '../core/usecases/api-keys.usecase';
+import { createUser, grantCredits, requireUserByEmail, ROLES, setUserRole } from '../core/usecases/users.usecase';
+import { clearWebhook, listWebhookDeliveries, setWebhook } from '../core/usecases/webhooks.usecase';
 
 class UsageError extends Error {}
 
-const USAGE = `usage: npm run --silent admin -- <command> [flags]
+const USAGE = `usage: npm run --silent admin -- <command> [flags]   (--help: this list)
   user:create   --email E [--password P] [--credits N]   -> {user_id, email}
   user:role     --email E --role admin|user              -> {user_id, email, role}
   key:create    --email E --scopes s1,s2|all [--name N]  -> {id, key, prefix, scopes}
@@ -39,7 +39,8 @@ function need(flags: Flags, name: string): string {
 }
 
 function positiveInt(value: string, name: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) throw new UsageError(`--${name} must be a positive integer`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value)))
+    throw new UsageError(`--${name} must be a positive integer`);
   return Number(value);
 }
 
@@ -50,7 +51,8 @@ function atMost(n: number, max: number, name: string): number {
 
 const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
   'user:create': async (flags, ctx) => {
-    const credits = flags.credits === undefined ? undefined : flags.credits === '0' ? 0 : positiveInt(flags.credits, 'credits');
+    const credits =
+      flags.credits === undefined ? undefined : flags.credits === '0' ? 0 : positiveInt(flags.credits, 'credits');
     // Reach billing before creating anything, so a stopped billing leaves no half-made user.
     const bus = credits ? await ctx.bus() : undefined;
     const user = await createUser(ctx.db, { email: need(flags, 'email'), password: flags.password });
@@ -59,7 +61,8 @@ const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
   },
   'user:role': async (flags, ctx) => {
     const role = need(flags, 'role');
-    if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of: ${ROLES.join(', ')}`);
+    if (!(ROLES as readonly string[]).includes(role))
+      throw new UsageError(`--role must be one of: ${ROLES.join(', ')}`);
     const user = await setUserRole(ctx.db, need(flags, 'email'), role);
     return { user_id: user.id, email: user.email, role: user.role };
   },
@@ -74,23 +77,47 @@ const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
     const amount = positiveInt(need(flags, 'amount'), 'amount');
     return { credits_remaining: await grantCredits(await ctx.bus(), user.id, amount, undefined, 'admin grant') };
   },
-  'webhook:set': async (flags, ctx) => setWebhook(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id'), need(flags, 'url')),
-  'webhook:clear': async (flags, ctx) => clearWebhook(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id')),
+  'webhook:set': async (flags, ctx) =>
+    setWebhook(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id'), need(flags, 'url')),
+  'webhook:clear': async (flags, ctx) =>
+    clearWebhook(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id')),
   'webhook:deliveries': async (flags, ctx) =>
-    listWebhookDeliveries(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id'), flags.limit === undefined ? undefined : atMost(positiveInt(flags.limit, 'limit'), 500, 'limit')),
+    listWebhookDeliveries(
+      ctx.db,
+      await ctx.bus(),
+      positiveInt(need(flags, 'key-id'), 'key-id'),
+      flags.limit === undefined ? undefined : atMost(positiveInt(flags.limit, 'limit'), 500, 'limit'),
+    ),
 };
+
+const HELP = new Set(['--help', '-h', 'help']);
 
 export async function runCli(argv: string[]): Promise<{ code: number; stdout?: string; stderr?: string }> {
   const [command, ...rest] = argv;
-  const handler = command ? commands[command] : undefined;
-  if (!handler) return { code: 2, stderr: `${command ? `unknown command: ${command}\n` : ''}${USAGE}` };
+  // Asking for help is not a mistake: the command list on stdout, exit 0 (also `<command> --help`).
+  if (command === undefined) return { code: 2, stderr: USAGE };
+  if (HELP.has(command) || rest.some((a) => a === '--help' || a === '-h')) return { code: 0, stdout: USAGE };
+  const handler = Object.hasOwn(commands, command) ? commands[command] : undefined;
+  if (!handler) return { code: 2, stderr: `unknown command: ${command}\n${USAGE}` };
   let flags: Flags;
   try {
     flags = parseArgs({
       args: rest,
-      options: { email: { type: 'string' }, password: { type: 'string' }, credits: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, amount: { type: 'string' }, 'key-id': { type: 'string' }, url: { type: 'string' }, limit: { type: 'string' }, role: { type: 'string' } },
+      options: {
+        email: { type: 'string' },
+        password: { type: 'string' },
+        credits: { type: 'string' },
+        scopes: { type: 'string' },
+        name: { type: 'string' },
+        id: { type: 'string' },
+        amount: { type: 'string' },
+        'key-id': { type: 'string' },
+        url: { type: 'string' },
+        limit: { type: 'string' },
+        role: { type: 'string' },
+      },
       strict: true,
-    }).values as Flags;
+    }).values;
   } catch (err) {
     return { code: 2, stderr: `${(err as Error).message}\n${USAGE}` };
   }
@@ -103,7 +130,14 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
     const result = await handler(flags, {
       db,
       bus: async () => {
-        bus ??= new Bus({ url: config.AMQP_URL, service: 'admin-cli', logger, rpcTimeoutMs: config.RPC_TIMEOUT_MS, maxConnectAttempts: 3, reconnectMinMs: 300 });
+        bus ??= new Bus({
+          url: config.AMQP_URL,
+          service: 'admin-cli',
+          logger,
+          rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+          maxConnectAttempts: 3,
+          reconnectMinMs: 300,
+        });
         await bus.start();
         return bus;
       },
@@ -124,7 +158,7 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
 }
 
 if (require.main === module) {
-  runCli(process.argv.slice(2)).then(({ code, stdout, stderr }) => {
+  void runCli(process.argv.slice(2)).then(({ code, stdout, stderr }) => {
     if (stdout) process.stdout.write(`${stdout}\n`);
     if (stderr) process.stderr.write(`${stderr}\n`);
     process.exit(code);

@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Knex } from '@mf/db';
 import { finish, createHttpApp } from '@mf/http';
 import { createLogger } from '@mf/logger';
-import { generateApiKey, hashApiKey } from '../auth/api-key';
+import { generateApiKey, hashApiKey } from '../core/auth/api-key';
 import { authOf, authenticate, requireScope } from './auth.middleware';
 
 const logger = createLogger('gateway-auth-test', 'silent');
@@ -25,7 +25,12 @@ interface FakeKeyRow {
 function fakeKnex(rows: FakeKeyRow[]) {
   const lookups: { table: string; columns: string[]; where: Record<string, unknown>; nullColumns: string[] }[] = [];
   const db = (table: string) => {
-    const lookup = { table, columns: [] as string[], where: {} as Record<string, unknown>, nullColumns: [] as string[] };
+    const lookup = {
+      table,
+      columns: [] as string[],
+      where: {} as Record<string, unknown>,
+      nullColumns: [] as string[],
+    };
     lookups.push(lookup);
     const builder = {
       first(...columns: string[]) {
@@ -46,7 +51,8 @@ function fakeKnex(rows: FakeKeyRow[]) {
             Object.entries(lookup.where).every(([k, v]) => (row as unknown as Record<string, unknown>)[k] === v) &&
             lookup.nullColumns.every((c) => (row as unknown as Record<string, unknown>)[c] === null),
         );
-        const picked = match && Object.fromEntries(lookup.columns.map((c) => [c, (match as unknown as Record<string, unknown>)[c]]));
+        const picked =
+          match && Object.fromEntries(lookup.columns.map((c) => [c, (match as unknown as Record<string, unknown>)[c]]));
         return Promise.resolve(picked).then(onFulfilled, onRejected);
       },
     };
@@ -59,7 +65,13 @@ const validKey = generateApiKey();
 const revokedKey = generateApiKey();
 const rows: FakeKeyRow[] = [
   { id: 11, user_id: 7, scopes: ['models:read', 'video:write'], key_hash: validKey.hash, revoked_at: null },
-  { id: 12, user_id: 7, scopes: ['models:read'], key_hash: revokedKey.hash, revoked_at: new Date('2024-01-01T00:00:00Z') },
+  {
+    id: 12,
+    user_id: 7,
+    scopes: ['models:read'],
+    key_hash: revokedKey.hash,
+    revoked_at: new Date('2024-01-01T00:00:00Z'),
+  },
 ];
 
 function buildApp(db: Knex, ...after: RequestHandler[]): Express {
@@ -133,6 +145,19 @@ describe('authenticate', () => {
     expect(fake.lookups).toHaveLength(1);
   });
 
+  it('tells a caller who sent an OAuth access token that REST takes API keys, without a lookup', async () => {
+    const res = await request(app)
+      .get('/api/v1/whoami')
+      .set('Authorization', `Bearer mfo_at_${'A'.repeat(43)}`);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({
+      error:
+        'OAuth access tokens are for the MCP endpoint (/api/mcp); the REST API takes API keys (mf_live_...) from the dashboard',
+    });
+    expect(res.headers['www-authenticate']).toBe(CHALLENGE);
+    expect(fake.lookups).toHaveLength(0);
+  });
+
   it('rejects a revoked key with the same 401', async () => {
     const res = await request(app).get('/api/v1/whoami').set('Authorization', `Bearer ${revokedKey.key}`);
     expect(res.status).toBe(401);
@@ -150,7 +175,12 @@ describe('authenticate', () => {
   it('looks the key up by its hash only, never by the raw key, and skips revoked rows', async () => {
     await request(app).get('/api/v1/whoami').set('Authorization', `Bearer ${validKey.key}`);
     expect(fake.lookups).toEqual([
-      { table: 'api_keys', columns: ['id', 'user_id', 'scopes'], where: { key_hash: hashApiKey(validKey.key) }, nullColumns: ['revoked_at'] },
+      {
+        table: 'api_keys',
+        columns: ['id', 'user_id', 'scopes'],
+        where: { key_hash: hashApiKey(validKey.key) },
+        nullColumns: ['revoked_at'],
+      },
     ]);
     expect(JSON.stringify(fake.lookups)).not.toContain(validKey.key);
   });
@@ -188,12 +218,17 @@ describe('requireScope', () => {
   it('answers 403 naming the missing scope exactly', async () => {
     const res = await request(scoped).post('/image').set('Authorization', `Bearer ${validKey.key}`);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: 'This API key lacks the required scope: image:write', required_scope: 'image:write' });
+    expect(res.body).toEqual({
+      error: 'This API key lacks the required scope: image:write',
+      required_scope: 'image:write',
+    });
   });
 
   it('answers 403 naming video:write when a key has only models:read', async () => {
     const readOnly = generateApiKey();
-    const db = fakeKnex([{ id: 20, user_id: 3, scopes: ['models:read'], key_hash: readOnly.hash, revoked_at: null }]).db;
+    const db = fakeKnex([
+      { id: 20, user_id: 3, scopes: ['models:read'], key_hash: readOnly.hash, revoked_at: null },
+    ]).db;
     const appWithReadOnly = createHttpApp({ logger });
     appWithReadOnly.post('/video', authenticate(db), requireScope('video:write'), (_req, res) => {
       res.status(202).json({ ok: true });

@@ -2,8 +2,8 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createHttpApp, finish } from '@mf/http';
 import { createLogger } from '@mf/logger';
-import type { RateLimitDecision, RateLimiter } from '../ratelimit/rate-limiter';
-import { memoryRateLimiter } from '../ratelimit/rate-limiter';
+import type { RateLimitDecision, RateLimiter } from '../core/ratelimit/rate-limiter';
+import { memoryRateLimiter } from '../core/ratelimit/rate-limiter';
 import { rateLimit } from './rate-limit.middleware';
 
 const logger = createLogger('gateway-ratelimit-test', 'silent');
@@ -36,8 +36,22 @@ function buildApp(limiter: RateLimiter, apiKeyId: number | null = 42): Express {
   return app;
 }
 
-const allowed: RateLimitDecision = { allowed: true, limit: 60, remaining: 17, resetAtSec: 1_700_000_060, retryAfterSec: 0 };
-const refused: RateLimitDecision = { allowed: false, limit: 60, remaining: 0, resetAtSec: 1_700_000_060, retryAfterSec: 23 };
+const allowed: RateLimitDecision = {
+  allowed: true,
+  limit: 60,
+  remaining: 17,
+  resetAtSec: 1_700_000_060,
+  retryAfterSec: 0,
+  granted: 1,
+};
+const refused: RateLimitDecision = {
+  allowed: false,
+  limit: 60,
+  remaining: 0,
+  resetAtSec: 1_700_000_060,
+  retryAfterSec: 23,
+  granted: 0,
+};
 
 describe('rateLimit middleware', () => {
   it('lets an allowed request through with X-RateLimit-Limit, -Remaining and -Reset headers', async () => {

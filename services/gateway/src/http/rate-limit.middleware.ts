@@ -1,6 +1,6 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { AppError } from '@mf/errors';
-import type { RateLimiter } from '../ratelimit/rate-limiter';
+import { rateLimitExceededMessage, type RateLimitDecision, type RateLimiter } from '../core/ratelimit/rate-limiter';
 
 /**
  * Counts every authenticated request against its key. Every response carries X-RateLimit-Limit,
@@ -10,17 +10,26 @@ export function rateLimit(limiter: RateLimiter): RequestHandler {
   return async (req, res, next) => {
     const auth = req.auth;
     if (!auth) return next();
-    const d = await limiter.consume(`key:${auth.apiKeyId}`);
-    res.setHeader('X-RateLimit-Limit', String(d.limit));
-    res.setHeader('X-RateLimit-Remaining', String(d.remaining));
-    res.setHeader('X-RateLimit-Reset', String(d.resetAtSec));
+    const d = await limiter.consume(rateLimitKey(auth.apiKeyId));
+    setRateLimitHeaders(res, d);
     if (d.allowed) return next();
     next(
       new AppError(
         429,
-        { error: `Rate limit exceeded: ${d.limit} requests per minute per API key. Retry after ${d.retryAfterSec} s.`, retry_after: d.retryAfterSec },
+        { error: rateLimitExceededMessage(d.limit, d.retryAfterSec), retry_after: d.retryAfterSec },
         { 'Retry-After': String(d.retryAfterSec) },
       ),
     );
   };
+}
+
+/** The limiter's key for an API key: REST and MCP requests of one key share it. */
+export function rateLimitKey(apiKeyId: number): string {
+  return `key:${apiKeyId}`;
+}
+
+export function setRateLimitHeaders(res: Response, d: RateLimitDecision): void {
+  res.setHeader('X-RateLimit-Limit', String(d.limit));
+  res.setHeader('X-RateLimit-Remaining', String(d.remaining));
+  res.setHeader('X-RateLimit-Reset', String(d.resetAtSec));
 }

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { requestId } from '@mf/http';
-import type { UsageRecorder } from '../usage/usage-recorder';
+import type { UsageRecorder } from '../core/usage/usage-recorder';
 
 /** Records one usage row per authenticated request when its response finishes. */
 export function recordUsage(recorder: UsageRecorder): RequestHandler {

@@ -23,7 +23,12 @@ export function paramsProblem(method: string, params: unknown): string | null {
     if (!isObject(params)) return 'params must be an object';
     if (typeof params.protocolVersion !== 'string') return 'params.protocolVersion must be a string';
     if (!isObject(params.capabilities)) return 'params.capabilities must be an object';
-    if (!isObject(params.clientInfo) || typeof params.clientInfo.name !== 'string' || typeof params.clientInfo.version !== 'string') return 'params.clientInfo must be an object with a string name and version';
+    if (
+      !isObject(params.clientInfo) ||
+      typeof params.clientInfo.name !== 'string' ||
+      typeof params.clientInfo.version !== 'string'
+    )
+      return 'params.clientInfo must be an object with a string name and version';
     return null;
   }
   return null;
@@ -39,5 +44,7 @@ export function invalidParamsAnswer(body: unknown): InvalidParamsAnswer | null {
   // Params that are not structured at all make the message itself invalid (-32600): the SDK says so.
   if (body.params !== undefined && (typeof body.params !== 'object' || body.params === null)) return null;
   const problem = paramsProblem(body.method, body.params);
-  return problem === null ? null : { jsonrpc: '2.0', id: body.id, error: { code: -32602, message: `Invalid params: ${problem}` } };
+  return problem === null
+    ? null
+    : { jsonrpc: '2.0', id: body.id, error: { code: -32602, message: `Invalid params: ${problem}` } };
 }

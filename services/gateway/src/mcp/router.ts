@@ -8,9 +8,10 @@ import type { Logger } from '@mf/logger';
 import { authOf } from '../http/auth.middleware';
 import { rateLimit } from '../http/rate-limit.middleware';
 import { recordUsage } from '../http/usage.middleware';
-import type { RateLimiter } from '../ratelimit/rate-limiter';
-import type { UsageRecorder } from '../usage/usage-recorder';
+import type { RateLimiter } from '../core/ratelimit/rate-limiter';
+import type { UsageRecorder } from '../core/usage/usage-recorder';
 import { mcpAuthenticate, resourceMetadataUrl, type TokenVerifier } from './auth';
+import { admitBatch, BATCH_TOO_LARGE, MAX_BATCH, refuseBeyondAdmitted } from './batch-limit';
 import { invalidParamsAnswer } from './invalid-params';
 import { buildMcpServer } from './server';
 
@@ -34,22 +35,37 @@ export interface McpDeps {
 
 /** JSON-RPC "method not allowed", as the SDK's stateless examples answer GET and DELETE. */
 const methodNotAllowed: RequestHandler = (_req, res) => {
-  res.status(405).setHeader('Allow', 'POST').json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+  res
+    .status(405)
+    .setHeader('Allow', 'POST')
+    .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
 };
 
 /**
  * /api/mcp: the MCP streamable HTTP endpoint, stateless. Each POST gets a new server and transport,
  * so no session lives in a process and any replica can answer. The chain before it is the REST
- * API's: authentication, usage record and rate limit (each HTTP request counts once), JSON body.
+ * API's: authentication, usage record and rate limit, JSON body; then every further message of a
+ * batch (at most MAX_BATCH) counts against the key's limit too (batch-limit.ts).
  */
 export function mcpRouter(deps: McpDeps): Router {
   const router = Router();
-  router.use(mcpAuthenticate(deps.verifiers, resourceMetadataUrl(deps.publicBaseUrl)), recordUsage(deps.usage), rateLimit(deps.limiter), jsonBody(deps.bodyLimit));
+  router.use(
+    mcpAuthenticate(deps.verifiers, resourceMetadataUrl(deps.publicBaseUrl)),
+    recordUsage(deps.usage),
+    rateLimit(deps.limiter),
+    jsonBody(deps.bodyLimit, { jsonTypeOnly: false, objectOnly: false }),
+  );
 
   router.post('/', async (req, res) => {
     // JSON-RPC 2.0 §6: an empty batch is an invalid request (the SDK would answer 202, as to notifications).
     if (Array.isArray(req.body) && req.body.length === 0) {
-      res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: empty batch' }, id: null });
+      res
+        .status(400)
+        .json({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: empty batch' }, id: null });
+      return;
+    }
+    if (Array.isArray(req.body) && req.body.length > MAX_BATCH) {
+      res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: BATCH_TOO_LARGE }, id: null });
       return;
     }
     const invalid = invalidParamsAnswer(req.body);
@@ -57,6 +73,7 @@ export function mcpRouter(deps: McpDeps): Router {
       res.status(200).json(invalid);
       return;
     }
+    const admission = await admitBatch(deps.limiter, authOf(req).apiKeyId, req.body, res);
     const id = requestId(req);
     const server = buildMcpServer(
       {
@@ -77,12 +94,14 @@ export function mcpRouter(deps: McpDeps): Router {
     });
     try {
       await server.connect(transport);
+      refuseBeyondAdmitted(transport, admission);
       // As a plain IncomingMessage: the SDK would read `req.auth` as its own AuthInfo; the tools
       // already have the caller bound, so nothing of it is needed there.
       await transport.handleRequest(req as IncomingMessage, res, req.body);
     } catch (err) {
       (req.log ?? deps.logger).error({ err, requestId: id }, 'MCP request failed');
-      if (!res.headersSent) res.status(500).json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null });
+      if (!res.headersSent)
+        res.status(500).json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null });
     }
   });
 

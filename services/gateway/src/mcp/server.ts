@@ -1,7 +1,15 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { isAppError } from '@mf/errors';
 import type { Logger } from '@mf/logger';
+import { inputJsonSchema, outputJsonSchema } from './schemas';
 import { TOOLS, type ToolContext, type ToolSpec } from './tools';
 
 /** How often a long tool call reports progress to a client that asked for it (its timers reset on each). */
@@ -16,7 +24,8 @@ const INSTRUCTIONS = [
 
 /** The JSON text of a tool error: the REST status and body, so a client can act on the figures. */
 export function errorText(err: unknown, requestId: string): { text: string; internal: boolean } {
-  if (!isAppError(err)) return { text: JSON.stringify({ status: 500, error: 'Internal error', request_id: requestId }), internal: true };
+  if (!isAppError(err))
+    return { text: JSON.stringify({ status: 500, error: 'Internal error', request_id: requestId }), internal: true };
   const retryAfter = err.headers['Retry-After'];
   const body: Record<string, unknown> = { status: err.status, ...err.body };
   if (retryAfter !== undefined && body.retry_after === undefined) body.retry_after = Number(retryAfter);
@@ -32,7 +41,11 @@ function success(value: object): CallToolResult {
 }
 
 /** Runs `work`, calling `report` with a rising count every `intervalMs` until it settles. */
-async function withProgress<T>(intervalMs: number, report: (n: number) => Promise<void>, work: () => Promise<T>): Promise<T> {
+async function withProgress<T>(
+  intervalMs: number,
+  report: (n: number) => Promise<void>,
+  work: () => Promise<T>,
+): Promise<T> {
   let n = 0;
   // A lost notification only costs the client a timer reset: never fail the call for it.
   const timer = setInterval(() => void report(++n).catch(() => undefined), intervalMs);
@@ -49,35 +62,56 @@ export interface McpServerOptions {
   progressIntervalMs?: number;
 }
 
-function register(server: McpServer, tool: ToolSpec, ctx: ToolContext, { logger, progressIntervalMs = PROGRESS_INTERVAL_MS }: McpServerOptions): void {
-  server.registerTool(
-    tool.name,
-    { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
-    async (args, extra) => {
-      const run = () => tool.run(args, ctx);
-      // Only when the client asked for progress (a token): that is what resets its request timer.
-      const token = tool.long ? extra._meta?.progressToken : undefined;
-      try {
-        const value =
-          token === undefined
-            ? await run()
-            : await withProgress(progressIntervalMs, (progress) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, message: `${tool.name} still running` } }), run);
-        return success(value);
-      } catch (err) {
-        const { text, internal } = errorText(err, ctx.correlationId);
-        if (internal) logger.error({ err, tool: tool.name, requestId: ctx.correlationId }, 'MCP tool failed');
-        return { isError: true, content: [{ type: 'text', text }] };
-      }
-    },
-  );
-}
+/** What tools/list says of each tool: schemas derived from the contracts, computed once. */
+const DESCRIBED: Tool[] = TOOLS.map((tool) => ({
+  name: tool.name,
+  title: tool.title,
+  description: tool.description,
+  inputSchema: inputJsonSchema(tool.input) as Tool['inputSchema'],
+  outputSchema: outputJsonSchema(tool.output) as Tool['outputSchema'],
+  annotations: tool.annotations,
+}));
+const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 
 /**
  * A server for one HTTP request (stateless: any replica can serve any request). The caller's
- * context is bound here, so every tool runs as the authenticated key.
+ * context is bound here, so every tool runs as the authenticated key. The SDK's low-level server:
+ * the tool schemas are ours (derived from joi), and arguments go to the use cases unchanged.
  */
-export function buildMcpServer(ctx: ToolContext, opts: McpServerOptions): McpServer {
-  const server = new McpServer({ name: 'mediaforge', version: '1.0.0' }, { instructions: INSTRUCTIONS });
-  for (const tool of TOOLS) register(server, tool, ctx, opts);
+export function buildMcpServer(
+  ctx: ToolContext,
+  { logger, progressIntervalMs = PROGRESS_INTERVAL_MS }: McpServerOptions,
+): Server {
+  const server = new Server(
+    { name: 'mediaforge', version: '1.0.0' },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: DESCRIBED }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool: ToolSpec | undefined = BY_NAME.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    const run = () => tool.run(request.params.arguments ?? {}, ctx);
+    // Only when the client asked for progress (a token): that is what resets its request timer.
+    const token = tool.long ? request.params._meta?.progressToken : undefined;
+    try {
+      const value =
+        token === undefined
+          ? await run()
+          : await withProgress(
+              progressIntervalMs,
+              (progress) =>
+                extra.sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken: token, progress, message: `${tool.name} still running` },
+                }),
+              run,
+            );
+      return success(value);
+    } catch (err) {
+      const { text, internal } = errorText(err, ctx.correlationId);
+      if (internal) logger.error({ err, tool: tool.name, requestId: ctx.correlationId }, 'MCP tool failed');
+      return { isError: true, content: [{ type: 'text', text }] };
+    }
+  });
   return server;
 }

@@ -1,13 +1,27 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { findModel, imageCost, videoCost, type FalEndpoints, type ModelId } from '@mf/catalog';
-import type { ImageParams, JobEventPayload, JobResult, JobStatus, JobView, SubmitJobRequest, VideoParams } from '@mf/contracts';
+import { findModel, imageCost, videoCost, type ModelId } from '@mf/catalog';
+import type {
+  CancelledBy,
+  ImageParams,
+  JobEventPayload,
+  JobInput,
+  JobResult,
+  JobSource,
+  JobStatus,
+  Job,
+  SubmitJobRequest,
+  VideoParams,
+} from '@mf/contracts';
+import type { Mode } from '../providers/provider';
+import type { AttemptRoute } from '../routing/routing';
 
 export type InternalStatus = JobStatus | 'submitting' | 'rejected';
 
 export interface JobRow {
   id: string;
   user_id: number;
-  api_key_id: number;
+  /** null only for a dashboard playground job. */
+  api_key_id: number | null;
   type: 'video' | 'image';
   model_id: ModelId;
   upstream_model: string;
@@ -22,12 +36,27 @@ export interface JobRow {
   refund_state: 'none' | 'pending' | 'done';
   /** Digest of the client's Idempotency-Key (and request) this job was submitted under, if any. */
   idempotency_key: string | null;
+  source: JobSource;
+  /** The editor project an editor job was made for. */
+  project_id: string | null;
+  cancelled_by: CancelledBy | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
   deadline_at: Date;
   next_poll_at: Date | null;
   poll_failures: number;
+  /** Number of the current (or last) attempt; 0 before the first. */
+  attempt: number;
+  /** The routes resolved at submit, tried in order, one attempt each. */
+  routes: AttemptRoute[];
+  /** The current attempt fails (next route) when still running then; null: only the job's deadline. */
+  attempt_deadline_at: Date | null;
+}
+
+/** The current attempt's number; a job written before attempts were recorded has made one. */
+export function currentAttempt(job: Pick<JobRow, 'attempt' | 'provider_request_id'>): number {
+  return job.attempt || (job.provider_request_id ? 1 : 0);
 }
 
 /** Statuses a user can see; the others are internal to a submit. */
@@ -44,21 +73,33 @@ export function newJobId(): string {
 
 export interface JobPlan {
   modelId: ModelId;
-  upstreamModel: string;
+  mode: Mode;
   cost: number;
 }
 
-/** Model, upstream endpoint and price of a request (contract section 1). */
-export function planJob(req: SubmitJobRequest, endpoints: FalEndpoints): JobPlan {
+/** Model, mode and price of a request (contract section 1). */
+export function planJob(req: SubmitJobRequest): JobPlan {
   if (req.type === 'video') {
     const p = req.params;
     const modelId: ModelId = p.fast ? 'vidgen-2.0-fast' : 'vidgen-2.0';
-    const mode = p.image_url ? 'image-to-video' : 'text-to-video';
-    return { modelId, upstreamModel: endpoints[modelId][mode], cost: videoCost(p.fast, p.duration_seconds, p.resolution) };
+    return {
+      modelId,
+      mode: p.image_url ? 'image-to-video' : 'text-to-video',
+      cost: videoCost(p.fast, p.duration_seconds, p.resolution),
+    };
   }
   const p = req.params;
-  const mode = p.image_urls.length ? 'image-edit' : 'text-to-image';
-  return { modelId: 'imagegen-2', upstreamModel: endpoints['imagegen-2'][mode], cost: imageCost(p.num_images) };
+  return {
+    modelId: 'imagegen-2',
+    mode: p.image_urls.length ? 'image-edit' : 'text-to-image',
+    cost: imageCost(p.num_images),
+  };
+}
+
+/** The mode of a stored job. */
+export function modeOf(job: Pick<JobRow, 'type' | 'params'>): Mode {
+  if (job.type === 'video') return (job.params as VideoParams).image_url ? 'image-to-video' : 'text-to-video';
+  return (job.params as ImageParams).image_urls.length ? 'image-edit' : 'text-to-image';
 }
 
 export function mediaUrl(publicBaseUrl: string, key: string): string {
@@ -71,8 +112,33 @@ export function resultOf(row: Pick<JobRow, 'type' | 'status' | 'result_keys'>, p
   return row.type === 'video' ? { video: urls[0] } : { images: urls };
 }
 
-/** The contract's Job object; model is the display name here. */
-export function toView(row: JobRow, publicBaseUrl: string): JobView {
+const VIDEO_INPUT = [
+  'prompt',
+  'image_url',
+  'fast',
+  'duration_seconds',
+  'aspect_ratio',
+  'resolution',
+  'generate_audio',
+  'seed',
+] as const;
+const IMAGE_INPUT = ['prompt', 'image_urls', 'num_images', 'aspect_ratio', 'seed'] as const;
+
+/**
+ * The accepted input of a job, as it ran (defaults applied, the seed used), in the order of the
+ * submit's fields. Only the request's own fields: nothing internal is stored in params, but a
+ * field added there later must not leak into the API by accident.
+ */
+export function inputOf(row: Pick<JobRow, 'type' | 'params'>): JobInput {
+  const fields: readonly string[] = row.type === 'video' ? VIDEO_INPUT : IMAGE_INPUT;
+  const params = (row.params ?? {}) as unknown as Record<string, unknown>;
+  return Object.fromEntries(
+    fields.filter((f) => params[f] !== undefined).map((f) => [f, params[f]]),
+  ) as unknown as JobInput;
+}
+
+/** The contract's Job object (model is the display name here) with its input, source and project. */
+export function toView(row: JobRow, publicBaseUrl: string): Job {
   return {
     job_id: row.id,
     status: row.status as JobStatus,
@@ -83,6 +149,9 @@ export function toView(row: JobRow, publicBaseUrl: string): JobView {
     completed_at: row.completed_at ? row.completed_at.toISOString() : null,
     result: resultOf(row, publicBaseUrl),
     error: row.status === 'failed' ? row.error : null,
+    input: inputOf(row),
+    source: row.source,
+    project_id: row.project_id,
   };
 }
 
@@ -101,7 +170,26 @@ export function toEventPayload(row: JobRow, publicBaseUrl: string): JobEventPayl
     completed_at: view.completed_at,
     result: view.result,
     error: view.error,
+    source: row.source,
+    project_id: row.project_id,
   };
+}
+
+/** What the charge's ledger line says: the model, and who made the job when it was not a key's request. */
+export function chargeDescription(row: Pick<JobRow, 'model_id' | 'source'>): string {
+  const by = row.source === 'editor' ? ' (editor)' : row.source === 'dashboard' ? ' (playground)' : '';
+  return `${row.model_id} job${by}`;
+}
+
+/** What the refund's ledger line says (billing shows it as the entry's description). */
+export function refundReason(row: Pick<JobRow, 'status' | 'cancelled_by'>): string {
+  if (row.status === 'cancelled')
+    return row.cancelled_by === 'editor'
+      ? 'cancelled by the editor (the generation took too long)'
+      : 'cancelled by you';
+  if (row.status === 'failed') return 'job failed';
+  // rejected: the provider refused the submit, or a crash interrupted it.
+  return 'job could not be started';
 }
 
 /** The reference under which billing records this job's charge (and its refund). */
@@ -120,7 +208,12 @@ export function verifyCallbackToken(secret: string, jobId: string, token: string
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
-/** Storage key of the n-th output. */
-export function outputKey(jobId: string, type: 'video' | 'image', index: number): string {
-  return type === 'video' ? `jobs/${jobId}/video.mp4` : `jobs/${jobId}/image-${index + 1}.png`;
+/**
+ * Storage key of the n-th output of a job's attempt. A first attempt's keys are the job's own; a
+ * later attempt's are its own (`jobs/<id>/attempt-<n>/...`), so a late result of an attempt already
+ * given up, stored while another attempt completes, can never overwrite the job's result.
+ */
+export function outputKey(jobId: string, type: 'video' | 'image', index: number, attempt = 1): string {
+  const dir = attempt > 1 ? `jobs/${jobId}/attempt-${attempt}` : `jobs/${jobId}`;
+  return type === 'video' ? `${dir}/video.mp4` : `${dir}/image-${index + 1}.png`;
 }

@@ -2,7 +2,7 @@ import type { Bus } from '@mf/bus';
 import { jobsRpc } from '@mf/contracts';
 import type { JobsContext } from '../usecases/context';
 import { cancelJob } from '../usecases/cancel-job.usecase';
-import { getJob, getJobResult, listJobs, providerCallback } from '../usecases/read-jobs.usecase';
+import { getJob, getJobAttempts, getJobResult, listJobs, providerCallback } from '../usecases/read-jobs.usecase';
 import { submitJob } from '../usecases/submit-job.usecase';
 
 /** Binds the jobs RPC methods to their use cases. */
@@ -13,6 +13,7 @@ export function serveJobsRpc(bus: Bus, ctx: JobsContext, wakePoller: () => void)
     cancel: (req) => cancelJob(ctx, req),
     getResult: (req) => getJobResult(ctx, req),
     list: (req) => listJobs(ctx, req),
-    providerCallback: (req) => providerCallback(ctx, req.job_id, req.token, wakePoller),
+    providerCallback: (req) => providerCallback(ctx, req, wakePoller),
+    attempts: (req) => getJobAttempts(ctx, req),
   });
 }

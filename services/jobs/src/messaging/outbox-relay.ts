@@ -3,7 +3,9 @@ import { jobEvents, type EventDef, type JobEventPayload } from '@mf/contracts';
 import type { Knex } from '@mf/db';
 import { lockUnpublished, markPublished } from '../repositories/outbox.repository';
 
-const DEFS: Record<string, EventDef<JobEventPayload>> = Object.fromEntries(Object.values(jobEvents).map((d) => [d.routingKey, d]));
+const DEFS: Record<string, EventDef<JobEventPayload>> = Object.fromEntries(
+  Object.values(jobEvents).map((d) => [d.routingKey, d]),
+);
 
 /**
  * Publishes outbox rows in order, with publisher confirms, and marks them published in the same

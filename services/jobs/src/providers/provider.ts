@@ -1,24 +1,83 @@
 import type { ImageParams, VideoParams } from '@mf/contracts';
 
+/** What a request asks for; each route names an upstream model per mode. */
+export type Mode = 'text-to-video' | 'image-to-video' | 'text-to-image' | 'image-edit';
+export const MODES: readonly Mode[] = ['text-to-video', 'image-to-video', 'text-to-image', 'image-edit'];
+
+/** The adapters a providers document may name. */
+export const PROVIDER_TYPES = ['local', 'fal', 'replicate', 'openrouter', 'openai-images', 'comfyui'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+interface ProviderJobBase {
+  jobId: string;
+  mode: Mode;
+  /** The upstream model (or fal endpoint, or ComfyUI workflow name) of this attempt's route. */
+  upstreamModel: string;
+  /** 1-based number of this attempt of the job. */
+  attempt: number;
+  /** Where the upstream may call us back when it finishes (upstreams that support callbacks only). */
+  callbackUrl?: string;
+}
+
 /** What a provider is asked to make. */
 export type ProviderJob =
-  | { jobId: string; type: 'video'; modelId: 'vidgen-2.0' | 'vidgen-2.0-fast'; upstreamModel: string; params: VideoParams; callbackUrl?: string }
-  | { jobId: string; type: 'image'; modelId: 'imagegen-2'; upstreamModel: string; params: ImageParams; callbackUrl?: string };
+  | (ProviderJobBase & { type: 'video'; modelId: 'vidgen-2.0' | 'vidgen-2.0-fast'; params: VideoParams })
+  | (ProviderJobBase & { type: 'image'; modelId: 'imagegen-2'; params: ImageParams });
 
-/** One produced file: on local disk (local provider) or at a URL (upstream provider). */
-export type ProviderOutput = { kind: 'file'; path: string; contentType: string } | { kind: 'url'; url: string; contentType?: string };
+/**
+ * One produced file: on local disk (local provider), at a public https URL (fetched with the
+ * result limits), or fetched by the adapter itself (an upstream that wants its key for the download).
+ */
+export type ProviderOutput =
+  | { kind: 'file'; path: string; contentType: string }
+  | { kind: 'url'; url: string; contentType?: string }
+  | { kind: 'download'; contentType?: string; download: (destPath: string) => Promise<void> };
 
 export type ProviderStatus =
-  | { state: 'running' }
+  /** progress: 0..1 when the upstream tells (logs, progress messages). */
+  | { state: 'running'; progress?: number }
   | { state: 'completed'; outputs: ProviderOutput[] }
+  /** error: a message safe to show the job's owner (never upstream text). */
   | { state: 'failed'; error: string };
 
-/** A submit the provider refused or could not take: the job is refunded and the client gets 502. */
+/**
+ * A submit the provider refused or could not take (network, 5xx, 429, 4xx): this attempt fails and
+ * the next route is tried. The message is ours (status codes, error codes), never upstream text.
+ */
 export class ProviderSubmitError extends Error {
-  constructor(message: string, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
     this.name = 'ProviderSubmitError';
   }
+}
+
+/**
+ * A parameter value this upstream cannot honour (a duration it does not offer, an aspect ratio it has
+ * no size for): decided here, before any call, so it says nothing about the upstream's health.
+ */
+export class UnsupportedParameterError extends ProviderSubmitError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsupportedParameterError';
+  }
+}
+
+/** A provider callback as the gateway received it: the raw body and the signature headers. */
+export interface CallbackDelivery {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What a verified callback says about its request, when the provider can tell. */
+export interface CallbackVerdict {
+  /** false: the signature is missing or wrong (the callback is ignored). */
+  authentic: boolean;
+  /** The upstream request the body is about, and whether it reports success. */
+  requestId?: string;
+  succeeded?: boolean;
 }
 
 /**
@@ -27,10 +86,16 @@ export class ProviderSubmitError extends Error {
  * service, also after a restart, for any request id submit returned.
  */
 export interface Provider {
-  readonly name: 'local' | 'fal';
+  /** The provider's name in the providers document (the shorthand's: local or fal). */
+  readonly name: string;
+  readonly type: ProviderType;
   submit(job: ProviderJob): Promise<{ requestId: string }>;
   status(requestId: string, job: ProviderJob): Promise<ProviderStatus>;
   cancel(requestId: string, job: ProviderJob): Promise<void>;
   /** Frees what the provider keeps for a request once its outputs are stored (temp files). */
   release?(requestId: string): Promise<void>;
+  /** Whether submit should be given a callback URL (the upstream calls it when the request ends). */
+  readonly wantsCallback?: boolean;
+  /** Checks a callback's signature, for upstreams that sign them and a configured secret. */
+  verifyCallback?(delivery: CallbackDelivery | undefined): CallbackVerdict;
 }

@@ -1,12 +1,33 @@
-import type { Knex } from '@mf/db';
+import { rawRowsOf, rowOf, rowsOf, type Knex } from '@mf/db';
 import type { JobRow } from '../domain/job';
 
 /** The only module that speaks SQL about jobs. */
 
 type Db = Knex | Knex.Transaction;
 
-export async function insertJob(db: Db, row: Omit<JobRow, 'created_at' | 'updated_at' | 'completed_at' | 'next_poll_at' | 'poll_failures' | 'result_keys' | 'error' | 'provider_request_id' | 'refund_state'>): Promise<JobRow> {
-  const [created] = await db('jobs').insert({ ...row, params: JSON.stringify(row.params) }).returning('*');
+export async function insertJob(
+  db: Db,
+  row: Omit<
+    JobRow,
+    | 'created_at'
+    | 'updated_at'
+    | 'completed_at'
+    | 'next_poll_at'
+    | 'poll_failures'
+    | 'result_keys'
+    | 'error'
+    | 'provider_request_id'
+    | 'refund_state'
+    | 'cancelled_by'
+    | 'attempt'
+    | 'attempt_deadline_at'
+  >,
+): Promise<JobRow> {
+  const [created] = await rowsOf<JobRow>(
+    db('jobs')
+      .insert({ ...row, params: JSON.stringify(row.params), routes: JSON.stringify(row.routes) })
+      .returning('*'),
+  );
   return created;
 }
 
@@ -14,37 +35,75 @@ export async function insertJob(db: Db, row: Omit<JobRow, 'created_at' | 'update
  * The newest job of `userId` submitted under `key` since `since`, unless its submit was rejected
  * (a rejected submit charged nothing that stays, so a retry may submit afresh).
  */
-export async function findJobByIdempotencyKey(db: Db, userId: number, key: string, since: Date): Promise<JobRow | undefined> {
-  return db('jobs')
-    .first('*')
-    .where({ user_id: userId, idempotency_key: key })
-    .andWhere('created_at', '>=', since)
-    .whereNot('status', 'rejected')
-    .orderBy('created_at', 'desc');
+export async function findJobByIdempotencyKey(
+  db: Db,
+  userId: number,
+  key: string,
+  since: Date,
+): Promise<JobRow | undefined> {
+  return rowOf<JobRow>(
+    db('jobs')
+      .first('*')
+      .where({ user_id: userId, idempotency_key: key })
+      .andWhere('created_at', '>=', since)
+      .whereNot('status', 'rejected')
+      .orderBy('created_at', 'desc'),
+  );
 }
 
 export async function findJob(db: Db, id: string): Promise<JobRow | undefined> {
-  return db('jobs').first('*').where({ id });
+  return rowOf<JobRow>(db('jobs').first('*').where({ id }));
 }
 
-export async function findVisibleJob(db: Db, userId: number, id: string, forUpdate = false): Promise<JobRow | undefined> {
-  const q = db('jobs').first('*').where({ id, user_id: userId }).whereIn('status', ['processing', 'completed', 'failed', 'cancelled']);
-  return forUpdate ? q.forUpdate() : q;
+export async function findVisibleJob(
+  db: Db,
+  userId: number,
+  id: string,
+  forUpdate = false,
+): Promise<JobRow | undefined> {
+  const q = db('jobs')
+    .first('*')
+    .where({ id, user_id: userId })
+    .whereIn('status', ['processing', 'completed', 'failed', 'cancelled']);
+  return rowOf<JobRow>(forUpdate ? q.forUpdate() : q);
+}
+
+/** Filters of a job list: each narrows it (all must hold). */
+export interface JobFilters {
+  status?: JobRow['status'];
+  modelId?: string;
+  type?: JobRow['type'];
+  apiKeyId?: number;
 }
 
 /**
- * A page of the user's visible jobs, newest first. Keyset pagination on (created_at, id): a job
- * submitted while the user pages does not shift the next page.
+ * A page of the user's visible jobs, newest first, matching `filters`. Keyset pagination on
+ * (created_at, id): a job submitted while the user pages does not shift the next page. The
+ * filters ride on the (user_id, created_at, id) index walk: a user's jobs are kept about 30 days.
  */
-export async function listVisibleJobs(db: Db, userId: number, limit: number, beforeId?: string): Promise<JobRow[]> {
+export async function listVisibleJobs(
+  db: Db,
+  userId: number,
+  limit: number,
+  beforeId?: string,
+  filters: JobFilters = {},
+): Promise<JobRow[]> {
   const q = db('jobs')
     .select('*')
     .where({ user_id: userId })
     .whereIn('status', ['processing', 'completed', 'failed', 'cancelled'])
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(limit);
+  if (filters.status !== undefined) q.andWhere('status', filters.status);
+  if (filters.modelId !== undefined) q.andWhere('model_id', filters.modelId);
+  if (filters.type !== undefined) q.andWhere('type', filters.type);
+  if (filters.apiKeyId !== undefined) q.andWhere('api_key_id', filters.apiKeyId);
   // The cursor's created_at is read in SQL: a JS Date would drop its microseconds.
-  if (beforeId !== undefined) q.andWhereRaw('(created_at, id) < (SELECT created_at, id FROM jobs WHERE id = ?)', [beforeId]);
+  if (beforeId !== undefined)
+    q.andWhereRaw('(created_at, id) < (SELECT created_at, id FROM jobs WHERE id = ?)', [beforeId]);
   return q;
 }
 
@@ -53,14 +112,26 @@ export async function deleteJob(db: Db, id: string): Promise<void> {
 }
 
 /**
- * Moves a job from one status to another, only if it is still in `from`: the compare-and-set that
- * makes racing transitions (cancel vs completion, sweeper vs a slow submit) end in exactly one.
+ * Moves a job from one status to another, only if it is still in `from` (and, given `attempt`, still
+ * on that attempt): the compare-and-set that makes racing transitions (cancel vs completion, sweeper
+ * vs a slow submit, a late result of an attempt already given up) end in exactly one.
  */
-export async function transition(db: Db, id: string, from: JobRow['status'], changes: Partial<Omit<JobRow, 'params'>>): Promise<JobRow | undefined> {
-  const [row] = await db('jobs')
-    .update({ ...changes, result_keys: changes.result_keys === undefined ? undefined : JSON.stringify(changes.result_keys), updated_at: db.fn.now() })
-    .where({ id, status: from })
-    .returning('*');
+export async function transition(
+  db: Db,
+  id: string,
+  from: JobRow['status'],
+  changes: Partial<Omit<JobRow, 'params' | 'routes'>>,
+  attempt?: number,
+): Promise<JobRow | undefined> {
+  const q = db('jobs')
+    .update({
+      ...changes,
+      result_keys: changes.result_keys === undefined ? undefined : JSON.stringify(changes.result_keys),
+      updated_at: db.fn.now(),
+    })
+    .where({ id, status: from });
+  if (attempt !== undefined) q.andWhere({ attempt });
+  const [row] = await rowsOf<JobRow>(q.returning('*'));
   return row;
 }
 
@@ -74,20 +145,24 @@ export async function transition(db: Db, id: string, from: JobRow['status'], cha
  * seconds), so a job whose poller died is still timed out on time.
  */
 export async function claimDueJobs(db: Knex, limit: number, leaseMs: number): Promise<JobRow[]> {
-  const rows = await db.raw(
-    `UPDATE jobs SET next_poll_at = LEAST(now() + (? * interval '1 millisecond'), GREATEST(deadline_at, now() + interval '5 seconds'))
+  return rawRowsOf<JobRow>(
+    db.raw(
+      `UPDATE jobs SET next_poll_at = LEAST(now() + (? * interval '1 millisecond'), GREATEST(deadline_at, now() + interval '5 seconds'))
       WHERE id IN (
         SELECT id FROM jobs WHERE status = 'processing' AND next_poll_at <= now()
          ORDER BY next_poll_at LIMIT ? FOR UPDATE SKIP LOCKED)
       RETURNING *`,
-    [leaseMs, limit],
+      [leaseMs, limit],
+    ),
   );
-  return rows.rows as JobRow[];
 }
 
 export async function schedulePoll(db: Db, id: string, inMs: number, failed = false): Promise<void> {
   await db('jobs')
-    .update({ next_poll_at: db.raw(`now() + (? * interval '1 millisecond')`, [inMs]), poll_failures: failed ? db.raw('poll_failures + 1') : 0 })
+    .update({
+      next_poll_at: db.raw(`now() + (? * interval '1 millisecond')`, [inMs]),
+      poll_failures: failed ? db.raw('poll_failures + 1') : 0,
+    })
     .where({ id, status: 'processing' });
 }
 

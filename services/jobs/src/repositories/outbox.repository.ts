@@ -15,7 +15,13 @@ export async function addToOutbox(trx: Knex.Transaction, routingKey: string, pay
 
 /** The oldest unpublished events, locked for this relay (others skip them). */
 export async function lockUnpublished(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
-  return trx('outbox').select('id', 'message_id', 'routing_key', 'payload').whereNull('published_at').orderBy('id').limit(limit).forUpdate().skipLocked();
+  return trx('outbox')
+    .select('id', 'message_id', 'routing_key', 'payload')
+    .whereNull('published_at')
+    .orderBy('id')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked();
 }
 
 export async function markPublished(trx: Knex.Transaction, ids: number[]): Promise<void> {
@@ -23,5 +29,8 @@ export async function markPublished(trx: Knex.Transaction, ids: number[]): Promi
 }
 
 export async function deletePublishedBefore(db: Knex, days: number): Promise<void> {
-  await db('outbox').whereNotNull('published_at').andWhere('published_at', '<', db.raw(`now() - (? * interval '1 day')`, [days])).delete();
+  await db('outbox')
+    .whereNotNull('published_at')
+    .andWhere('published_at', '<', db.raw(`now() - (? * interval '1 day')`, [days]))
+    .delete();
 }

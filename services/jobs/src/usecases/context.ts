@@ -1,25 +1,29 @@
 import type { Bus } from '@mf/bus';
-import type { FalEndpoints } from '@mf/catalog';
 import type { Knex } from '@mf/db';
 import type { Logger } from '@mf/logger';
 import type { Storage } from '@mf/storage';
-import type { Provider } from '../providers/provider';
+import type { Routing } from '../routing/routing';
 
 /** Everything the jobs use cases need, passed in (so tests can give fakes). */
 export interface JobsContext {
   db: Knex;
   bus: Bus;
-  provider: Provider;
+  /** The providers, each model's routes, their circuit breakers and metrics. */
+  routing: Routing;
   storage: Storage;
   logger: Logger;
-  falEndpoints: FalEndpoints;
   settings: {
     publicBaseUrl: string;
     jobTimeoutMs: number;
     pollIntervalMs: number;
     callbackSecret: string;
-    /** Provider callback URLs are given to upstream providers only (the local one needs none). */
-    providerCallbacks: boolean;
+    /**
+     * How long a submit keeps trying routes before it answers 202 and leaves the rest to the
+     * poller (ms): a client never waits for every dead upstream's timeout in turn.
+     */
+    submitBudgetMs: number;
+    /** An attempt left "submitting" this long was interrupted (a crash mid-submit), ms. */
+    submitStaleAfterMs: number;
   };
   /** Checks a user-supplied reference URL before we charge for it (throws when unsafe). */
   assertReferenceUrl: (url: string) => Promise<void>;
@@ -27,6 +31,4 @@ export interface JobsContext {
   downloadResult: (url: string, destPath: string) => Promise<void>;
   /** Wakes the outbox relay after a commit that wrote an event. */
   kickRelay: () => void;
-  /** Test-only fault injection: kills the process at a named point when configured. */
-  faultPoint: (name: string) => void;
 }

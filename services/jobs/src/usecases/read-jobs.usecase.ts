@@ -1,13 +1,23 @@
-import type { JobRef, JobResultReply, JobStatus, JobView, ListJobsReply, ListJobsRequest } from '@mf/contracts';
+import type {
+  JobAttemptsReply,
+  JobRef,
+  JobResultReply,
+  JobStatus,
+  Job,
+  ListJobsReply,
+  ListJobsRequest,
+  ProviderCallbackRequest,
+} from '@mf/contracts';
 import { AppError } from '@mf/errors';
-import { toView, verifyCallbackToken } from '../domain/job';
-import { findVisibleJob, listVisibleJobs, pollNow } from '../repositories/jobs.repository';
+import { currentAttempt, toView, verifyCallbackToken } from '../domain/job';
+import { findAttempt, listAttempts } from '../repositories/attempts.repository';
+import { findJob, findVisibleJob, listVisibleJobs, pollNow } from '../repositories/jobs.repository';
 import type { JobsContext } from './context';
 
 export const JOB_NOT_FOUND = 'Job not found';
 
 /** A job of this user; another user's job is as absent as a missing one. */
-export async function getJob(ctx: JobsContext, ref: JobRef): Promise<JobView> {
+export async function getJob(ctx: JobsContext, ref: JobRef): Promise<Job> {
   const row = await findVisibleJob(ctx.db, ref.user_id, ref.job_id);
   if (!row) throw AppError.notFound(JOB_NOT_FOUND);
   return toView(row, ctx.settings.publicBaseUrl);
@@ -16,13 +26,26 @@ export async function getJob(ctx: JobsContext, ref: JobRef): Promise<JobView> {
 export const DEFAULT_LIST_LIMIT = 50;
 
 /**
- * A page of the user's jobs, newest first, each with the key it was submitted with. A `before`
- * that is not one of the user's jobs (another user's, or deleted by retention) ends the list.
+ * A page of the user's jobs, newest first, each with the key it was submitted with, narrowed by
+ * the request's filters. `has_more` says whether older matching jobs follow (one row more is
+ * read to know). A `before` that is not one of the user's jobs (another user's, or deleted by
+ * retention) ends the list.
  */
 export async function listJobs(ctx: JobsContext, req: ListJobsRequest): Promise<ListJobsReply> {
-  if (req.before !== undefined && !(await findVisibleJob(ctx.db, req.user_id, req.before))) return { jobs: [] };
-  const rows = await listVisibleJobs(ctx.db, req.user_id, req.limit ?? DEFAULT_LIST_LIMIT, req.before);
-  return { jobs: rows.map((row) => ({ ...toView(row, ctx.settings.publicBaseUrl), api_key_id: row.api_key_id })) };
+  if (req.before !== undefined && !(await findVisibleJob(ctx.db, req.user_id, req.before)))
+    return { jobs: [], has_more: false };
+  const limit = req.limit ?? DEFAULT_LIST_LIMIT;
+  const rows = await listVisibleJobs(ctx.db, req.user_id, limit + 1, req.before, {
+    status: req.status,
+    modelId: req.model,
+    type: req.type,
+    apiKeyId: req.api_key_id,
+  });
+  const page = rows.slice(0, limit);
+  return {
+    jobs: page.map((row) => ({ ...toView(row, ctx.settings.publicBaseUrl), api_key_id: row.api_key_id })),
+    has_more: rows.length > limit,
+  };
 }
 
 /** A job's outputs as storage keys, for services that build on them (the editor's assets). */
@@ -39,10 +62,62 @@ export async function getJobResult(ctx: JobsContext, ref: JobRef): Promise<JobRe
   };
 }
 
-/** An upstream provider says a job changed: poll it now. The call itself proves nothing else. */
-export async function providerCallback(ctx: JobsContext, jobId: string, token: string, wake: () => void): Promise<{ accepted: boolean }> {
-  if (!verifyCallbackToken(ctx.settings.callbackSecret, jobId, token)) return { accepted: false };
-  const accepted = await pollNow(ctx.db, jobId);
+/** A job's attempts, oldest first (the dashboard's job page; GET /api/v1/jobs/:id does not show them). */
+export async function getJobAttempts(ctx: JobsContext, ref: JobRef): Promise<JobAttemptsReply> {
+  const row = await findVisibleJob(ctx.db, ref.user_id, ref.job_id);
+  if (!row) throw AppError.notFound(JOB_NOT_FOUND);
+  const attempts = await listAttempts(ctx.db, row.id);
+  return {
+    job_id: row.id,
+    attempts: attempts.map((a) => ({
+      n: a.n,
+      provider: a.provider,
+      upstream_model: a.upstream_model,
+      upstream_id: a.upstream_id,
+      state: a.state,
+      error: a.error,
+      progress: a.progress,
+      started_at: new Date(a.started_at).toISOString(),
+      ended_at: a.ended_at ? new Date(a.ended_at).toISOString() : null,
+    })),
+  };
+}
+
+/**
+ * An upstream provider says a job changed: poll it now. The token proves the URL is ours; the body
+ * is trusted only where the provider signs it and a signing secret is configured (Replicate), and
+ * then only to log a late result of an attempt already given up, which is discarded.
+ */
+export async function providerCallback(
+  ctx: JobsContext,
+  req: ProviderCallbackRequest,
+  wake: () => void,
+): Promise<{ accepted: boolean }> {
+  if (!verifyCallbackToken(ctx.settings.callbackSecret, req.job_id, req.token)) return { accepted: false };
+  const job = await findJob(ctx.db, req.job_id);
+  if (!job) return { accepted: false };
+  const n = req.attempt ?? currentAttempt(job);
+  const attempt = n > 0 ? await findAttempt(ctx.db, job.id, n) : undefined;
+  const provider = ctx.routing.provider(attempt?.provider ?? job.provider);
+  const verdict = provider?.verifyCallback?.(req.webhook);
+  if (verdict && !verdict.authentic) {
+    ctx.logger.warn(
+      { jobId: job.id, attempt: n, provider: provider?.name },
+      'provider callback with a missing or wrong signature ignored',
+    );
+    return { accepted: false };
+  }
+  const current = job.status === 'processing' && n === currentAttempt(job);
+  if (!current) {
+    if (verdict?.succeeded) {
+      ctx.logger.warn(
+        { jobId: job.id, attempt: n, provider: provider?.name, upstreamId: verdict.requestId },
+        'late success of an attempt already given up: result discarded (the upstream may bill for it)',
+      );
+    }
+    return { accepted: false };
+  }
+  const accepted = await pollNow(ctx.db, job.id);
   if (accepted) wake();
   return { accepted };
 }

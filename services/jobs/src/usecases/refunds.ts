@@ -1,6 +1,6 @@
 import { billingRpc } from '@mf/contracts';
 import { markRefunded } from '../repositories/jobs.repository';
-import { chargeReference, type JobRow } from '../domain/job';
+import { chargeReference, refundReason, type JobRow } from '../domain/job';
 import type { JobsContext } from './context';
 
 /**
@@ -8,9 +8,16 @@ import type { JobsContext } from './context';
  * so calling this again after a crash or a lost reply is safe; until billing confirms, the
  * sweeper keeps retrying. Returns the credits refunded, or null when billing did not answer.
  */
-export async function settleRefund(ctx: JobsContext, job: Pick<JobRow, 'id' | 'user_id'>): Promise<number | null> {
+export async function settleRefund(
+  ctx: JobsContext,
+  job: Pick<JobRow, 'id' | 'user_id' | 'status' | 'cancelled_by'>,
+): Promise<number | null> {
   try {
-    const reply = await ctx.bus.rpc(billingRpc, 'refund', { user_id: job.user_id, reference: chargeReference(job.id), reason: 'job not delivered' });
+    const reply = await ctx.bus.rpc(billingRpc, 'refund', {
+      user_id: job.user_id,
+      reference: chargeReference(job.id),
+      reason: refundReason(job),
+    });
     await markRefunded(ctx.db, job.id);
     return reply.refunded;
   } catch (err) {

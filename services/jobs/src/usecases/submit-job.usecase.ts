@@ -1,18 +1,20 @@
 import { billingRpc, type SubmitJobReply, type SubmitJobRequest } from '@mf/contracts';
+import { FetchError } from '@mf/safe-fetch';
 import { AppError, isAppError } from '@mf/errors';
-import { callbackToken, chargeReference, newJobId, planJob, type JobRow } from '../domain/job';
+import { chargeDescription, chargeReference, newJobId, planJob, type JobRow } from '../domain/job';
 import { deleteJob, findJobByIdempotencyKey, insertJob, transition } from '../repositories/jobs.repository';
-import { ProviderSubmitError, type ProviderJob } from '../providers/provider';
+import { launchAttempts } from './attempts.usecase';
 import type { JobsContext } from './context';
 import { settleRefund } from './refunds';
 
-export const PROVIDER_SUBMIT_FAILED = 'Upstream provider error: the job could not be submitted. Your credits have been refunded.';
+export const PROVIDER_SUBMIT_FAILED =
+  'Upstream provider error: the job could not be submitted. Your credits have been refunded.';
 
 /**
  * The order of a submit (ARCHITECTURE "Money"): job row (submitting) -> charge -> provider submit
- * -> processing. A refused charge leaves nothing behind; a failed provider submit is refunded and
- * the job never becomes visible; a crash anywhere in between leaves a submitting row that the
- * sweeper refunds.
+ * (route after route, docs/providers.md) -> processing. A refused charge leaves nothing behind; when
+ * every route refuses, the job is refunded and never becomes visible; a crash anywhere in between
+ * leaves a submitting row that the sweeper refunds. One charge per job, whatever the attempts.
  */
 export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promise<SubmitJobReply> {
   if (req.idempotency) {
@@ -20,26 +22,36 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
     const earlier = await findJobByIdempotencyKey(ctx.db, req.user_id, req.idempotency.key, since);
     if (earlier) return resubmitted(ctx, earlier);
   }
+  checkOrigin(req);
   await checkReferences(ctx, req);
-  const plan = planJob(req, ctx.falEndpoints);
+  const plan = planJob(req);
+  const routes = ctx.routing.routesFor(plan.modelId, plan.mode);
   const job = await insertJob(ctx.db, {
     id: newJobId(),
     user_id: req.user_id,
     api_key_id: req.api_key_id,
     type: req.type,
     model_id: plan.modelId,
-    upstream_model: plan.upstreamModel,
+    upstream_model: routes[0].model ?? routes[0].provider,
     params: req.params,
     cost: plan.cost,
     status: 'submitting',
     idempotency_key: req.idempotency?.key ?? null,
-    provider: ctx.provider.name,
+    source: req.source ?? 'api',
+    project_id: req.source === 'editor' ? (req.project_id ?? null) : null,
+    provider: routes[0].provider,
+    routes,
     deadline_at: new Date(Date.now() + ctx.settings.jobTimeoutMs),
   });
 
   let creditsRemaining: number;
   try {
-    const charge = await ctx.bus.rpc(billingRpc, 'charge', { user_id: job.user_id, reference: chargeReference(job.id), amount: job.cost, description: `${job.model_id} job` });
+    const charge = await ctx.bus.rpc(billingRpc, 'charge', {
+      user_id: job.user_id,
+      reference: chargeReference(job.id),
+      amount: job.cost,
+      description: chargeDescription(job),
+    });
     creditsRemaining = charge.credits_remaining;
   } catch (err) {
     // Refused for sure (402 or a bad request): nothing was charged, so nothing may remain.
@@ -50,29 +62,30 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
     // Unknown outcome (billing slow or down): leave the row for the sweeper, which refunds it.
     throw err;
   }
-  ctx.faultPoint('after-charge');
 
-  let requestId: string;
-  try {
-    ({ requestId } = await ctx.provider.submit(providerJob(ctx, job)));
-  } catch (err) {
-    ctx.logger.warn({ err: err instanceof ProviderSubmitError ? err.message : err, jobId: job.id }, 'provider submit failed; refunding');
-    const rejected = await transition(ctx.db, job.id, 'submitting', { status: 'rejected', error: 'provider submit failed', refund_state: 'pending' });
-    if (rejected) await settleRefund(ctx, job);
-    throw new AppError(502, { error: PROVIDER_SUBMIT_FAILED });
-  }
-
-  const started = await transition(ctx.db, job.id, 'submitting', {
-    status: 'processing',
-    provider_request_id: requestId,
-    next_poll_at: new Date(Date.now() + Math.min(ctx.settings.pollIntervalMs, 1000)),
+  // The routes in order until one upstream takes the job; past the submit budget the poller goes on.
+  const launch = await launchAttempts(ctx, job, 'submitting', {
+    budgetEndsAt: Date.now() + ctx.settings.submitBudgetMs,
   });
-  if (!started) {
-    // The sweeper judged this submit dead and refunded it meanwhile: undo upstream, tell the client.
-    await ctx.provider.cancel(requestId, providerJob(ctx, job)).catch(() => undefined);
+  if (launch.kind === 'exhausted') {
+    ctx.logger.warn({ jobId: job.id }, 'every route refused the submit; refunding');
+    const rejected = await transition(ctx.db, job.id, 'submitting', {
+      status: 'rejected',
+      error: 'provider submit failed',
+      refund_state: 'pending',
+    });
+    if (rejected) await settleRefund(ctx, rejected);
     throw new AppError(502, { error: PROVIDER_SUBMIT_FAILED });
   }
-  return { job_id: job.id, status: 'processing', model: job.model_id, credits_consumed: job.cost, credits_remaining: creditsRemaining };
+  // Lost: the sweeper judged this submit dead and refunded it meanwhile (its upstream request was undone).
+  if (launch.kind === 'lost') throw new AppError(502, { error: PROVIDER_SUBMIT_FAILED });
+  return {
+    job_id: job.id,
+    status: 'processing',
+    model: job.model_id,
+    credits_consumed: job.cost,
+    credits_remaining: creditsRemaining,
+  };
 }
 
 /**
@@ -83,23 +96,34 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
 async function resubmitted(ctx: JobsContext, job: JobRow): Promise<SubmitJobReply> {
   if (job.status === 'submitting') throw AppError.unavailable();
   const account = await ctx.bus.rpc(billingRpc, 'account', { user_id: job.user_id });
-  return { job_id: job.id, status: 'processing', model: job.model_id, credits_consumed: job.cost, credits_remaining: account.credits_remaining };
+  return {
+    job_id: job.id,
+    status: 'processing',
+    model: job.model_id,
+    credits_consumed: job.cost,
+    credits_remaining: account.credits_remaining,
+  };
+}
+
+/** Only a dashboard playground job may lack a key; an editor job names its project (the RPC schema says so too). */
+function checkOrigin(req: SubmitJobRequest): void {
+  const source = req.source ?? 'api';
+  if (req.api_key_id === null && source !== 'dashboard') throw AppError.badRequest('api_key_id is required');
+  if (source === 'editor' && !req.project_id) throw AppError.badRequest('project_id is required for an editor job');
 }
 
 async function checkReferences(ctx: JobsContext, req: SubmitJobRequest): Promise<void> {
   const urls = req.type === 'video' ? (req.params.image_url ? [req.params.image_url] : []) : req.params.image_urls;
+  const field = req.type === 'video' ? 'image_url' : 'image_urls item';
   for (const url of urls) {
     try {
       await ctx.assertReferenceUrl(url);
-    } catch {
-      throw AppError.badRequest(req.type === 'video' ? 'image_url must be a https URL' : 'image_urls items must be https URLs');
+    } catch (err) {
+      // A well-formed https URL whose host does not resolve: say so, not that it is not https.
+      if (err instanceof FetchError) throw AppError.badRequest(`${field} could not be fetched: ${err.message}`);
+      throw AppError.badRequest(
+        req.type === 'video' ? 'image_url must be a https URL' : 'image_urls items must be https URLs',
+      );
     }
   }
-}
-
-export function providerJob(ctx: JobsContext, job: JobRow): ProviderJob {
-  const callbackUrl = ctx.settings.providerCallbacks
-    ? `${ctx.settings.publicBaseUrl.replace(/\/+$/, '')}/api/providers/callback/${job.id}?token=${callbackToken(ctx.settings.callbackSecret, job.id)}`
-    : undefined;
-  return { jobId: job.id, type: job.type, modelId: job.model_id, upstreamModel: job.upstream_model, params: job.params, callbackUrl } as ProviderJob;
 }

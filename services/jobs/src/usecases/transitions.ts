@@ -1,4 +1,4 @@
-import { jobEvents, ROUTING_KEYS } from '@mf/contracts';
+import { jobEvents, ROUTING_KEYS, type CancelledBy } from '@mf/contracts';
 import type { JobRow } from '../domain/job';
 import { toEventPayload } from '../domain/job';
 import { transition } from '../repositories/jobs.repository';
@@ -11,9 +11,21 @@ import { settleRefund } from './refunds';
  * racing transitions end in exactly one), the owed refund marker, and the event in the outbox.
  * The refund itself follows the commit and is retried until billing confirms it.
  */
-export async function completeJob(ctx: JobsContext, job: JobRow, resultKeys: string[]): Promise<JobRow | undefined> {
+/** `attempt`: complete only while the job is still on that attempt (the result is that attempt's). */
+export async function completeJob(
+  ctx: JobsContext,
+  job: JobRow,
+  resultKeys: string[],
+  attempt?: number,
+): Promise<JobRow | undefined> {
   const done = await ctx.db.transaction(async (trx) => {
-    const row = await transition(trx, job.id, 'processing', { status: 'completed', result_keys: resultKeys, completed_at: new Date(), next_poll_at: null });
+    const row = await transition(
+      trx,
+      job.id,
+      'processing',
+      { status: 'completed', result_keys: resultKeys, completed_at: new Date(), next_poll_at: null },
+      attempt,
+    );
     if (row) await addToOutbox(trx, ROUTING_KEYS.jobCompleted, toEventPayload(row, ctx.settings.publicBaseUrl));
     return row;
   });
@@ -25,14 +37,36 @@ export async function failJob(ctx: JobsContext, job: JobRow, error: string): Pro
   return endWithRefund(ctx, job, 'failed', error);
 }
 
-export async function cancelProcessingJob(ctx: JobsContext, job: JobRow): Promise<JobRow | undefined> {
-  return endWithRefund(ctx, job, 'cancelled', null);
+export async function cancelProcessingJob(
+  ctx: JobsContext,
+  job: JobRow,
+  by: CancelledBy = 'user',
+): Promise<JobRow | undefined> {
+  return endWithRefund(ctx, job, 'cancelled', null, by);
 }
 
-async function endWithRefund(ctx: JobsContext, job: JobRow, status: 'failed' | 'cancelled', error: string | null): Promise<JobRow | undefined> {
+async function endWithRefund(
+  ctx: JobsContext,
+  job: JobRow,
+  status: 'failed' | 'cancelled',
+  error: string | null,
+  cancelledBy: CancelledBy | null = null,
+): Promise<JobRow | undefined> {
   const ended = await ctx.db.transaction(async (trx) => {
-    const row = await transition(trx, job.id, 'processing', { status, error, completed_at: new Date(), next_poll_at: null, refund_state: 'pending' });
-    if (row) await addToOutbox(trx, status === 'failed' ? jobEvents.failed.routingKey : jobEvents.cancelled.routingKey, toEventPayload(row, ctx.settings.publicBaseUrl));
+    const row = await transition(trx, job.id, 'processing', {
+      status,
+      error,
+      cancelled_by: cancelledBy,
+      completed_at: new Date(),
+      next_poll_at: null,
+      refund_state: 'pending',
+    });
+    if (row)
+      await addToOutbox(
+        trx,
+        status === 'failed' ? jobEvents.failed.routingKey : jobEvents.cancelled.routingKey,
+        toEventPayload(row, ctx.settings.publicBaseUrl),
+      );
     return row;
   });
   if (!ended) return undefined;

@@ -94,9 +94,20 @@ export async function startFakeFal(opts: FakeFalOptions = {}): Promise<FakeFal> 
     if (r.markers.has('fail')) return { code: 422, body: { detail: [{ msg: 'content policy' }] } };
     if (r.markers.has('empty')) return { code: 200, body: {} };
     if (r.kind === 'video') {
-      return { code: 200, body: { video: { url: `${base}/media/${r.id}.mp4`, content_type: 'video/mp4', file_name: 'output.mp4' }, seed: 1 } };
+      return {
+        code: 200,
+        body: {
+          video: { url: `${base}/media/${r.id}.mp4`, content_type: 'video/mp4', file_name: 'output.mp4' },
+          seed: 1,
+        },
+      };
     }
-    const images = Array.from({ length: r.numImages }, (_, i) => ({ url: `${base}/media/${r.id}-${i + 1}.png`, content_type: 'image/png', width: 320, height: 240 }));
+    const images = Array.from({ length: r.numImages }, (_, i) => ({
+      url: `${base}/media/${r.id}-${i + 1}.png`,
+      content_type: 'image/png',
+      width: 320,
+      height: 240,
+    }));
     return { code: 200, body: { images, seed: 1 } };
   };
 
@@ -110,7 +121,13 @@ export async function startFakeFal(opts: FakeFalOptions = {}): Promise<FakeFal> 
     const ok = code >= 200 && code < 300;
     const payload = ok
       ? { request_id: r.id, gateway_request_id: r.id, status: 'OK', payload: body }
-      : { request_id: r.id, gateway_request_id: r.id, status: 'ERROR', error: `Invalid status code: ${code}`, payload: body };
+      : {
+          request_id: r.id,
+          gateway_request_id: r.id,
+          status: 'ERROR',
+          error: `Invalid status code: ${code}`,
+          payload: body,
+        };
     const delivery = axios
       .post(r.webhookUrl, payload, { timeout: 2000, validateStatus: () => true, maxRedirects: 0 })
       .then(
@@ -175,9 +192,16 @@ export async function startFakeFal(opts: FakeFalOptions = {}): Promise<FakeFal> 
     const r = findRequest(req, res);
     if (!r) return;
     r.statusCalls += 1;
-    if (r.markers.has('flaky-status') && r.statusCalls === 1) return void res.status(503).type('text/plain').send('upstream unavailable');
+    if (r.markers.has('flaky-status') && r.statusCalls === 1)
+      return void res.status(503).type('text/plain').send('upstream unavailable');
     const status = queueState(r);
-    res.json({ status, request_id: r.id, response_url: `${base}/${r.app}/requests/${r.id}`, ...(status === 'IN_QUEUE' ? { queue_position: 0 } : {}), logs: null });
+    res.json({
+      status,
+      request_id: r.id,
+      response_url: `${base}/${r.app}/requests/${r.id}`,
+      ...(status === 'IN_QUEUE' ? { queue_position: 0 } : {}),
+      logs: null,
+    });
   });
 
   server.get('/:owner/:app/requests/:id', (req: Request, res: Response) => {
@@ -203,12 +227,18 @@ export async function startFakeFal(opts: FakeFalOptions = {}): Promise<FakeFal> 
     if (req.method !== 'POST' || segments.length < 2) return void res.status(404).json({ detail: 'Not found' });
     const input = (req.body ?? {}) as Record<string, unknown>;
     if (typeof input.prompt !== 'string') {
-      return void res.status(422).json({ detail: [{ loc: ['body', 'prompt'], msg: 'field required', type: 'value_error.missing' }] });
+      return void res
+        .status(422)
+        .json({ detail: [{ loc: ['body', 'prompt'], msg: 'field required', type: 'value_error.missing' }] });
     }
     const markers = new Set([...input.prompt.matchAll(/\[fal:([a-z0-9-]+)\]/g)].map((m) => m[1] as Marker));
     if (markers.has('submit-error')) return void res.status(500).json({ detail: 'internal' });
     if (markers.has('submit-422')) {
-      return void res.status(422).json({ detail: [{ loc: ['body', 'duration'], msg: "unexpected value; permitted: '5', '10'", type: 'value_error.const' }] });
+      return void res.status(422).json({
+        detail: [
+          { loc: ['body', 'duration'], msg: "unexpected value; permitted: '5', '10'", type: 'value_error.const' },
+        ],
+      });
     }
     if (markers.has('submit-no-id')) return void res.status(200).json({ status: 'IN_QUEUE' });
 
@@ -233,7 +263,13 @@ export async function startFakeFal(opts: FakeFalOptions = {}): Promise<FakeFal> 
     }
     requests.set(id, r);
     const requestBase = `${base}/${app}/requests/${id}`;
-    res.json({ request_id: id, status_url: `${requestBase}/status`, response_url: requestBase, cancel_url: `${requestBase}/cancel`, queue_position: 0 });
+    res.json({
+      request_id: id,
+      status_url: `${requestBase}/status`,
+      response_url: requestBase,
+      cancel_url: `${requestBase}/cancel`,
+      queue_position: 0,
+    });
   });
 
   const httpsServer = https.createServer({ key: tls.key, cert: tls.cert }, server);
@@ -261,7 +297,7 @@ export async function startFakeFal(opts: FakeFalOptions = {}): Promise<FakeFal> 
 }
 
 /** A throwaway CA and a server certificate for 127.0.0.1 signed by it (EC keys: fast to make). */
-async function makeCertificates(): Promise<{ caPem: string; key: string; cert: string }> {
+export async function makeCertificates(): Promise<{ caPem: string; key: string; cert: string }> {
   const notAfterDate = new Date(Date.now() + 24 * 3600 * 1000);
   const ca = await generate([{ name: 'commonName', value: 'fake-fal test CA' }], {
     keyType: 'ec',
@@ -281,21 +317,49 @@ async function makeCertificates(): Promise<{ caPem: string; key: string; cert: s
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 7, ip: '127.0.0.1' },
+          { type: 2, value: 'localhost' },
+        ],
+      },
     ],
   });
   return { caPem: ca.cert, key: leaf.private, cert: leaf.cert };
 }
 
 /** A real 2 s 320x240 mp4 (h264 + aac) and a real png, made once per directory. */
-async function makeMedia(dir: string): Promise<{ mp4: string; png: string }> {
+export async function makeMedia(dir: string): Promise<{ mp4: string; png: string }> {
   await mkdir(dir, { recursive: true });
   const mp4 = path.resolve(dir, 'fake-fal-sample.mp4');
   const png = path.resolve(dir, 'fake-fal-sample.png');
   await Promise.all([
     ensureFile(mp4, (out) => [
-      ...['-f', 'lavfi', '-i', 'testsrc=duration=2:size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=2'],
-      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', '-movflags', '+faststart', out],
+      ...[
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc=duration=2:size=320x240:rate=25',
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=frequency=440:duration=2',
+      ],
+      ...[
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-shortest',
+        '-movflags',
+        '+faststart',
+        out,
+      ],
     ]),
     ensureFile(png, (out) => ['-f', 'lavfi', '-i', 'testsrc=size=320x240', '-frames:v', '1', out]),
   ]);

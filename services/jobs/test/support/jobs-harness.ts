@@ -11,19 +11,30 @@ import { FakeBilling, freshTestEnv, silentLogger, type TestEnv } from '@mf/testi
 export { FakeBilling };
 import { migrations } from '../../migrations';
 import type { Provider, ProviderJob, ProviderStatus } from '../../src/providers/provider';
+import { createProviderMetrics } from '../../src/routing/provider-metrics';
+import { DEFAULT_BREAKER, type BreakerSettings, type RoutingConfig } from '../../src/routing/providers-document';
+import { Routing } from '../../src/routing/routing';
 import type { JobsContext } from '../../src/usecases/context';
 
-/** A provider whose answers the test scripts; counts every status call per request. */
+/** A provider whose answers the test scripts; counts every submit and status call per request. */
 export class ScriptedProvider implements Provider {
-  readonly name = 'local' as const;
+  readonly type = 'local' as const;
   statusCalls = new Map<string, number>();
   cancels: string[] = [];
+  submits: ProviderJob[] = [];
   next: (requestId: string) => ProviderStatus | Promise<ProviderStatus> = () => ({ state: 'running' });
   submitError: Error | null = null;
+  /** Runs inside submit before it answers (a test can race it). */
+  duringSubmit: (job: ProviderJob) => Promise<void> | void = () => undefined;
+
+  constructor(readonly name = 'local') {}
 
   async submit(job: ProviderJob): Promise<{ requestId: string }> {
+    this.submits.push(job);
+    await this.duringSubmit(job);
     if (this.submitError) throw this.submitError;
-    return { requestId: `req-${job.jobId}` };
+    // The local prefix keeps the request ids of the one-provider tests as they were.
+    return { requestId: this.name === 'local' ? `req-${job.jobId}` : `${this.name}-${job.jobId}-${job.attempt}` };
   }
   async status(requestId: string): Promise<ProviderStatus> {
     this.statusCalls.set(requestId, (this.statusCalls.get(requestId) ?? 0) + 1);
@@ -45,6 +56,31 @@ export interface Harness {
   close: () => Promise<void>;
 }
 
+/** A routing of the given providers, every model routed to them in order (breakers as given, on the clock `now`). */
+export function routingOf(
+  providers: Provider[],
+  breaker: BreakerSettings = { failures: 0, cooldownMs: DEFAULT_BREAKER.cooldownMs },
+  attemptTimeoutMs?: number,
+  now?: () => number,
+): Routing {
+  const config: RoutingConfig = {
+    providers: new Map(providers.map((p) => [p.name, { name: p.name, type: p.type, breaker, attemptTimeoutMs }])),
+    routes: Object.fromEntries(
+      ['vidgen-2.0', 'vidgen-2.0-fast', 'imagegen-2'].map((m) => [
+        m,
+        providers.map((p) => ({ provider: p.name, models: null })),
+      ]),
+    ) as RoutingConfig['routes'],
+  };
+  return new Routing(
+    config,
+    new Map(providers.map((p) => [p.name, p])),
+    DEFAULT_FAL_ENDPOINTS,
+    createProviderMetrics(),
+    now,
+  );
+}
+
 export async function startHarness(): Promise<Harness> {
   const env = await freshTestEnv();
   const db = createDb({ url: env.databaseUrl, schema: 'jobs', poolMax: 10 });
@@ -61,17 +97,22 @@ export async function startHarness(): Promise<Harness> {
   const ctx: JobsContext = {
     db,
     bus,
-    provider,
+    routing: routingOf([provider]),
     storage: createStorage({ driver: 'local', dir: mediaDir }),
     logger,
-    falEndpoints: DEFAULT_FAL_ENDPOINTS,
-    settings: { publicBaseUrl: 'https://media.test', jobTimeoutMs: 60_000, pollIntervalMs: 50, callbackSecret: 'x'.repeat(32), providerCallbacks: false },
+    settings: {
+      publicBaseUrl: 'https://media.test',
+      jobTimeoutMs: 60_000,
+      pollIntervalMs: 50,
+      callbackSecret: 'x'.repeat(32),
+      submitBudgetMs: 20_000,
+      submitStaleAfterMs: 5_000,
+    },
     assertReferenceUrl: async () => undefined,
     downloadResult: async () => {
       throw new Error('not used');
     },
     kickRelay: () => undefined,
-    faultPoint: () => undefined,
   };
   return {
     env,

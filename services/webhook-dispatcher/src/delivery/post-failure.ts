@@ -45,6 +45,7 @@ function refusal(err: UnsafeUrlError): string {
 
 function causes(err: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let e: unknown = err; e !== undefined && e !== null && chain.length < 6; e = (e as { cause?: unknown }).cause) chain.push(e);
+  for (let e: unknown = err; e !== undefined && e !== null && chain.length < 6; e = (e as { cause?: unknown }).cause)
+    chain.push(e);
   return chain;
 }

@@ -22,8 +22,31 @@ const payload: JobEventPayload = {
 describe('webhookBody', () => {
   it('has the contract keys in order, with the upstream endpoint path as model', () => {
     const body = webhookBody(payload);
-    expect(Object.keys(JSON.parse(body))).toEqual(['job_id', 'status', 'model', 'type', 'credits_consumed', 'created_at', 'completed_at', 'result', 'error']);
-    expect(JSON.parse(body)).toMatchObject({ model: 'fal-ai/vidgen-2/text-to-video', result: { video: 'https://media.test/media/j1.mp4' } });
+    expect(Object.keys(JSON.parse(body))).toEqual([
+      'job_id',
+      'status',
+      'model',
+      'type',
+      'credits_consumed',
+      'created_at',
+      'completed_at',
+      'result',
+      'error',
+      'source',
+      'project_id',
+    ]);
+    expect(JSON.parse(body)).toMatchObject({
+      model: 'fal-ai/vidgen-2/text-to-video',
+      result: { video: 'https://media.test/media/j1.mp4' },
+    });
+  });
+
+  it('marks who made the job after the contract keys: an editor job names its project, an event of before the fields is an api job', () => {
+    expect(JSON.parse(webhookBody({ ...payload, source: 'editor', project_id: 'prj_abc' }))).toMatchObject({
+      source: 'editor',
+      project_id: 'prj_abc',
+    });
+    expect(JSON.parse(webhookBody(payload))).toMatchObject({ source: 'api', project_id: null });
   });
 
   it('leaves out what only we need (user, key, model id)', () => {
@@ -35,7 +58,14 @@ describe('webhookHeaders', () => {
   it('signs "<timestamp>.<raw body>" with the secret and carries the event id and attempt', () => {
     const secret = generateSigningSecret();
     const rawBody = webhookBody(payload);
-    const headers = webhookHeaders({ event: 'job.cancelled', eventId: 'evt-1', attempt: 3, timestamp: 1_700_000_000, secret, rawBody });
+    const headers = webhookHeaders({
+      event: 'job.cancelled',
+      eventId: 'evt-1',
+      attempt: 3,
+      timestamp: 1_700_000_000,
+      secret,
+      rawBody,
+    });
     const mac = createHmac('sha256', secret).update(`1700000000.${rawBody}`).digest('hex');
     expect(headers).toEqual({
       'Content-Type': 'application/json',

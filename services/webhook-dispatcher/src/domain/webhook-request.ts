@@ -17,7 +17,8 @@ export function testEventBody(apiKeyId: number, sentAt: Date): string {
 
 /**
  * The webhook body, keys in the contract's order. `model` is the upstream endpoint path: the
- * contract says so for webhook bodies.
+ * contract says so for webhook bodies. Then two additions: `source` (api, editor or dashboard)
+ * and `project_id` (editor jobs), so a receiver can tell the editor's generations from its own.
  */
 export function webhookBody(payload: JobEventPayload): string {
   return JSON.stringify({
@@ -30,11 +31,18 @@ export function webhookBody(payload: JobEventPayload): string {
     completed_at: payload.completed_at,
     result: payload.result,
     error: payload.error,
+    source: payload.source ?? 'api',
+    project_id: payload.project_id ?? null,
   });
 }
 
+/** Marks a delivery sent from the dashboard to test a receiver: a handler should not act on it. */
+export const TEST_HEADER = 'X-Service-Test';
+
 export interface SignedHeaderInput {
   event: WebhookEvent | TestEvent;
+  /** A test delivery: adds `X-Service-Test: true`. */
+  test?: boolean;
   eventId: string;
   attempt: number;
   /** Unix seconds. */
@@ -53,5 +61,6 @@ export function webhookHeaders(input: SignedHeaderInput): Record<string, string>
     'X-Service-Signature': signatureHeader(input.secret, input.timestamp, input.rawBody),
     'X-Service-Event-Id': input.eventId,
     'X-Service-Delivery-Attempt': String(input.attempt),
+    ...(input.test ? { [TEST_HEADER]: 'true' } : {}),
   };
 }

@@ -13,7 +13,12 @@ export interface JobEventsConsumerOptions {
 export function consumeJobEvents(bus: Bus, deps: DeliveryDeps, opts: JobEventsConsumerOptions): Promise<void> {
   const handler = (def: EventDef<JobEventPayload>) =>
     eventHandler(def, (payload, ctx) =>
-      deliverJobEvent(deps, { event: def.routingKey as WebhookEvent, eventId: ctx.envelope.messageId, attempt: ctx.attempt, payload }),
+      deliverJobEvent(deps, {
+        event: def.routingKey as WebhookEvent,
+        eventId: ctx.envelope.messageId,
+        attempt: ctx.attempt,
+        payload,
+      }),
     );
   return bus.consume({
     queue: QUEUES.webhooksJobEvents,

@@ -36,13 +36,16 @@ export interface JobEventDelivery {
  */
 export async function deliverJobEvent(deps: DeliveryDeps, delivery: JobEventDelivery): Promise<HandlerOutcome> {
   const { payload, eventId } = delivery;
-  const endpoint = await findEndpoint(deps.db, payload.api_key_id);
+  const apiKeyId = payload.api_key_id;
+  // A playground job of the dashboard session has no key, hence no webhook.
+  if (apiKeyId === null) return 'ack';
+  const endpoint = await findEndpoint(deps.db, apiKeyId);
   // No webhook for this key, or (never expected) a row of another user: nothing to send.
   if (!endpoint || endpoint.user_id !== payload.user_id) return 'ack';
 
-  return deps.lock.run(`${eventId}:${payload.api_key_id}`, async () => {
-    if (await hasSuccessfulDelivery(deps.db, eventId, payload.api_key_id)) {
-      deps.logger.info({ eventId, apiKeyId: payload.api_key_id }, 'event already delivered; dropping the duplicate');
+  return deps.lock.run(`${eventId}:${apiKeyId}`, async () => {
+    if (await hasSuccessfulDelivery(deps.db, eventId, apiKeyId)) {
+      deps.logger.info({ eventId, apiKeyId }, 'event already delivered; dropping the duplicate');
       return 'ack';
     }
     let secret: string;
@@ -51,19 +54,28 @@ export async function deliverJobEvent(deps: DeliveryDeps, delivery: JobEventDeli
     } catch (err) {
       // WEBHOOK_SECRET_KEY is not the key the secret was sealed with: an operator must fix it,
       // and the dead-letter queue keeps the event until then.
-      deps.logger.error({ err: (err as Error).message, apiKeyId: endpoint.api_key_id }, 'cannot decrypt the signing secret');
+      deps.logger.error(
+        { err: (err as Error).message, apiKeyId: endpoint.api_key_id },
+        'cannot decrypt the signing secret',
+      );
       return 'dead';
     }
     const result = await attempt(deps, delivery, endpoint, secret);
     const outcome = outcomeOf(result);
     const delivered = result.kind === 'response' && result.status >= 200 && result.status <= 299;
-    if (!delivered) deps.logger.warn({ eventId, attempt: delivery.attempt, result, outcome }, 'webhook delivery failed');
+    if (!delivered)
+      deps.logger.warn({ eventId, attempt: delivery.attempt, result, outcome }, 'webhook delivery failed');
     return outcome;
   });
 }
 
 /** One signed POST, recorded whatever its result. */
-async function attempt(deps: DeliveryDeps, delivery: JobEventDelivery, endpoint: EndpointRow, secret: string): Promise<PostResult> {
+async function attempt(
+  deps: DeliveryDeps,
+  delivery: JobEventDelivery,
+  endpoint: EndpointRow,
+  secret: string,
+): Promise<PostResult> {
   const rawBody = webhookBody(delivery.payload);
   const started = deps.now();
   const headers = webhookHeaders({

@@ -22,5 +22,6 @@ export function deliveryView(r: DeliveryRow): DeliveryView {
     error: r.error,
     duration_ms: r.duration_ms,
     created_at: r.created_at.toISOString(),
+    test: r.test,
   };
 }

@@ -1,7 +1,12 @@
 import type { EndpointRef, EndpointView, SetEndpointReply, SetEndpointRequest } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { generateSigningSecret } from '../domain/signing';
-import { deleteEndpoint, findEndpoint, insertEndpointIfAbsent, updateEndpointUrl } from '../repositories/endpoints.repository';
+import {
+  deleteEndpoint,
+  findEndpoint,
+  insertEndpointIfAbsent,
+  updateEndpointUrl,
+} from '../repositories/endpoints.repository';
 import type { EndpointsContext } from './context';
 import { assertWebhookUrl } from './endpoint-url';
 
@@ -19,7 +24,10 @@ export async function setEndpoint(ctx: EndpointsContext, req: SetEndpointRequest
   // Insert-or-update without a transaction: each step is one atomic statement, and a clear racing
   // between them only sends us round again.
   for (let round = 0; round < 3; round++) {
-    if (await insertEndpointIfAbsent(ctx.db, { api_key_id: req.api_key_id, user_id: req.user_id, url, secret_ciphertext })) return { url, secret };
+    if (
+      await insertEndpointIfAbsent(ctx.db, { api_key_id: req.api_key_id, user_id: req.user_id, url, secret_ciphertext })
+    )
+      return { url, secret };
     if (await updateEndpointUrl(ctx.db, req.api_key_id, req.user_id, url)) return { url };
     if (await findEndpoint(ctx.db, req.api_key_id)) throw AppError.notFound(ENDPOINT_NOT_FOUND);
   }

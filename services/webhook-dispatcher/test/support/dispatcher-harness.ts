@@ -82,7 +82,9 @@ async function handledCount(registry: Registry, outcome?: string): Promise<numbe
   if (!metric) return 0;
   const { values } = await metric.get();
   return values
-    .filter((v) => v.labels.queue === QUEUES.webhooksJobEvents && (outcome === undefined || v.labels.outcome === outcome))
+    .filter(
+      (v) => v.labels.queue === QUEUES.webhooksJobEvents && (outcome === undefined || v.labels.outcome === outcome),
+    )
     .reduce((sum, v) => sum + v.value, 0);
 }
 
@@ -93,7 +95,9 @@ export async function setWebhook(client: Bus, apiKeyId: number, userId: number, 
   return reply.secret;
 }
 
-export function jobEventPayload(overrides: Partial<JobEventPayload> & Pick<JobEventPayload, 'api_key_id' | 'user_id'>): JobEventPayload {
+export function jobEventPayload(
+  overrides: Partial<JobEventPayload> & Pick<JobEventPayload, 'api_key_id' | 'user_id'>,
+): JobEventPayload {
   return {
     job_id: `job_${randomUUID()}`,
     status: 'completed',
@@ -110,13 +114,22 @@ export function jobEventPayload(overrides: Partial<JobEventPayload> & Pick<JobEv
 }
 
 /** Publishes a job event as the jobs outbox relay does; returns its event id (the message id). */
-export async function publishJobEvent(client: Bus, name: JobEventName, payload: JobEventPayload, messageId: string = randomUUID()): Promise<string> {
+export async function publishJobEvent(
+  client: Bus,
+  name: JobEventName,
+  payload: JobEventPayload,
+  messageId: string = randomUUID(),
+): Promise<string> {
   await client.publishEvent(jobEvents[name], payload, { messageId });
   return messageId;
 }
 
 /** Polls until the check passes (generous bounds: a loaded machine is slow, never wrong). */
-export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);

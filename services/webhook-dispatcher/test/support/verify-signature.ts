@@ -5,7 +5,13 @@ import type { IncomingHttpHeaders } from 'node:http';
  * What a customer would write from our docs, kept apart from the service's signer on purpose: the
  * tests check the signature against the documented rule, not against our own code.
  */
-export function verifyWebhookSignature(secret: string, headers: IncomingHttpHeaders, rawBody: string, nowSec = Date.now() / 1000, toleranceSec = 300): boolean {
+export function verifyWebhookSignature(
+  secret: string,
+  headers: IncomingHttpHeaders,
+  rawBody: string,
+  nowSec = Date.now() / 1000,
+  toleranceSec = 300,
+): boolean {
   const header = String(headers['x-service-signature'] ?? '');
   const parts = Object.fromEntries(header.split(',').map((p) => p.split('=', 2) as [string, string]));
   const t = parts.t;

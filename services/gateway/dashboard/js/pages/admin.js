@@ -1,13 +1,28 @@
 import { api, query, seg } from '../api.js';
-import { h, replace, uid } from '../dom.js';
+import { h, randomKey, replace, uid } from '../dom.js';
 import { number, time } from '../format.js';
 import { announce, dataTable, empty, field, pageHeading, scrollTable, withBusy } from '../ui.js';
 
 function grantForm(user) {
   const amountId = uid('amount');
-  const amount = h('input', { id: amountId, type: 'number', name: 'amount', min: '1', step: '1', required: true, inputmode: 'numeric', class: 'amount' });
+  const amount = h('input', {
+    id: amountId,
+    type: 'number',
+    name: 'amount',
+    min: '1',
+    step: '1',
+    required: true,
+    inputmode: 'numeric',
+    class: 'amount',
+  });
   const submit = h('button', { type: 'submit', class: 'primary small' }, 'Grant');
-  const result = h('span', { class: 'grant-result' });
+  const result = h('span', { class: 'grant-result', role: 'status' });
+  // One key per grant meant: a retry of this submission (a lost answer, a second click) grants once.
+  let grantKey = randomKey();
+  // Another amount is another grant.
+  amount.addEventListener('input', () => {
+    grantKey = randomKey();
+  });
   return h(
     'form',
     {
@@ -16,11 +31,16 @@ function grantForm(user) {
       onsubmit: async (event) => {
         event.preventDefault();
         const n = Number(amount.value);
-        const reply = await withBusy(submit, () => api.post(`/admin/users/${seg(user.id)}/credits`, { amount: n }));
+        const reply = await withBusy(submit, () =>
+          api.post(`/admin/users/${seg(user.id)}/credits`, { amount: n, idempotency_key: grantKey }),
+        );
         if (!reply) return;
+        grantKey = randomKey();
         amount.value = '';
         result.textContent = `Balance now ${number(reply.credits_remaining)}`;
-        announce(`Granted ${number(n)} credits to ${user.email}. Their balance is now ${number(reply.credits_remaining)}.`);
+        announce(
+          `Granted ${number(n)} credits to ${user.email}. Their balance is now ${number(reply.credits_remaining)}.`,
+        );
       },
     },
     h('label', { for: amountId, class: 'visually-hidden' }, `Credits to grant to ${user.email}`),
@@ -31,7 +51,13 @@ function grantForm(user) {
 }
 
 export function adminPage(ctx) {
-  const email = h('input', { type: 'search', name: 'email', required: true, autocomplete: 'off', placeholder: 'name@example.com' });
+  const email = h('input', {
+    type: 'search',
+    name: 'email',
+    required: true,
+    autocomplete: 'off',
+    placeholder: 'name@example.com',
+  });
   const searchButton = h('button', { type: 'submit', class: 'primary' }, 'Find user');
   const results = h('div');
   const form = h(
@@ -41,7 +67,9 @@ export function adminPage(ctx) {
       'aria-labelledby': 'find-user-heading',
       onsubmit: async (event) => {
         event.preventDefault();
-        const reply = await withBusy(searchButton, () => api.get(`/admin/users${query({ email: email.value.trim() })}`));
+        const reply = await withBusy(searchButton, () =>
+          api.get(`/admin/users${query({ email: email.value.trim() })}`),
+        );
         if (!reply || !ctx.isCurrent()) return;
         // The count is announced; the table itself is not read out on every search.
         announce(reply.users.length === 1 ? '1 user found.' : `${reply.users.length} users found.`);
@@ -50,14 +78,41 @@ export function adminPage(ctx) {
           return;
         }
         const rows = reply.users.map((u) =>
-          h('tr', null, h('td', null, u.email), h('td', null, u.role), h('td', null, time(u.created_at)), h('td', null, grantForm(u))),
+          h(
+            'tr',
+            null,
+            h('td', null, u.email),
+            h('td', null, u.role),
+            h('td', null, time(u.created_at)),
+            h('td', null, grantForm(u)),
+          ),
         );
-        replace(results, h('section', { class: 'card' }, h('h2', null, 'Users found'), scrollTable('Users found', dataTable({ caption: 'Users matching the email', columns: ['Email', 'Role', 'Signed up', 'Grant credits'], rows }))));
+        replace(
+          results,
+          h(
+            'section',
+            { class: 'card' },
+            h('h2', null, 'Users found'),
+            scrollTable(
+              'Users found',
+              dataTable({
+                caption: 'Users matching the email',
+                columns: ['Email', 'Role', 'Signed up', 'Grant credits'],
+                rows,
+              }),
+            ),
+          ),
+        );
       },
     },
     h('h2', { id: 'find-user-heading' }, 'Find a user'),
     field('Email', email, 'The user’s email address.'),
     h('div', { class: 'actions' }, searchButton),
   );
-  ctx.root.append(pageHeading('Admin'), h('p', { class: 'lede' }, 'Find a user by email and grant credits. Every grant is a row in their ledger.'), form, results);
+  ctx.root.append(
+    pageHeading('Admin'),
+    h('p', { class: 'lede' }, 'Find a user by email and grant credits. Every grant is a row in their ledger.'),
+    form,
+    results,
+  );
 }

@@ -5,8 +5,20 @@ import { announce, field, pageHeading, withBusy } from '../ui.js';
 const MIN_PASSWORD = 10; // the API's rule (docs/dashboard-api.md)
 
 function authForm(ctx, { title, submitLabel, endpoint, passwordAutocomplete, passwordHint, welcome, footer }) {
-  const email = h('input', { type: 'email', name: 'email', autocomplete: 'username', required: true, maxlength: '320' });
-  const password = h('input', { type: 'password', name: 'password', autocomplete: passwordAutocomplete, required: true, minlength: passwordHint ? String(MIN_PASSWORD) : null });
+  const email = h('input', {
+    type: 'email',
+    name: 'email',
+    autocomplete: 'username',
+    required: true,
+    maxlength: '320',
+  });
+  const password = h('input', {
+    type: 'password',
+    name: 'password',
+    autocomplete: passwordAutocomplete,
+    required: true,
+    minlength: passwordHint ? String(MIN_PASSWORD) : null,
+  });
   const submit = h('button', { type: 'submit', class: 'primary' }, submitLabel);
   const form = h(
     'form',
@@ -15,7 +27,9 @@ function authForm(ctx, { title, submitLabel, endpoint, passwordAutocomplete, pas
       'aria-label': title,
       onsubmit: async (event) => {
         event.preventDefault();
-        const result = await withBusy(submit, () => api.post(endpoint, { email: email.value.trim(), password: password.value }));
+        const result = await withBusy(submit, () =>
+          api.post(endpoint, { email: email.value.trim(), password: password.value }),
+        );
         if (!result) {
           password.focus();
           return;

@@ -1,15 +1,22 @@
 import { api, seg } from '../api.js';
-import { h, replace } from '../dom.js';
-import { credits, time } from '../format.js';
+import { h, replace, uid } from '../dom.js';
+import { credits, durationMs, time } from '../format.js';
+import { curlFor, inputEntries, resultFileName } from '../job-input.js';
 import { jobPreview } from '../media.js';
 import { poller } from '../poll.js';
-import { announce, badge, loading, pageHeading, showError } from '../ui.js';
+import { announce, badge, copyText, loading, pageHeading, showError } from '../ui.js';
+
+const SOURCE_TEXT = { api: 'an API request (a key)', editor: 'the video editor', dashboard: 'the playground' };
 import { cancelJob } from './jobs.js';
 
 export async function jobPage(ctx) {
   const id = ctx.params.id;
   const body = h('div', null, loading());
-  ctx.root.append(h('p', { class: 'breadcrumb' }, h('a', { href: '#/jobs' }, '← All jobs')), pageHeading(`Job ${id}`), body);
+  ctx.root.append(
+    h('p', { class: 'breadcrumb' }, h('a', { href: '#/jobs' }, '← All jobs')),
+    pageHeading(`Job ${id}`),
+    body,
+  );
 
   let job = null;
   const statusSlot = h('dd');
@@ -19,6 +26,56 @@ export async function jobPage(ctx) {
   const previewSlot = h('div', { class: 'preview preview-large' });
   const links = h('div', { class: 'result-links' });
   const cancelButton = h('button', { type: 'button', class: 'danger' }, 'Cancel job');
+  const attemptsSlot = h('div', null);
+
+  // The job's attempts on its provider routes: which upstream served it, and which failed first.
+  async function showAttempts() {
+    let reply;
+    try {
+      reply = await api.get(`/jobs/${seg(id)}/attempts`);
+    } catch {
+      return;
+    }
+    if (!ctx.isCurrent()) return;
+    const rows = reply.attempts.map((a) =>
+      h(
+        'tr',
+        null,
+        h('td', null, String(a.n)),
+        h('td', null, a.provider),
+        h('td', null, a.upstream_model || '–'),
+        h(
+          'td',
+          null,
+          a.state === 'running' && a.progress !== null ? `running ${Math.round(a.progress * 100)} %` : a.state,
+        ),
+        h('td', null, time(a.started_at)),
+        h('td', null, a.ended_at ? durationMs(Date.parse(a.ended_at) - Date.parse(a.started_at)) : '–'),
+        h('td', null, a.error || '–'),
+      ),
+    );
+    replace(
+      attemptsSlot,
+      rows.length
+        ? h(
+            'table',
+            { class: 'attempts' },
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                ...['#', 'Provider', 'Upstream model', 'State', 'Started', 'Took', 'Error'].map((t) =>
+                  h('th', { scope: 'col' }, t),
+                ),
+              ),
+            ),
+            h('tbody', null, ...rows),
+          )
+        : h('p', { class: 'muted' }, 'No attempt recorded.'),
+    );
+  }
 
   function show(next) {
     const changed = !job || job.status !== next.status;
@@ -28,10 +85,22 @@ export async function jobPage(ctx) {
     replace(statusSlot, badge(next.status));
     replace(completedSlot, next.completed_at ? time(next.completed_at) : h('span', { class: 'muted' }, 'not yet'));
     errorSlot.textContent = next.error || '–';
-    costSlot.textContent = next.status === 'failed' || next.status === 'cancelled' ? `${credits(next.credits_consumed)}, refunded` : credits(next.credits_consumed);
+    costSlot.textContent =
+      next.status === 'failed' || next.status === 'cancelled'
+        ? `${credits(next.credits_consumed)}, refunded`
+        : credits(next.credits_consumed);
     replace(previewSlot, jobPreview(next, { large: true }));
     const urls = next.result ? (next.result.video ? [next.result.video] : next.result.images || []) : [];
-    replace(links, ...urls.map((url, i) => h('a', { class: 'button-link', href: url, download: '' }, urls.length > 1 ? `Download image ${i + 1}` : 'Download')));
+    replace(
+      links,
+      ...urls.map((url, i) =>
+        h(
+          'a',
+          { class: 'button-link', href: url, download: resultFileName(next, url, i, urls.length) },
+          urls.length > 1 ? `Download image ${i + 1}` : 'Download',
+        ),
+      ),
+    );
     cancelButton.hidden = next.status !== 'processing';
   }
 
@@ -39,6 +108,7 @@ export async function jobPage(ctx) {
     tick: async () => {
       const next = await api.get(`/jobs/${seg(id)}`);
       if (ctx.isCurrent()) show(next);
+      await showAttempts();
     },
     intervalMs: 2000,
     shouldContinue: () => ctx.isCurrent() && job && job.status === 'processing',
@@ -63,7 +133,47 @@ export async function jobPage(ctx) {
   }
   if (!ctx.isCurrent()) return;
   show(first);
-  replace(body, 
+  const curl = curlFor(first);
+  const curlId = uid('curl');
+  const curlBlock = h('pre', { class: 'curl', 'aria-labelledby': curlId, tabindex: '0' }, curl);
+  const copyCurl = h('button', { type: 'button', class: 'secondary' }, 'Copy as curl');
+  copyCurl.addEventListener('click', () => copyText(curl, curlBlock));
+  const inputSection = first.input
+    ? h(
+        'section',
+        { class: 'card job-input', 'aria-labelledby': 'input-heading' },
+        h('h2', { id: 'input-heading' }, 'Input'),
+        h(
+          'p',
+          { class: 'hint' },
+          'The request as it ran: every default applied, and the seed used, so sending it again makes the same media.',
+        ),
+        h(
+          'dl',
+          { class: 'details input-details' },
+          inputEntries(first.input).map(([label, text, name]) => [
+            h('dt', null, label),
+            h('dd', { class: name === 'prompt' ? 'prompt-text' : null, dataset: { field: name } }, text),
+          ]),
+        ),
+        h('h3', { id: curlId }, 'The same request with curl'),
+        curlBlock,
+        h(
+          'div',
+          { class: 'actions' },
+          copyCurl,
+          h(
+            'span',
+            { class: 'hint' },
+            'Set MEDIAFORGE_API_KEY to a key with the ',
+            h('code', null, first.type === 'video' ? 'video:write' : 'image:write'),
+            ' scope.',
+          ),
+        ),
+      )
+    : null;
+  replace(
+    body,
     h(
       'section',
       { class: 'card job-detail', 'aria-label': 'Job' },
@@ -84,12 +194,29 @@ export async function jobPage(ctx) {
         h('dd', null, time(first.created_at)),
         h('dt', null, 'Completed'),
         completedSlot,
-        first.api_key_id ? [h('dt', null, 'API key'), h('dd', null, h('a', { href: `#/keys/${seg(first.api_key_id)}` }, `key ${first.api_key_id}`))] : null,
+        first.api_key_id
+          ? [
+              h('dt', null, 'API key'),
+              h('dd', null, h('a', { href: `#/keys/${seg(first.api_key_id)}` }, `key ${first.api_key_id}`)),
+            ]
+          : null,
+        h('dt', null, 'Made by'),
+        h(
+          'dd',
+          null,
+          SOURCE_TEXT[first.source] || 'an API request',
+          first.source === 'editor' && first.project_id
+            ? [' for ', h('a', { href: `#/projects/${seg(first.project_id)}` }, 'its project')]
+            : null,
+        ),
         h('dt', null, 'Error'),
         errorSlot,
       ),
       h('div', { class: 'actions' }, cancelButton),
     ),
+    inputSection,
+    h('section', { class: 'card', 'aria-label': 'Attempts' }, h('h2', null, 'Attempts'), attemptsSlot),
   );
+  await showAttempts();
   poll.start();
 }

@@ -1,9 +1,10 @@
 import { api, query, seg } from '../api.js';
 import { h, replace } from '../dom.js';
 import { credits, relative, time } from '../format.js';
+import { promptOf, sourceTag } from '../job-input.js';
 import { jobPreview } from '../media.js';
 import { poller } from '../poll.js';
-import { announce, badge, confirmDialog, empty, loading, pageHeading, showError, withBusy } from '../ui.js';
+import { announce, badge, confirmDialog, loading, pageHeading, showError, withBusy } from '../ui.js';
 
 const PAGE = 20;
 const POLL_MS = 2000;
@@ -29,7 +30,11 @@ function jobCard(job, onCancel) {
   const cost = h('dd');
   const preview = h('div', { class: 'preview' });
   const error = h('p', { class: 'job-error', hidden: true });
-  const cancelButton = h('button', { type: 'button', class: 'danger small', 'aria-label': `Cancel job ${job.job_id}` }, 'Cancel');
+  const cancelButton = h(
+    'button',
+    { type: 'button', class: 'danger small', 'aria-label': `Cancel job ${job.job_id}` },
+    'Cancel',
+  );
   cancelButton.addEventListener('click', () => onCancel(card.job, cancelButton));
   const el = h(
     'li',
@@ -38,8 +43,28 @@ function jobCard(job, onCancel) {
     h(
       'div',
       { class: 'job-info' },
-      h('p', { class: 'job-title' }, h('a', { href: `#/jobs/${seg(job.job_id)}` }, h('code', null, job.job_id)), ' ', status),
-      h('dl', { class: 'inline-details' }, h('dt', null, 'Model'), h('dd', null, job.model), h('dt', null, 'Type'), h('dd', null, job.type), h('dt', null, 'Cost'), cost, h('dt', null, 'Age'), h('dd', null, age)),
+      h(
+        'p',
+        { class: 'job-title' },
+        h('a', { href: `#/jobs/${seg(job.job_id)}` }, h('code', null, job.job_id)),
+        ' ',
+        status,
+        ' ',
+        sourceTag(job),
+      ),
+      promptOf(job) ? h('p', { class: 'job-prompt', title: promptOf(job) }, promptOf(job)) : null,
+      h(
+        'dl',
+        { class: 'inline-details' },
+        h('dt', null, 'Model'),
+        h('dd', null, job.model),
+        h('dt', null, 'Type'),
+        h('dd', null, job.type),
+        h('dt', null, 'Cost'),
+        cost,
+        h('dt', null, 'Age'),
+        h('dd', null, age),
+      ),
       error,
       h('div', { class: 'actions' }, cancelButton),
     ),
@@ -50,7 +75,10 @@ function jobCard(job, onCancel) {
     card.job = next;
     replace(age, time(next.created_at, relative(next.created_at)));
     // Failed and cancelled jobs are refunded in full (contract section 3).
-    cost.textContent = next.status === 'failed' || next.status === 'cancelled' ? `${credits(next.credits_consumed)}, refunded` : credits(next.credits_consumed);
+    cost.textContent =
+      next.status === 'failed' || next.status === 'cancelled'
+        ? `${credits(next.credits_consumed)}, refunded`
+        : credits(next.credits_consumed);
     if (!changed) return;
     replace(status, badge(next.status));
     el.dataset.status = next.status;
@@ -108,7 +136,16 @@ export async function jobsPage(ctx) {
 
   function render() {
     if (cards.size === 0) {
-      replace(body, empty('No jobs yet. Submit one with an API key, for example POST /api/v1/video/vidgen-2/generate; it appears here.'));
+      replace(
+        body,
+        h(
+          'p',
+          { class: 'empty' },
+          'No jobs yet. Try a model in the ',
+          h('a', { href: '#/playground' }, 'playground'),
+          ', or submit one with an API key (POST /api/v1/video/vidgen-2/generate); it appears here.',
+        ),
+      );
     } else if (!list.isConnected) {
       replace(body, list, h('div', { class: 'actions' }, moreButton));
     }
@@ -141,7 +178,9 @@ export async function jobsPage(ctx) {
   });
   moreButton.addEventListener('click', async () => {
     const last = list.lastElementChild;
-    const older = await withBusy(moreButton, () => api.get(`/jobs${query({ limit: PAGE, before: last.dataset.jobId })}`));
+    const older = await withBusy(moreButton, () =>
+      api.get(`/jobs${query({ limit: PAGE, before: last.dataset.jobId })}`),
+    );
     if (!older || !ctx.isCurrent()) return;
     merge(older.jobs, { append: true });
     moreButton.hidden = older.jobs.length < PAGE;

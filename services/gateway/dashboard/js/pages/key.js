@@ -1,7 +1,19 @@
 import { api, seg } from '../api.js';
 import { h, replace } from '../dom.js';
 import { durationMs, time } from '../format.js';
-import { announce, confirmDialog, dataTable, empty, field, loading, pageHeading, scrollTable, secretBox, showError, withBusy } from '../ui.js';
+import {
+  announce,
+  confirmDialog,
+  dataTable,
+  empty,
+  field,
+  loading,
+  pageHeading,
+  scrollTable,
+  secretBox,
+  showError,
+  withBusy,
+} from '../ui.js';
 import { revokeKey, scopeList } from './keys.js';
 
 function deliveryResult(d) {
@@ -13,12 +25,18 @@ function deliveryResult(d) {
 }
 
 function deliveryRow(d) {
+  // A test's sample job exists nowhere: its id is shown, not linked.
+  const job = !d.job_id
+    ? '–'
+    : d.test
+      ? h('code', { class: 'job-id' }, d.job_id)
+      : h('a', { class: 'job-id', href: `#/jobs/${seg(d.job_id)}` }, d.job_id);
   return h(
     'tr',
-    { dataset: { event: d.event } },
+    { dataset: { event: d.event, test: d.test ? 'true' : 'false' } },
     h('td', null, time(d.created_at)),
-    h('td', null, h('code', null, d.event)),
-    h('td', null, d.job_id ? h('a', { href: `#/jobs/${seg(d.job_id)}` }, d.job_id) : '–'),
+    h('td', null, h('code', null, d.event), d.test ? [' ', h('span', { class: 'badge badge-test' }, 'test')] : null),
+    h('td', null, job),
     h('td', { class: 'num' }, String(d.attempt ?? '–')),
     h('td', null, deliveryResult(d)),
     h('td', { class: 'num' }, durationMs(d.duration_ms)),
@@ -61,7 +79,13 @@ export async function keyPage(ctx) {
       h('dt', null, 'Last used'),
       h('dd', null, time(key.last_used_at)),
       h('dt', null, 'Status'),
-      h('dd', null, active ? h('span', { class: 'badge badge-active' }, 'active') : h('span', { class: 'badge badge-revoked' }, 'revoked ', time(key.revoked_at))),
+      h(
+        'dd',
+        null,
+        active
+          ? h('span', { class: 'badge badge-active' }, 'active')
+          : h('span', { class: 'badge badge-revoked' }, 'revoked ', time(key.revoked_at)),
+      ),
     ),
     active ? h('div', { class: 'actions' }, revokeButton) : null,
   );
@@ -70,20 +94,42 @@ export async function keyPage(ctx) {
   const webhookSection = h('section', { class: 'card', 'aria-labelledby': 'webhook-heading' });
   const secretSlot = h('div', { class: 'slot' });
   const current = h('p', { class: 'webhook-current' });
-  const urlInput = h('input', { type: 'url', name: 'url', required: true, placeholder: 'https://example.com/hooks/mediaforge', autocomplete: 'url', maxlength: '2048' });
+  const urlInput = h('input', {
+    type: 'url',
+    name: 'url',
+    required: true,
+    placeholder: 'https://example.com/hooks/mediaforge',
+    autocomplete: 'url',
+    maxlength: '2048',
+  });
   const saveButton = h('button', { type: 'submit', class: 'primary' }, 'Save webhook URL');
   const clearButton = h('button', { type: 'button', class: 'secondary' }, 'Clear webhook');
   const testButton = h('button', { type: 'button', class: 'secondary' }, 'Send test event');
+  const testEvent = h(
+    'select',
+    { name: 'test-event' },
+    h('option', { value: 'webhook.test' }, 'webhook.test: a ping'),
+    h('option', { value: 'job.completed' }, 'job.completed: a sample completed video job'),
+  );
   const refreshButton = h('button', { type: 'button', class: 'secondary' }, 'Refresh log');
   let webhookUrl = null;
 
   function showWebhook(view) {
     webhookUrl = view.url;
-    if (view.url) replace(current, 'Sending events to ', h('code', { class: 'break' }, view.url), ' (since ', time(view.updated_at || view.created_at), ').');
+    if (view.url)
+      replace(
+        current,
+        'Sending events to ',
+        h('code', { class: 'break' }, view.url),
+        ' (since ',
+        time(view.updated_at || view.created_at),
+        ').',
+      );
     else replace(current, 'No webhook set: nothing is sent for this key’s jobs.');
     urlInput.value = view.url || '';
     clearButton.hidden = !view.url;
     testButton.disabled = !view.url;
+    testEvent.disabled = !view.url;
     testButton.title = view.url ? '' : 'Set a webhook URL first';
   }
 
@@ -112,7 +158,11 @@ export async function keyPage(ctx) {
         showWebhook({ url: result.url, updated_at: new Date().toISOString() });
       },
     },
-    field('Webhook URL', urlInput, 'We POST a signed JSON event here when a job of this key completes, fails or is cancelled.'),
+    field(
+      'Webhook URL',
+      urlInput,
+      'We POST a signed JSON event here when a job of this key completes, fails or is cancelled.',
+    ),
     h('div', { class: 'actions' }, saveButton, clearButton),
   );
 
@@ -132,7 +182,12 @@ export async function keyPage(ctx) {
     urlInput.focus();
   });
 
-  webhookSection.append(h('h2', { id: 'webhook-heading' }, 'Webhook'), current, active ? form : h('p', { class: 'hint' }, 'A revoked key sends no webhooks.'), secretSlot);
+  webhookSection.append(
+    h('h2', { id: 'webhook-heading' }, 'Webhook'),
+    current,
+    active ? form : h('p', { class: 'hint' }, 'A revoked key sends no webhooks.'),
+    secretSlot,
+  );
 
   // Delivery log.
   const logSection = h('section', { class: 'card', 'aria-labelledby': 'log-heading' });
@@ -141,18 +196,32 @@ export async function keyPage(ctx) {
   async function loadLog() {
     const { deliveries } = await api.get(`/keys/${seg(key.id)}/webhook/deliveries`);
     if (!ctx.isCurrent()) return;
-    replace(logBody, 
+    replace(
+      logBody,
       deliveries.length === 0
         ? empty('No deliveries yet.')
-        : scrollTable('Delivery log', dataTable({ caption: 'Delivery attempts, newest first', columns: ['Time', 'Event', 'Job', 'Attempt', 'Result', 'Duration'], rows: deliveries.map(deliveryRow) })),
+        : scrollTable(
+            'Delivery log',
+            dataTable({
+              caption: 'Delivery attempts, newest first',
+              columns: ['Time', 'Event', 'Job', 'Attempt', 'Result', 'Duration'],
+              rows: deliveries.map(deliveryRow),
+            }),
+          ),
     );
   }
 
   testButton.addEventListener('click', async () => {
-    const result = await withBusy(testButton, () => api.post(`/keys/${seg(key.id)}/webhook/test`));
+    const event = testEvent.value;
+    const result = await withBusy(testButton, () => api.post(`/keys/${seg(key.id)}/webhook/test`, { event }));
     if (!result || !ctx.isCurrent()) return;
     const d = result.delivery || {};
-    announce(d.status_code ? `Test event delivered: your server answered HTTP ${d.status_code}.` : `Test event not delivered: ${d.error || 'no answer'}.`);
+    const what = event === 'webhook.test' ? 'Test event' : `Sample ${event}`;
+    announce(
+      d.status_code
+        ? `${what} delivered: your server answered HTTP ${d.status_code}.`
+        : `${what} not delivered: ${d.error || 'no answer'}.`,
+    );
     await withBusy(testButton, loadLog);
   });
   refreshButton.addEventListener('click', async () => {
@@ -162,7 +231,22 @@ export async function keyPage(ctx) {
 
   logSection.append(
     h('h2', { id: 'log-heading' }, 'Delivery log'),
-    h('p', { class: 'hint' }, 'Every attempt to reach your webhook: failed attempts are retried after 30 s, 2 min and 10 min.'),
+    h(
+      'p',
+      { class: 'hint' },
+      'Every attempt to reach your webhook: failed attempts are retried after 30 s, 2 min and 10 min.',
+    ),
+    active
+      ? h(
+          'div',
+          { class: 'test-event' },
+          field(
+            'Test event',
+            testEvent,
+            'A sample job.completed has the exact shape of a real one (its job id and media URL exist nowhere) and carries the header X-Service-Test: true. Tests are sent once, never retried.',
+          ),
+        )
+      : null,
     h('div', { class: 'actions' }, active ? testButton : null, refreshButton),
     logBody,
   );

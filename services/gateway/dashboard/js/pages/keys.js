@@ -1,11 +1,26 @@
 import { api, seg } from '../api.js';
 import { h, replace, uid } from '../dom.js';
 import { time } from '../format.js';
-import { SCOPES } from '../scopes.js';
-import { announce, confirmDialog, dataTable, empty, field, loading, pageHeading, scrollTable, secretBox, showError, withBusy } from '../ui.js';
+import {
+  announce,
+  confirmDialog,
+  dataTable,
+  empty,
+  field,
+  loading,
+  pageHeading,
+  scrollTable,
+  secretBox,
+  showError,
+  withBusy,
+} from '../ui.js';
 
 export function scopeList(scopes) {
-  return h('ul', { class: 'chips' }, scopes.map((s) => h('li', null, s)));
+  return h(
+    'ul',
+    { class: 'chips' },
+    scopes.map((s) => h('li', null, s)),
+  );
 }
 
 /** Asks, then revokes; resolves true when the key was revoked. */
@@ -23,12 +38,36 @@ export async function revokeKey(key, button) {
   return true;
 }
 
-function createForm(onCreated) {
+function createForm(scopes, onCreated) {
   const name = h('input', { type: 'text', name: 'name', required: true, maxlength: '100', autocomplete: 'off' });
-  const boxes = SCOPES.map((scope) => {
+  const initially = (scope) => Boolean(scope.always || scope.default);
+  const boxes = scopes.map((scope) => {
     const id = uid('scope');
-    const input = h('input', { type: 'checkbox', id, name: 'scopes', value: scope.name, checked: Boolean(scope.always), disabled: Boolean(scope.always) });
-    return { scope, input, el: h('div', { class: 'check' }, input, h('label', { for: id }, h('code', null, scope.name), ' ', h('span', { class: 'hint' }, scope.description))) };
+    const hintId = uid('scope-hint');
+    const input = h('input', {
+      type: 'checkbox',
+      id,
+      name: 'scopes',
+      value: scope.name,
+      checked: initially(scope),
+      disabled: Boolean(scope.always),
+      'aria-describedby': hintId,
+    });
+    return {
+      scope,
+      input,
+      el: h(
+        'div',
+        { class: 'check' },
+        input,
+        h(
+          'div',
+          null,
+          h('label', { for: id }, h('code', null, scope.name)),
+          h('p', { id: hintId, class: 'hint scope-hint' }, scope.description),
+        ),
+      ),
+    };
   });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create key');
   const form = h(
@@ -42,7 +81,7 @@ function createForm(onCreated) {
         const result = await withBusy(submit, () => api.post('/keys', { name: name.value.trim(), scopes }));
         if (!result) return;
         form.reset();
-        for (const b of boxes) if (b.scope.always) b.input.checked = true;
+        for (const b of boxes) b.input.checked = initially(b.scope);
         try {
           await onCreated(result);
         } catch (err) {
@@ -52,7 +91,17 @@ function createForm(onCreated) {
     },
     h('h2', { id: 'create-key-heading' }, 'Create a key'),
     field('Name', name, 'So you can tell your keys apart, for example “production server”.'),
-    h('fieldset', null, h('legend', null, 'Scopes'), boxes.map((b) => b.el)),
+    h(
+      'fieldset',
+      null,
+      h('legend', null, 'Scopes'),
+      h(
+        'p',
+        { class: 'hint' },
+        'Ticked: what a typical integration needs. Tick the editor scopes for the video editor; untick what this key should not do.',
+      ),
+      boxes.map((b) => b.el),
+    ),
     h('div', { class: 'actions' }, submit),
   );
   return form;
@@ -60,13 +109,22 @@ function createForm(onCreated) {
 
 export async function keysPage(ctx) {
   const newKeySlot = h('div', { class: 'slot' });
-  const listSection = h('section', { class: 'card', 'aria-labelledby': 'keys-heading' }, h('h2', { id: 'keys-heading' }, 'Your keys'), loading());
+  const listSection = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'keys-heading' },
+    h('h2', { id: 'keys-heading' }, 'Your keys'),
+    loading(),
+  );
 
   async function loadList() {
     const { keys } = await api.get('/keys');
     if (!ctx.isCurrent()) return;
     if (keys.length === 0) {
-      replace(listSection, h('h2', { id: 'keys-heading' }, 'Your keys'), empty('No keys yet. Create one above to call the API.'));
+      replace(
+        listSection,
+        h('h2', { id: 'keys-heading' }, 'Your keys'),
+        empty('No keys yet. Create one above to call the API.'),
+      );
       return;
     }
     const rows = keys.map((key) => {
@@ -75,7 +133,11 @@ export async function keysPage(ctx) {
       if (key.revoked_at) {
         action = h('span', { class: 'badge badge-revoked' }, 'revoked ', time(key.revoked_at));
       } else {
-        action = h('button', { type: 'button', class: 'danger small', 'aria-label': `Revoke key ${label}` }, 'Revoke');
+        action = h(
+          'button',
+          { type: 'button', class: 'danger small nowrap', 'aria-label': `Revoke key ${label}` },
+          'Revoke',
+        );
         action.addEventListener('click', async () => {
           if (await revokeKey(key, action)) await loadList();
         });
@@ -84,21 +146,32 @@ export async function keysPage(ctx) {
         'tr',
         { dataset: { keyId: String(key.id) } },
         h('td', null, h('a', { href: `#/keys/${seg(key.id)}` }, key.name || '(no name)')),
-        h('td', null, h('code', null, key.prefix)),
+        h('td', null, h('code', { class: 'nowrap' }, key.prefix)),
         h('td', null, scopeList(key.scopes)),
         h('td', null, time(key.created_at)),
         h('td', null, time(key.last_used_at)),
-        h('td', null, action),
+        h('td', { class: 'action-cell' }, action),
       );
     });
-    replace(listSection, 
+    replace(
+      listSection,
       h('h2', { id: 'keys-heading' }, 'Your keys'),
-      scrollTable('Your keys', dataTable({ caption: 'API keys, newest first', columns: ['Name', 'Prefix', 'Scopes', 'Created', 'Last used', 'Status'], rows })),
+      scrollTable(
+        'Your keys',
+        dataTable({
+          caption: 'API keys, newest first',
+          columns: ['Name', 'Prefix', 'Scopes', 'Created', 'Last used', 'Status'],
+          rows,
+        }),
+      ),
       h('p', { class: 'hint' }, 'Open a key to set its webhook and see its deliveries.'),
     );
   }
 
-  const form = createForm(async ({ key, secret_key }) => {
+  // The scopes, their meanings and the defaults of a new key come from the server.
+  const { scopes } = await api.get('/installation');
+  if (!ctx.isCurrent()) return;
+  const form = createForm(scopes, async ({ key, secret_key }) => {
     const box = secretBox({
       heading: 'Your new API key',
       label: `API key “${key.name}”`,

@@ -1,6 +1,7 @@
 import { api, seg } from '../api.js';
 import { h, replace, uid } from '../dom.js';
-import { seconds, time } from '../format.js';
+import { dateTime, seconds, time } from '../format.js';
+import { fileSafe, fileTimestamp } from '../job-input.js';
 import { assetMedia, videoPlayer } from '../media.js';
 import { badge, empty, loading, pageHeading } from '../ui.js';
 
@@ -41,7 +42,12 @@ function clipSeconds(clip, asset) {
  * time scale shared by the tracks (a spacer fills a shorter track up to the longest).
  */
 function timeline(video, clips, assetsById) {
-  const byTrack = new Map(TRACKS.map((track) => [track, clips.filter((c) => c.video_id === video.id && c.track === track).sort((a, b) => a.idx - b.idx)]));
+  const byTrack = new Map(
+    TRACKS.map((track) => [
+      track,
+      clips.filter((c) => c.video_id === video.id && c.track === track).sort((a, b) => a.idx - b.idx),
+    ]),
+  );
   const secondsOf = (clip) => clipSeconds(clip, assetsById.get(clip.asset_id)) ?? STILL_SECONDS;
   const trackLength = (track) => byTrack.get(track).reduce((sum, c) => sum + secondsOf(c), 0);
   const longest = Math.max(...TRACKS.map(trackLength));
@@ -59,7 +65,17 @@ function timeline(video, clips, assetsById) {
         h('span', { class: 'clip-idx' }, `${clip.idx + 1}.`),
         ' ',
         h('span', { class: 'clip-name' }, name),
-        h('span', { class: 'clip-meta' }, [secs !== null ? seconds(secs) : null, clip.start_sec !== null && clip.start_sec !== undefined ? `starts at ${seconds(clip.start_sec)}` : null, clip.volume !== undefined && clip.volume !== 1 ? `volume ${clip.volume}` : null].filter(Boolean).join(' · ')),
+        h(
+          'span',
+          { class: 'clip-meta' },
+          [
+            secs !== null ? seconds(secs) : null,
+            clip.start_sec !== null && clip.start_sec !== undefined ? `starts at ${seconds(clip.start_sec)}` : null,
+            clip.volume !== undefined && clip.volume !== 1 ? `volume ${clip.volume}` : null,
+          ]
+            .filter(Boolean)
+            .join(' · '),
+        ),
       );
       // Width follows duration (CSSOM styles are allowed by the CSP; style attributes are not).
       li.style.flexGrow = String(secondsOf(clip));
@@ -75,7 +91,11 @@ function timeline(video, clips, assetsById) {
       'div',
       { class: `track track-${track}` },
       h('span', { class: 'track-name', id: labelId }, TRACK_LABELS[track]),
-      h('ol', { class: 'clips', 'aria-labelledby': labelId }, items.length ? items : h('li', { class: 'clip-empty' }, 'No clips')),
+      h(
+        'ol',
+        { class: 'clips', 'aria-labelledby': labelId },
+        items.length ? items : h('li', { class: 'clip-empty' }, 'No clips'),
+      ),
     );
   });
   return h('div', { class: 'timeline', role: 'group', 'aria-label': `Timeline of ${video.name}`, tabindex: '0' }, rows);
@@ -91,7 +111,12 @@ function thread(turns) {
       h(
         'li',
         { class: 'turn' },
-        h('div', { class: 'message message-user' }, h('p', { class: 'message-meta' }, 'You · ', time(t.created_at)), h('p', { class: 'message-text' }, t.instruction || '(images only)')),
+        h(
+          'div',
+          { class: 'message message-user' },
+          h('p', { class: 'message-meta' }, 'You · ', time(t.created_at)),
+          h('p', { class: 'message-text' }, t.instruction || '(images only)'),
+        ),
         h(
           'div',
           { class: 'message message-agent' },
@@ -103,21 +128,48 @@ function thread(turns) {
   );
 }
 
-function exportsList(exportsOfVideo) {
-  if (exportsOfVideo.length === 0) return empty('No exports yet. Export with POST /api/v1/media-studio/projects/:id/export.');
+const FIT_LABELS = { fit: 'Fit (bars)', fill: 'Fill (cropped)' };
+
+/**
+ * A video's exports, newest first, each named by how it was framed and when it was made, and
+ * downloaded as "<project> <video> <time stamp> <fit>.mp4" rather than its asset id.
+ */
+function exportsList(exportsOfVideo, project, video) {
+  if (exportsOfVideo.length === 0)
+    return empty('No exports yet. Export with POST /api/v1/media-studio/projects/:id/export.');
+  const newestFirst = [...exportsOfVideo].sort((a, b) => Date.parse(b.created_at || 0) - Date.parse(a.created_at || 0));
   return h(
     'ul',
     { class: 'exports' },
-    exportsOfVideo.map((a, i) => {
+    newestFirst.map((a) => {
       const m = a.metadata || {};
-      const label = `Export ${i + 1}`;
-      const facts = [typeof m.duration_sec === 'number' ? seconds(m.duration_sec) : null, m.width && m.height ? `${m.width}×${m.height}` : null].filter(Boolean).join(', ');
+      const fit = m.fit === 'fill' ? 'fill' : 'fit';
+      const when = a.created_at ? dateTime(a.created_at) : null;
+      const title = ['Export', FIT_LABELS[fit], when].filter(Boolean).join(' · ');
+      const facts = [
+        typeof m.duration_sec === 'number' ? seconds(m.duration_sec) : null,
+        m.width && m.height ? `${m.width}×${m.height}` : null,
+      ]
+        .filter(Boolean)
+        .join(', ');
+      const details = [when, facts].filter(Boolean).join(' · ');
+      const videoPart = video && video.name && video.name !== 'Main video' ? ` ${video.name}` : '';
+      const fileName =
+        `${fileSafe(`${project.name}${videoPart}`, 60)} ${fileTimestamp(a.created_at)} ${fit}.mp4`.replace(/\s+/g, ' ');
       return h(
         'li',
-        { class: 'export card-inner' },
-        videoPlayer(a.url, label),
-        h('p', null, facts ? `${label} (${facts})` : label),
-        h('a', { class: 'button-link', href: a.url, download: '' }, 'Download mp4'),
+        { class: 'export card-inner', dataset: { fit } },
+        videoPlayer(a.url, title),
+        // Read as one line ("Export · Fit (bars) · <time> · 3.0 s, 1280×720"), shown as two.
+        h(
+          'p',
+          { class: 'export-title' },
+          h('strong', null, `Export · ${FIT_LABELS[fit]}`),
+          details
+            ? [h('span', { class: 'visually-hidden' }, ' · '), h('span', { class: 'hint export-details' }, details)]
+            : null,
+        ),
+        h('a', { class: 'button-link', href: a.url, download: fileName }, 'Download mp4'),
       );
     }),
   );
@@ -131,8 +183,24 @@ function library(assets) {
     assets.map((a) => {
       const name = assetName(a);
       const m = a.metadata || {};
-      const facts = [a.kind, a.source, typeof m.duration_sec === 'number' ? seconds(m.duration_sec) : null, m.width && m.height ? `${m.width}×${m.height}` : null].filter(Boolean).join(' · ');
-      return h('li', { class: 'asset' }, h('figure', null, assetMedia(a, name), h('figcaption', null, h('span', { class: 'asset-name' }, name), h('span', { class: 'hint' }, facts))));
+      const facts = [
+        a.kind,
+        a.source,
+        typeof m.duration_sec === 'number' ? seconds(m.duration_sec) : null,
+        m.width && m.height ? `${m.width}×${m.height}` : null,
+      ]
+        .filter(Boolean)
+        .join(' · ');
+      return h(
+        'li',
+        { class: 'asset' },
+        h(
+          'figure',
+          null,
+          assetMedia(a, name),
+          h('figcaption', null, h('span', { class: 'asset-name' }, name), h('span', { class: 'hint' }, facts)),
+        ),
+      );
     }),
   );
 }
@@ -171,16 +239,44 @@ export async function projectPage(ctx) {
       h('h3', null, 'Chat'),
       thread(threads[video.id]),
       h('h3', null, 'Exports'),
-      exportsList(exportsAll.filter((a) => a.metadata && a.metadata.video_id === video.id)),
+      exportsList(
+        exportsAll.filter((a) => a.metadata && a.metadata.video_id === video.id),
+        project,
+        video,
+      ),
     );
   });
   const orphanExports = exportsAll.filter((a) => !a.metadata || !videoIds.has(a.metadata.video_id));
 
-  replace(body, 
-    h('p', { class: 'lede' }, `Format ${project.aspect_ratio} · ${videos.length} ${videos.length === 1 ? 'video' : 'videos'} · ${assets.length - exportsAll.length} media in the library`),
-    project.context_md ? h('details', { class: 'card' }, h('summary', null, 'Project context'), h('pre', { class: 'context' }, project.context_md)) : null,
+  replace(
+    body,
+    h(
+      'p',
+      { class: 'lede' },
+      `Format ${project.aspect_ratio} · ${videos.length} ${videos.length === 1 ? 'video' : 'videos'} · ${assets.length - exportsAll.length} media in the library`,
+    ),
+    project.context_md
+      ? h(
+          'details',
+          { class: 'card' },
+          h('summary', null, 'Project context'),
+          h('pre', { class: 'context' }, project.context_md),
+        )
+      : null,
     videoSections,
-    orphanExports.length ? h('section', { class: 'card', 'aria-labelledby': 'other-exports' }, h('h2', { id: 'other-exports' }, 'Other exports'), exportsList(orphanExports)) : null,
-    h('section', { class: 'card', 'aria-labelledby': 'library-heading' }, h('h2', { id: 'library-heading' }, 'Media library'), library(assets.filter((a) => a.kind !== 'export'))),
+    orphanExports.length
+      ? h(
+          'section',
+          { class: 'card', 'aria-labelledby': 'other-exports' },
+          h('h2', { id: 'other-exports' }, 'Other exports'),
+          exportsList(orphanExports, project, null),
+        )
+      : null,
+    h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'library-heading' },
+      h('h2', { id: 'library-heading' }, 'Media library'),
+      library(assets.filter((a) => a.kind !== 'export')),
+    ),
   );
 }

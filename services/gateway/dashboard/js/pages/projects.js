@@ -9,7 +9,12 @@ export async function projectsPage(ctx) {
   const { projects } = await api.get('/projects');
   if (!ctx.isCurrent()) return;
   if (projects.length === 0) {
-    replace(body, empty('No projects yet. Create one with the editor API (POST /api/v1/media-studio/projects) or its MCP tools; it appears here.'));
+    replace(
+      body,
+      empty(
+        'No projects yet. Create one with the editor API (POST /api/v1/media-studio/projects) or its MCP tools; it appears here.',
+      ),
+    );
     return;
   }
   const rows = projects.map((p) =>
@@ -21,5 +26,15 @@ export async function projectsPage(ctx) {
       h('td', null, time(p.updated_at, relative(p.updated_at))),
     ),
   );
-  replace(body, h('section', { class: 'card' }, scrollTable('Projects', dataTable({ caption: 'Projects, most recently updated first', columns: ['Name', 'Format', 'Updated'], rows }))));
+  replace(
+    body,
+    h(
+      'section',
+      { class: 'card' },
+      scrollTable(
+        'Projects',
+        dataTable({ caption: 'Projects, most recently updated first', columns: ['Name', 'Format', 'Updated'], rows }),
+      ),
+    ),
+  );
 }

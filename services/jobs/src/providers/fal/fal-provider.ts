@@ -1,7 +1,14 @@
 import type https from 'node:https';
-import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import type { AxiosInstance, AxiosResponse } from 'axios';
 import type { Logger } from '@mf/logger';
-import { ProviderSubmitError, type Provider, type ProviderJob, type ProviderOutput, type ProviderStatus } from '../provider';
+import { field, isHttpsUrl, submitCall, transportProblem, upstreamClient, type HttpProblem } from '../http';
+import {
+  ProviderSubmitError,
+  type Provider,
+  type ProviderJob,
+  type ProviderOutput,
+  type ProviderStatus,
+} from '../provider';
 
 export interface FalProviderDeps {
   /** fal's queue API base, normally https://queue.fal.run. */
@@ -12,6 +19,8 @@ export interface FalProviderDeps {
   timeoutMs: number;
   /** Tests pass an agent that trusts a self-signed CA. */
   httpsAgent?: https.Agent;
+  /** The provider's name in the providers document (default fal). */
+  name?: string;
 }
 
 export const DEFAULT_FAL_QUEUE_URL = 'https://queue.fal.run';
@@ -24,41 +33,31 @@ export const FAL_NO_MEDIA_MESSAGE = 'the provider returned no media';
 // they are held to fal's own alphabet rather than escaped (an escaped "/" or ".." would still reach fal).
 const PATH_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/;
-// fal's JSON answers are small (URLs, ids); a cap keeps a misbehaving upstream from filling memory.
-const MAX_ANSWER_BYTES = 5 * 1024 * 1024;
-
-/** Summary of a failed HTTP exchange that is safe to log or attach as a cause (no headers, no body). */
-interface HttpProblem {
-  httpStatus?: number;
-  code?: string;
-}
 
 /**
  * fal's queue API (https://docs.fal.ai/model-endpoints/queue): submit returns a request id; status
  * and result are read with the app id (first two path segments of the endpoint); cancel is a PUT.
  */
 export class FalProvider implements Provider {
-  readonly name = 'fal' as const;
+  readonly name: string;
+  readonly type = 'fal' as const;
+  /** fal calls `fal_webhook` when a request ends. */
+  readonly wantsCallback = true;
   private readonly http: AxiosInstance;
   private readonly queueUrl: string;
   private readonly logger: Logger;
   private readonly timeoutMs: number;
 
   constructor(deps: FalProviderDeps) {
+    this.name = deps.name ?? 'fal';
     this.queueUrl = (deps.queueUrl || DEFAULT_FAL_QUEUE_URL).replace(/\/+$/, '');
     this.logger = deps.logger;
     this.timeoutMs = deps.timeoutMs;
-    this.http = axios.create({
-      headers: { Authorization: `Key ${deps.apiKey}`, Accept: 'application/json' },
-      httpsAgent: deps.httpsAgent,
-      timeout: deps.timeoutMs,
-      // The queue API never redirects; following one could carry the key somewhere else.
-      maxRedirects: 0,
-      maxContentLength: MAX_ANSWER_BYTES,
-      responseType: 'json',
-      // Every status is classified here, so axios must not throw on non-2xx.
-      validateStatus: () => true,
-    });
+    // Absolute URLs (status and result paths name the app); no redirects, every status classified here.
+    this.http = upstreamClient(
+      { baseUrl: this.queueUrl, timeoutMs: deps.timeoutMs, httpsAgent: deps.httpsAgent },
+      { Authorization: `Key ${deps.apiKey}` },
+    );
   }
 
   async submit(job: ProviderJob): Promise<{ requestId: string }> {
@@ -67,20 +66,14 @@ export class FalProvider implements Provider {
     const url = new URL(`${this.queueUrl}/${endpoint.join('/')}`);
     if (job.callbackUrl) url.searchParams.set('fal_webhook', job.callbackUrl);
 
-    let res: AxiosResponse<unknown>;
-    try {
-      res = await this.http.post(url.toString(), falInput(job), { signal: AbortSignal.timeout(this.timeoutMs) });
-    } catch (err) {
-      const problem = transportProblem(err);
-      throw new ProviderSubmitError(`fal submit failed: ${problem.code ?? 'network error'}`, problem);
-    }
-    if (res.status < 200 || res.status >= 300) {
-      // The body may echo the prompt or carry upstream internals: only the status leaves this method.
-      throw new ProviderSubmitError(`fal submit refused: HTTP ${res.status}`, { httpStatus: res.status } satisfies HttpProblem);
-    }
+    const res = await submitCall('fal', () =>
+      this.http.post(url.toString(), falInput(job), { signal: AbortSignal.timeout(this.timeoutMs) }),
+    );
     const requestId = field(res.data, 'request_id');
     if (typeof requestId !== 'string' || !REQUEST_ID.test(requestId)) {
-      throw new ProviderSubmitError('fal submit answered without a request id', { httpStatus: res.status } satisfies HttpProblem);
+      throw new ProviderSubmitError('fal submit answered without a request id', {
+        httpStatus: res.status,
+      } satisfies HttpProblem);
     }
     return { requestId };
   }
@@ -148,7 +141,8 @@ export class FalProvider implements Provider {
    * outcome. Key problems, rate limits, and 5xx without `detail` (gateways) are not the job's fault.
    */
   private resultRefused(res: AxiosResponse<unknown>, requestId: string, job: ProviderJob): ProviderStatus {
-    const notTheJob = [401, 403, 408, 429].includes(res.status) || (res.status >= 500 && field(res.data, 'detail') === undefined);
+    const notTheJob =
+      [401, 403, 408, 429].includes(res.status) || (res.status >= 500 && field(res.data, 'detail') === undefined);
     if (notTheJob) throw new Error(`fal result request failed: HTTP ${res.status}`);
     this.logger.warn({ requestId, jobId: job.jobId, httpStatus: res.status }, 'fal result reports a failed request');
     return { state: 'failed', error: FAL_FAILURE_MESSAGE };
@@ -202,25 +196,4 @@ function mediaFile(value: unknown): ProviderOutput | null {
   if (typeof url !== 'string' || !isHttpsUrl(url)) return null;
   const contentType = field(value, 'content_type');
   return typeof contentType === 'string' && contentType ? { kind: 'url', url, contentType } : { kind: 'url', url };
-}
-
-function isHttpsUrl(value: string): boolean {
-  try {
-    return new URL(value).protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
-function field(value: unknown, key: string): unknown {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
-}
-
-function transportProblem(err: unknown): HttpProblem {
-  if (axios.isAxiosError(err)) {
-    // An AbortSignal.timeout abort surfaces as ERR_CANCELED; name it for what it is.
-    const code = err.code === 'ERR_CANCELED' ? 'ETIMEDOUT' : (err.code ?? 'network error');
-    return err.response ? { httpStatus: err.response.status, code } : { code };
-  }
-  return { code: 'network error' };
 }

@@ -3,7 +3,13 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '@mf/logger';
 import { FfmpegError } from '@mf/media';
-import { ProviderSubmitError, type Provider, type ProviderJob, type ProviderOutput, type ProviderStatus } from '../provider';
+import {
+  ProviderSubmitError,
+  type Provider,
+  type ProviderJob,
+  type ProviderOutput,
+  type ProviderStatus,
+} from '../provider';
 import { nthSeed } from './render-common';
 import { renderImage } from './render-image';
 import { RenderQueue } from './render-queue';
@@ -21,6 +27,8 @@ export interface LocalProviderDeps {
   /** Downloads a reference image URL to a local file (the caller's fetch guards against SSRF). */
   fetchReference: (url: string, destPath: string) => Promise<void>;
   logger: Logger;
+  /** The provider's name in the providers document (default local). */
+  name?: string;
   /** Called when a request takes a render slot and when it gives it back (tests, metrics). */
   onRenderStart?: (requestId: string) => void;
   onRenderEnd?: (requestId: string) => void;
@@ -69,14 +77,18 @@ class RenderFailure extends Error {
  * restart, or submitted through another replica) is simply rendered again when polled.
  */
 export class LocalProvider implements Provider {
-  readonly name = 'local' as const;
+  readonly name: string;
+  readonly type = 'local' as const;
   private readonly entries = new Map<string, Entry>();
   private readonly queue: RenderQueue;
 
   constructor(private readonly deps: LocalProviderDeps) {
+    this.name = deps.name ?? 'local';
     this.queue = new RenderQueue(deps.concurrency);
   }
 
+  // async: a refusal thrown here is a rejection, as the Provider interface promises.
+  // eslint-disable-next-line @typescript-eslint/require-await
   async submit(job: ProviderJob): Promise<{ requestId: string }> {
     if (!SAFE_JOB_ID.test(job.jobId)) throw new ProviderSubmitError('job id is not usable as a local request id');
     const requestId = REQUEST_PREFIX + job.jobId;
@@ -158,7 +170,11 @@ export class LocalProvider implements Provider {
   private outputs(job: ProviderJob): Array<ProviderOutput & { kind: 'file' }> {
     const dir = this.dirOf(job.jobId);
     if (job.type === 'video') return [{ kind: 'file', path: path.join(dir, 'output.mp4'), contentType: 'video/mp4' }];
-    return Array.from({ length: job.params.num_images }, (_, i) => ({ kind: 'file', path: path.join(dir, `output-${i}.png`), contentType: 'image/png' }));
+    return Array.from({ length: job.params.num_images }, (_, i) => ({
+      kind: 'file',
+      path: path.join(dir, `output-${i}.png`),
+      contentType: 'image/png',
+    }));
   }
 
   private start(requestId: string, job: ProviderJob): void {
@@ -201,7 +217,10 @@ export class LocalProvider implements Provider {
       entry.phase = 'failed';
       entry.error = err instanceof RenderFailure ? err.safeMessage : LOCAL_ERRORS.render;
       const cause = err instanceof RenderFailure ? err.cause : err;
-      const detail = cause instanceof FfmpegError ? { kind: cause.kind, exitCode: cause.exitCode, stderrTail: cause.stderrTail } : { err: cause };
+      const detail =
+        cause instanceof FfmpegError
+          ? { kind: cause.kind, exitCode: cause.exitCode, stderrTail: cause.stderrTail }
+          : { err: cause };
       log.warn(detail, `local render failed: ${entry.error}`);
     }
   }
@@ -216,7 +235,7 @@ export class LocalProvider implements Provider {
     // fetchReference takes no signal: a cancel stops waiting for it rather than waiting it out.
     let onAbort = () => {};
     const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason);
+      onAbort = () => reject(signal.reason as Error);
       signal.addEventListener('abort', onAbort, { once: true });
     });
     aborted.catch(() => undefined);
@@ -256,12 +275,22 @@ export class LocalProvider implements Provider {
         for (const [i, output] of outputs.entries()) {
           signal.throwIfAborted();
           await atomically(output.path, (tmp) =>
-            renderImage({ ...common, outFile: tmp, ...imageSize(p.aspect_ratio), prompt: p.prompt, seed: nthSeed(p.seed, i), references }),
+            renderImage({
+              ...common,
+              outFile: tmp,
+              ...imageSize(p.aspect_ratio),
+              prompt: p.prompt,
+              seed: nthSeed(p.seed, i),
+              references,
+            }),
           );
         }
       }
     } catch (cause) {
-      throw new RenderFailure(cause instanceof FfmpegError && cause.kind === 'timeout' ? LOCAL_ERRORS.timeout : LOCAL_ERRORS.render, { cause });
+      throw new RenderFailure(
+        cause instanceof FfmpegError && cause.kind === 'timeout' ? LOCAL_ERRORS.timeout : LOCAL_ERRORS.render,
+        { cause },
+      );
     }
   }
 }
@@ -275,7 +304,10 @@ function isActive(phase: Phase): boolean {
  * file under the final name is always complete, even with another replica rendering the same job.
  */
 async function atomically(file: string, write: (tmp: string) => Promise<void>): Promise<void> {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
   try {
     await write(tmp);
     await rename(tmp, file);

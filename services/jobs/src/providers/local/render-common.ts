@@ -12,7 +12,16 @@ export const PROMPT_FILE = 'prompt.txt';
 export const MAX_REFERENCE_PIXELS = 40_000_000;
 
 /** Arguments that make encoders and muxers write the same bytes for the same input. */
-export const BITEXACT_ARGS = ['-fflags', '+bitexact', '-flags:v', '+bitexact', '-flags:a', '+bitexact', '-map_metadata', '-1'];
+export const BITEXACT_ARGS = [
+  '-fflags',
+  '+bitexact',
+  '-flags:v',
+  '+bitexact',
+  '-flags:a',
+  '+bitexact',
+  '-map_metadata',
+  '-1',
+];
 
 /** ffmpeg output/input path: the file: prefix keeps names like "a:b" or "-x" from being misread. */
 export function fileArg(file: string): string {
@@ -27,7 +36,6 @@ export function fileArg(file: string): string {
 export function referenceInputArgs(file: string): string[] {
   return ['-f', 'image2', '-pattern_type', 'none', '-max_pixels', String(MAX_REFERENCE_PIXELS), '-i', fileArg(file)];
 }
-
 
 /** `count` colours as ffmpeg hex (0xRRGGBB) spread around the hue circle from a random start. */
 export function palette(rand: () => number, count: number): string[] {
@@ -46,7 +54,18 @@ function hslHex(h: number, s: number, l: number): string {
   const c = (1 - Math.abs(2 * l - 1)) * s;
   const x = c * (1 - Math.abs(((h / 60) % 2) - 1));
   const m = l - c / 2;
-  const [r, g, b] = h < 60 ? [c, x, 0] : h < 120 ? [x, c, 0] : h < 180 ? [0, c, x] : h < 240 ? [0, x, c] : h < 300 ? [x, 0, c] : [c, 0, x];
+  const [r, g, b] =
+    h < 60
+      ? [c, x, 0]
+      : h < 120
+        ? [x, c, 0]
+        : h < 180
+          ? [0, c, x]
+          : h < 240
+            ? [0, x, c]
+            : h < 300
+              ? [x, 0, c]
+              : [c, 0, x];
   const hex = (v: number) =>
     Math.round((v + m) * 255)
       .toString(16)
@@ -147,7 +166,11 @@ export function drawtextFilter(layout: PromptLayout, fontFile = DEFAULT_FONT_FIL
  * Runs `fn` with a fresh scratch dir beside `outFile` holding the prompt file, and removes the
  * dir afterwards. On failure the partial output is removed too.
  */
-export async function withScratch(outFile: string, promptText: string, fn: (scratchDir: string) => Promise<void>): Promise<void> {
+export async function withScratch(
+  outFile: string,
+  promptText: string,
+  fn: (scratchDir: string) => Promise<void>,
+): Promise<void> {
   const scratch = await mkdtemp(path.join(path.dirname(path.resolve(outFile)), '.render-'));
   try {
     await writeFile(path.join(scratch, PROMPT_FILE), promptText, 'utf8');

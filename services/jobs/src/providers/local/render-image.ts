@@ -1,5 +1,13 @@
 import { runFfmpeg, seededRandom } from '@mf/media';
-import { BITEXACT_ARGS, drawtextFilter, fileArg, layoutPrompt, palette, referenceInputArgs, withScratch } from './render-common';
+import {
+  BITEXACT_ARGS,
+  drawtextFilter,
+  fileArg,
+  layoutPrompt,
+  palette,
+  referenceInputArgs,
+  withScratch,
+} from './render-common';
 
 export interface RenderImageOptions {
   outFile: string;
@@ -21,7 +29,8 @@ export interface RenderImageOptions {
  * references tiled in a grid under a translucent seed-coloured wash, with the prompt drawn over.
  */
 export async function renderImage(opts: RenderImageOptions): Promise<void> {
-  if (opts.width <= 0 || opts.height <= 0 || !Number.isInteger(opts.width) || !Number.isInteger(opts.height)) throw new RangeError('width and height must be positive integers');
+  if (opts.width <= 0 || opts.height <= 0 || !Number.isInteger(opts.width) || !Number.isInteger(opts.height))
+    throw new RangeError('width and height must be positive integers');
   const { width: w, height: h } = opts;
   const references = opts.references ?? [];
   const rand = seededRandom(opts.seed);
@@ -45,7 +54,9 @@ export async function renderImage(opts: RenderImageOptions): Promise<void> {
     references.forEach((ref, i) => {
       inputs.push(...referenceInputArgs(ref));
       const c = cells[i];
-      graph.push(`[${i}:v]scale=${c.w}:${c.h}:force_original_aspect_ratio=increase:flags=bicubic,crop=${c.w}:${c.h},setsar=1[r${i}]`);
+      graph.push(
+        `[${i}:v]scale=${c.w}:${c.h}:force_original_aspect_ratio=increase:flags=bicubic,crop=${c.w}:${c.h},setsar=1[r${i}]`,
+      );
       graph.push(`[${last}][r${i}]overlay=x=${c.x}:y=${c.y}[b${i}]`);
       last = `b${i}`;
     });
@@ -56,14 +67,25 @@ export async function renderImage(opts: RenderImageOptions): Promise<void> {
 
   const args = [
     ...inputs,
-    '-filter_complex', graph.join(';'),
-    '-map', '[out]',
-    '-frames:v', '1',
-    '-c:v', 'png',
+    '-filter_complex',
+    graph.join(';'),
+    '-map',
+    '[out]',
+    '-frames:v',
+    '1',
+    '-c:v',
+    'png',
     ...BITEXACT_ARGS,
-    '-f', 'image2', '-update', '1', '-y', fileArg(opts.outFile),
+    '-f',
+    'image2',
+    '-update',
+    '1',
+    '-y',
+    fileArg(opts.outFile),
   ];
-  await withScratch(opts.outFile, layout.text, (cwd) => runFfmpeg(args, { ffmpegPath: opts.ffmpegPath, timeoutMs: opts.timeoutMs, signal: opts.signal, cwd }));
+  await withScratch(opts.outFile, layout.text, (cwd) =>
+    runFfmpeg(args, { ffmpegPath: opts.ffmpegPath, timeoutMs: opts.timeoutMs, signal: opts.signal, cwd }),
+  );
 }
 
 interface Cell {

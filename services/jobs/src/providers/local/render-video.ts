@@ -1,5 +1,13 @@
 import { runFfmpeg, seededRandom } from '@mf/media';
-import { BITEXACT_ARGS, drawtextFilter, fileArg, layoutPrompt, palette, referenceInputArgs, withScratch } from './render-common';
+import {
+  BITEXACT_ARGS,
+  drawtextFilter,
+  fileArg,
+  layoutPrompt,
+  palette,
+  referenceInputArgs,
+  withScratch,
+} from './render-common';
 
 export interface RenderVideoOptions {
   outFile: string;
@@ -35,7 +43,8 @@ const ENCODER_THREADS = '2';
 export async function renderVideo(opts: RenderVideoOptions): Promise<void> {
   const fps = opts.fps ?? 24;
   if (!Number.isInteger(fps) || fps <= 0) throw new RangeError('fps must be a positive integer');
-  if (opts.width % 2 !== 0 || opts.height % 2 !== 0 || opts.width <= 0 || opts.height <= 0) throw new RangeError('width and height must be positive and even');
+  if (opts.width % 2 !== 0 || opts.height % 2 !== 0 || opts.width <= 0 || opts.height <= 0)
+    throw new RangeError('width and height must be positive and even');
   if (!(opts.durationSeconds > 0)) throw new RangeError('durationSeconds must be positive');
 
   const frames = Math.round(opts.durationSeconds * fps);
@@ -81,19 +90,42 @@ export async function renderVideo(opts: RenderVideoOptions): Promise<void> {
 
   const args = [
     ...inputs,
-    '-filter_complex_threads', ENCODER_THREADS,
-    '-filter_complex', graph.join(';'),
-    '-map', '[v]',
+    '-filter_complex_threads',
+    ENCODER_THREADS,
+    '-filter_complex',
+    graph.join(';'),
+    '-map',
+    '[v]',
     ...(opts.audio ? ['-map', '[a]'] : []),
-    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-threads:v', ENCODER_THREADS,
-    '-pix_fmt', 'yuv420p', '-profile:v', 'high', '-g', String(fps * 2), '-r', String(fps),
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-crf',
+    '23',
+    '-threads:v',
+    ENCODER_THREADS,
+    '-pix_fmt',
+    'yuv420p',
+    '-profile:v',
+    'high',
+    '-g',
+    String(fps * 2),
+    '-r',
+    String(fps),
     ...(opts.audio ? ['-c:a', 'aac', '-b:a', '128k', '-ar', String(SAMPLE_RATE), '-ac', '2'] : ['-an']),
     ...BITEXACT_ARGS,
-    '-movflags', '+faststart',
-    '-f', 'mp4', '-y', fileArg(opts.outFile),
+    '-movflags',
+    '+faststart',
+    '-f',
+    'mp4',
+    '-y',
+    fileArg(opts.outFile),
   ];
 
-  await withScratch(opts.outFile, layout.text, (cwd) => runFfmpeg(args, { ffmpegPath: opts.ffmpegPath, timeoutMs: opts.timeoutMs, signal: opts.signal, cwd }));
+  await withScratch(opts.outFile, layout.text, (cwd) =>
+    runFfmpeg(args, { ffmpegPath: opts.ffmpegPath, timeoutMs: opts.timeoutMs, signal: opts.signal, cwd }),
+  );
 }
 
 /**
@@ -104,7 +136,10 @@ function audioGraph(rand: () => number, seed: number, samples: number, duration:
   const root = 110 * 2 ** (Math.floor(rand() * 12) / 12);
   const intervals = rand() < 0.5 ? [0, 4, 7] : [0, 3, 7];
   const tremolo = (0.2 + rand() * 0.8).toFixed(3);
-  const parts = intervals.map((semi, i) => `sine=f=${(root * 2 ** (semi / 12)).toFixed(3)}:r=${SAMPLE_RATE},volume=${(0.12 - i * 0.02).toFixed(2)}[s${i}]`);
+  const parts = intervals.map(
+    (semi, i) =>
+      `sine=f=${(root * 2 ** (semi / 12)).toFixed(3)}:r=${SAMPLE_RATE},volume=${(0.12 - i * 0.02).toFixed(2)}[s${i}]`,
+  );
   parts.push(`anoisesrc=c=pink:a=0.03:seed=${seed >>> 0}:r=${SAMPLE_RATE}[n]`);
   const fadeOut = Math.min(0.5, duration / 4);
   parts.push(

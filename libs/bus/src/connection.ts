@@ -1,0 +1,169 @@
+import * as amqp from 'amqplib';
+import type { ChannelModel } from 'amqplib';
+import type { Logger } from '@mf/logger';
+import { backoffDelay } from './backoff';
+import { BusUnavailableError } from './errors';
+import type { BusOptions } from './types';
+
+/** Sets up one part of the bus on a new connection: opens its channels, declares its topology, starts consuming. */
+export type Attach = (conn: ChannelModel) => Promise<void>;
+
+/**
+ * The one broker connection of a process: TCP_NODELAY, heartbeats, and reconnect with backoff that
+ * runs every attachment again, in order, on each new connection before it counts as connected.
+ */
+export class BrokerConnection {
+  private conn: ChannelModel | null = null;
+  private readonly attachments: Attach[] = [];
+  private readonly lostListeners: ((reason: Error) => void)[] = [];
+  private connectedWaiters: (() => void)[] = [];
+  private closing = false;
+  private reconnectAttempt = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  /** Ends the current backoff wait early (closing uses it so a sleeping connect loop stops at once). */
+  private wakeReconnect: (() => void) | null = null;
+  /** The connection attempt in progress, if any: closing waits for it so no connection outlives the bus. */
+  private connectAttempt: Promise<void> | null = null;
+
+  constructor(
+    private readonly opts: BusOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /** The live connection, once every attachment has run on it; null otherwise. */
+  get current(): ChannelModel | null {
+    return this.conn;
+  }
+
+  /**
+   * Keeps `attach` for every future connection and runs it now if connected. Resolves once it is
+   * attached to the current connection (or at once when not connected: the next connect runs it).
+   */
+  async attach(attach: Attach): Promise<void> {
+    this.attachments.push(attach);
+    if (this.conn) await attach(this.conn);
+  }
+
+  /** Called when the connection is lost or closed, with the error that whatever waited on it should get. */
+  onLost(listener: (reason: Error) => void): void {
+    this.lostListeners.push(listener);
+  }
+
+  /** Connects, retrying with backoff until the broker answers. Resolves once connected. */
+  async start(): Promise<void> {
+    await this.connectLoop();
+    // Closed before the first connection: do not report a bus that is going away as started.
+    if (this.closing) throw new BusUnavailableError('bus closed before it connected');
+  }
+
+  /** Resolves when connected (immediately if already). */
+  waitConnected(): Promise<void> {
+    if (this.conn) return Promise.resolve();
+    return new Promise((resolve) => this.connectedWaiters.push(resolve));
+  }
+
+  /** First step of a graceful close: stop reconnecting and let an attempt in flight settle (until `until`, epoch ms). */
+  async stopConnecting(until: number): Promise<void> {
+    this.closing = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.wakeReconnect?.();
+    // An attempt in flight either drops its connection (still opening) or finishes attaching;
+    // either way it is settled before close() looks at the connection.
+    if (!this.connectAttempt) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.connectAttempt.catch(() => undefined),
+      new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, until - Date.now())))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** Last step of a graceful close: forget the connection, fail whatever waits on it, close it. */
+  async close(): Promise<void> {
+    this.closing = true;
+    const conn = this.conn;
+    this.conn = null;
+    this.notifyLost(new BusUnavailableError('bus closing'));
+    if (conn) await conn.close().catch(() => undefined);
+  }
+
+  private async connectLoop(): Promise<void> {
+    while (!this.closing) {
+      try {
+        this.connectAttempt = this.connectOnce();
+        await this.connectAttempt;
+        this.reconnectAttempt = 0;
+        return;
+      } catch (err) {
+        if (this.closing) return;
+        this.reconnectAttempt++;
+        if (this.opts.maxConnectAttempts !== undefined && this.reconnectAttempt >= this.opts.maxConnectAttempts) {
+          throw new BusUnavailableError(`cannot reach the broker: ${(err as Error).message}`);
+        }
+        const delay = backoffDelay(
+          this.reconnectAttempt,
+          this.opts.reconnectMinMs ?? 1000,
+          this.opts.reconnectMaxMs ?? 60_000,
+        );
+        this.log.warn(
+          { err: (err as Error).message, attempt: this.reconnectAttempt, delayMs: delay },
+          'broker connection failed; retrying',
+        );
+        await new Promise<void>((r) => {
+          this.wakeReconnect = r;
+          this.reconnectTimer = setTimeout(r, delay);
+        });
+        this.reconnectTimer = null;
+        this.wakeReconnect = null;
+      }
+    }
+  }
+
+  private withHeartbeat(url: string): string {
+    if (/[?&]heartbeat=/.test(url)) return url;
+    return `${url}${url.includes('?') ? '&' : '?'}heartbeat=${this.opts.heartbeatSec ?? 10}`;
+  }
+
+  private async connectOnce(): Promise<void> {
+    const conn = await amqp.connect(this.withHeartbeat(this.opts.url), {
+      noDelay: true,
+      clientProperties: { connection_name: this.opts.service },
+    });
+    try {
+      // Closing began while the socket was opening: drop this connection instead of using it.
+      if (this.closing) throw new BusUnavailableError('bus closing');
+      conn.on('error', (err: Error) => this.log.warn({ err: err.message }, 'broker connection error'));
+      conn.on('blocked', (reason: string) => this.log.warn({ reason }, 'broker blocked the connection'));
+      // Consumers first, then report connected: a service is not "connected" before it serves.
+      // (for...of also runs an attachment added while this loop is still going.)
+      for (const attach of this.attachments) await attach(conn);
+      this.conn = conn;
+    } catch (err) {
+      this.conn = null;
+      await conn.close().catch(() => undefined);
+      throw err;
+    }
+
+    conn.on('close', () => this.onConnectionClosed(conn));
+    this.log.info('connected to broker');
+    const waiters = this.connectedWaiters;
+    this.connectedWaiters = [];
+    waiters.forEach((w) => w());
+  }
+
+  private onConnectionClosed(conn: ChannelModel): void {
+    if (this.conn !== conn) return;
+    this.conn = null;
+    this.notifyLost(new BusUnavailableError('broker connection lost'));
+    if (this.closing) return;
+    this.log.warn('broker connection closed; reconnecting');
+    // With maxConnectAttempts the loop can give up: log it rather than leave an unhandled rejection.
+    this.connectLoop().catch((err: Error) =>
+      this.log.error({ err: err.message }, 'gave up reconnecting to the broker'),
+    );
+  }
+
+  private notifyLost(reason: Error): void {
+    for (const listener of this.lostListeners) listener(reason);
+  }
+}

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
+import type { RpcReplyBody, RpcReplyOf, RpcRequestOf } from '@mf/contracts';
+import { fromWire } from '@mf/errors';
+import type { Logger } from '@mf/logger';
+import { decode, encode, envelope } from './codec';
+import type { BrokerConnection } from './connection';
+import { BusUnavailableError, RpcTimeoutError } from './errors';
+import type { BusMetrics } from './metrics';
+import type { AnyRpcService } from './types';
+
+/** RabbitMQ's direct reply-to pseudo-queue: replies come straight back on the calling channel. */
+const REPLY_TO = 'amq.rabbitmq.reply-to';
+
+interface PendingCall {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+  method: string;
+}
+
+/** Calls other services' RPC queues and matches their replies to the waiting callers. */
+export class RpcClient {
+  private channel: Channel | null = null;
+  private readonly pending = new Map<string, PendingCall>();
+
+  constructor(
+    private readonly connection: BrokerConnection,
+    private readonly log: Logger,
+    private readonly rpcDuration: BusMetrics['rpcDuration'],
+    private readonly defaultTimeoutMs: number,
+  ) {}
+
+  /** Opens the calling channel on a new connection and listens for replies on it. */
+  readonly open = async (conn: ChannelModel): Promise<void> => {
+    const channel = await conn.createChannel();
+    channel.on('error', (err: Error) => this.log.warn({ err: err.message }, 'rpc channel error'));
+    // A request to a queue that does not exist comes back here at once: fail the call now.
+    channel.on('return', (msg: ConsumeMessage) =>
+      this.fail(
+        msg.properties.correlationId as string | undefined,
+        new BusUnavailableError(`no queue ${msg.fields.routingKey}`),
+      ),
+    );
+    await channel.consume(REPLY_TO, (msg) => msg && this.onReply(msg), { noAck: true });
+    this.channel = channel;
+  };
+
+  /**
+   * Calls a method of another service and waits for its reply. A typed AppError raised remotely is
+   * rethrown here unchanged; a timeout or a lost broker is a 503 AppError (safe to retry).
+   * The request carries a TTL equal to the timeout, so a service that comes back later never acts
+   * on a call whose caller has already given up.
+   */
+  async call<S extends AnyRpcService, K extends keyof S['methods'] & string>(
+    service: S,
+    method: K,
+    request: RpcRequestOf<S['methods'][K]>,
+    opts: { timeoutMs?: number; correlationId?: string } = {},
+  ): Promise<RpcReplyOf<S['methods'][K]>> {
+    const def = service.methods[method];
+    const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
+    // The channel of a connection that is lost, or not yet fully attached, is not used.
+    const channel = this.connection.current ? this.channel : null;
+    const end = this.rpcDuration.startTimer({ method: def.type });
+    if (!channel) {
+      end({ outcome: 'unavailable' });
+      throw new BusUnavailableError('broker not connected');
+    }
+    const correlationId = randomUUID();
+    const body = envelope(def.type, def.version, request, { correlationId: opts.correlationId ?? correlationId });
+    const result = new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => this.fail(correlationId, new RpcTimeoutError(def.type, timeoutMs)), timeoutMs);
+      this.pending.set(correlationId, { resolve, reject, timer, method: def.type });
+    });
+    try {
+      channel.sendToQueue(service.queue, encode(body), {
+        correlationId,
+        replyTo: REPLY_TO,
+        type: def.type,
+        messageId: body.messageId,
+        contentType: 'application/json',
+        expiration: String(timeoutMs),
+        headers: { 'x-deadline': Date.now() + timeoutMs },
+        persistent: false,
+        mandatory: true,
+      });
+    } catch (err) {
+      this.fail(correlationId, new BusUnavailableError((err as Error).message));
+    }
+    try {
+      const value = await result;
+      end({ outcome: 'ok' });
+      return value as RpcReplyOf<S['methods'][K]>;
+    } catch (err) {
+      end({
+        outcome:
+          err instanceof RpcTimeoutError ? 'timeout' : err instanceof BusUnavailableError ? 'unavailable' : 'error',
+      });
+      throw err;
+    }
+  }
+
+  /** Fails every call still waiting for a reply (the connection is gone). */
+  failAll(err: Error): void {
+    for (const id of [...this.pending.keys()]) this.fail(id, err);
+  }
+
+  private fail(correlationId: string | undefined, err: Error): void {
+    if (!correlationId) return;
+    const call = this.pending.get(correlationId);
+    if (!call) return;
+    this.pending.delete(correlationId);
+    clearTimeout(call.timer);
+    call.reject(err);
+  }
+
+  private onReply(msg: ConsumeMessage): void {
+    const id = msg.properties.correlationId as string | undefined;
+    if (!id) return;
+    const call = this.pending.get(id);
+    if (!call) return; // late reply after a timeout: the caller has moved on
+    this.pending.delete(id);
+    clearTimeout(call.timer);
+    try {
+      const reply = decode(msg.content) as RpcReplyBody<unknown>;
+      if (reply.ok) call.resolve(reply.result);
+      else call.reject(fromWire(reply.error));
+    } catch (err) {
+      call.reject(new Error(`malformed reply to ${call.method}: ${(err as Error).message}`));
+    }
+  }
+}

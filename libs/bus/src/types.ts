@@ -1,0 +1,89 @@
+import type client from 'prom-client';
+import type { AnyRpcMethod, Envelope, EventDef, RpcReplyOf, RpcRequestOf, RpcService } from '@mf/contracts';
+import type { Logger } from '@mf/logger';
+
+export interface BusOptions {
+  url: string;
+  /** Service name: names the connection, the dead-letter exchange and log lines. */
+  service: string;
+  logger: Logger;
+  /** Default RPC timeout in ms. */
+  rpcTimeoutMs?: number;
+  /** Reconnect backoff bounds (conventions: 1 s to 60 s). */
+  reconnectMinMs?: number;
+  reconnectMaxMs?: number;
+  /** AMQP heartbeat in seconds: how fast a dead broker is noticed. */
+  heartbeatSec?: number;
+  /** Publisher-confirm wait, ms. */
+  publishTimeoutMs?: number;
+  registry?: client.Registry;
+  /** Declare every durable queue as a quorum queue (replicated; set before the first deploy: a queue's type cannot change). */
+  quorumQueues?: boolean;
+  /** Give up connecting after this many attempts (a CLI wants to fail fast; services retry forever). */
+  maxConnectAttempts?: number;
+}
+
+/** Any RPC service of the contracts. */
+export type AnyRpcService = RpcService<Record<string, AnyRpcMethod>>;
+
+export interface RpcContext {
+  logger: Logger;
+  correlationId: string;
+  /** Epoch ms after which the caller has given up. */
+  deadline: number;
+}
+
+export type RpcHandlers<S extends AnyRpcService> = {
+  [K in keyof S['methods']]: (
+    req: RpcRequestOf<S['methods'][K]>,
+    ctx: RpcContext,
+  ) => Promise<RpcReplyOf<S['methods'][K]>>;
+};
+
+/** What a queue handler decides for its message (conventions: handlers return, never throw). */
+export type HandlerOutcome = 'ack' | 'retry' | 'dead';
+
+export interface ConsumerContext {
+  logger: Logger;
+  envelope: Envelope<unknown>;
+  /** 1 on first delivery, incremented on each broker-scheduled retry. */
+  attempt: number;
+}
+
+export interface EventHandler<T> {
+  def: EventDef<T>;
+  handle: (payload: T, ctx: ConsumerContext) => Promise<HandlerOutcome>;
+}
+
+/**
+ * An EventHandler of any payload type, for a map of handlers with different payloads. The def is
+ * only read (so `unknown` accepts every EventDef<T>) and handle is only called (so `never` accepts
+ * every handler). A single `EventHandler<never>` no longer works: Joi 18 schemas carry their output
+ * type covariantly (Standard Schema), so EventDef<T> is not assignable to EventDef<never>.
+ */
+export interface AnyEventHandler {
+  def: EventDef<unknown>;
+  handle: (payload: never, ctx: ConsumerContext) => Promise<HandlerOutcome>;
+}
+
+/** Pairs an event definition with its handler, keeping their payload types in step. */
+export function eventHandler<T>(
+  def: EventDef<T>,
+  handle: (payload: T, ctx: ConsumerContext) => Promise<HandlerOutcome>,
+): AnyEventHandler {
+  return {
+    def: def,
+    handle: handle,
+  };
+}
+
+export interface ConsumerSpec {
+  queue: string;
+  /** Topic bindings on the events exchange. */
+  bindings: string[];
+  /** Routing key -> handler. */
+  handlers: Record<string, AnyEventHandler>;
+  prefetch?: number;
+  /** Broker-held retry schedule: the n-th retry waits retryDelaysMs[n-1]. Exhausted -> dead-letter queue. */
+  retryDelaysMs?: number[];
+}

@@ -1,0 +1,3 @@
+export * from './rules';
+export * from './validate';
+export * from './json-schema';

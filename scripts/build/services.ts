@@ -1,0 +1,164 @@
+/**
+ * The production build of the services: each one bundled by esbuild into
+ * services/<name>/dist/main.js (CommonJS, Node 20, linked source maps), the workspace libraries and
+ * npm dependencies inlined, its migrations with it (they are modules main.ts imports), plus what it
+ * reads from disk at run time (the gateway's dashboard and the API reference's redoc bundle), and in
+ * dist/node_modules only the packages that cannot be bundled (native addons) with what they need.
+ * dist/ is self-contained: copied anywhere, `node --enable-source-maps dist/main.js` runs it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { copyPackages } from './packages';
+import { trimSourceMap } from './sourcemap';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+
+export const SERVICE_NAMES = [
+  'gateway',
+  'billing',
+  'jobs',
+  'editor-agent',
+  'export-renderer',
+  'webhook-dispatcher',
+] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** Entry points per service (output name -> source under services/<name>/). */
+const ENTRIES: Record<ServiceName, Record<string, string>> = {
+  gateway: { main: 'src/main.ts', admin: 'src/admin/cli.ts' },
+  billing: { main: 'src/main.ts' },
+  jobs: { main: 'src/main.ts' },
+  'editor-agent': { main: 'src/main.ts' },
+  'export-renderer': { main: 'src/main.ts' },
+  'webhook-dispatcher': { main: 'src/main.ts' },
+};
+
+/** Packages loaded at run time from dist/node_modules: native addons esbuild cannot inline. */
+export const RUNTIME_PACKAGES = ['@node-rs/argon2'];
+
+/**
+ * Optional requires that never run in this fleet, left unresolved: knex's other SQL drivers (it
+ * loads only the client it is configured with: pg), pg's native binding, the optional ffmpeg
+ * packages @mf/media looks for before falling back to the system's ffmpeg, and the redoc package
+ * (the gateway's dist carries redoc's standalone bundle instead, see ASSETS).
+ */
+const NEVER_LOADED = [
+  'sqlite3',
+  'better-sqlite3',
+  'mysql',
+  'mysql2',
+  'mariadb',
+  'mariadb/*',
+  'oracledb',
+  'tedious',
+  'pg-query-stream',
+  'pg-native',
+  'ffmpeg-static',
+  'ffprobe-static',
+  '@ffprobe-installer/ffprobe',
+  'redoc/package.json',
+];
+
+interface Asset {
+  /** A path under the service directory, or [package, path inside it]. */
+  from: string | [string, string];
+  /** Where it goes under dist/. */
+  to: string;
+}
+
+/** Files the service reads from disk next to its code (the code looks beside itself first). */
+const ASSETS: Partial<Record<ServiceName, Asset[]>> = {
+  gateway: [
+    { from: 'dashboard', to: 'dashboard' },
+    { from: ['redoc', 'bundles/redoc.standalone.js'], to: 'redoc.standalone.js' },
+  ],
+};
+
+/** How a Node program is bundled here: one CommonJS file for Node 20 with a linked source map. */
+export const NODE_BUNDLE: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  // Linked maps of our own code only (sourcemap.ts says why): stack traces name the .ts files.
+  sourcemap: 'linked',
+  // Stack traces need the mappings, not the sources: smaller maps, no sources in the image.
+  sourcesContent: false,
+};
+
+export interface BuiltService {
+  name: ServiceName;
+  dist: string;
+  /** Bytes of each output file (main.js, admin.js, ...), source maps excluded. */
+  bundles: Record<string, number>;
+  /** Packages copied into dist/node_modules (name@version). */
+  packages: string[];
+  /** How many source files esbuild read into the bundles. */
+  inputs: number;
+}
+
+export function serviceDir(name: ServiceName): string {
+  return path.join(REPO_ROOT, 'services', name);
+}
+
+/** Builds one service into services/<name>/dist (replaced whole). */
+export async function buildService(
+  name: ServiceName,
+  outDir = path.join(serviceDir(name), 'dist'),
+): Promise<BuiltService> {
+  const dir = serviceDir(name);
+  fs.rmSync(outDir, { recursive: true, force: true });
+  fs.mkdirSync(outDir, { recursive: true });
+  const entryPoints = Object.fromEntries(Object.entries(ENTRIES[name]).map(([out, src]) => [out, path.join(dir, src)]));
+  const result = await build({
+    entryPoints,
+    outdir: outDir,
+    ...NODE_BUNDLE,
+    // Error classes and log lines that print constructor names keep them.
+    keepNames: true,
+    external: [...RUNTIME_PACKAGES, ...NEVER_LOADED],
+    metafile: true,
+    logLevel: 'silent',
+    absWorkingDir: REPO_ROOT,
+  });
+  if (result.warnings.length) {
+    throw new Error(
+      `${name}: esbuild warnings:\n${result.warnings.map((w) => `  ${w.text} (${w.location?.file}:${w.location?.line})`).join('\n')}`,
+    );
+  }
+  for (const out of Object.keys(entryPoints))
+    trimSourceMap(path.join(outDir, `${out}.js.map`), (source) => !source.includes('node_modules/'));
+  // CommonJS whatever a parent directory's package.json says.
+  fs.writeFileSync(
+    path.join(outDir, 'package.json'),
+    `${JSON.stringify({ name: `@mf/${name}-dist`, private: true, type: 'commonjs' }, null, 2)}\n`,
+  );
+  for (const asset of ASSETS[name] ?? []) copyAsset(dir, outDir, asset);
+  const packages = copyPackages(usedRuntimePackages(result.metafile), dir, path.join(outDir, 'node_modules'));
+  const bundles = Object.fromEntries(
+    Object.keys(entryPoints).map((out) => [`${out}.js`, fs.statSync(path.join(outDir, `${out}.js`)).size]),
+  );
+  return { name, dist: outDir, bundles, packages, inputs: Object.keys(result.metafile.inputs).length };
+}
+
+/** The runtime packages the bundles actually import (a service that never hashes a password gets no argon2). */
+function usedRuntimePackages(meta: Metafile): string[] {
+  const imported = new Set<string>();
+  for (const output of Object.values(meta.outputs)) {
+    for (const imp of output.imports) if (imp.external) imported.add(imp.path);
+  }
+  return RUNTIME_PACKAGES.filter((p) => [...imported].some((i) => i === p || i.startsWith(`${p}/`)));
+}
+
+function copyAsset(serviceRoot: string, outDir: string, asset: Asset): void {
+  const from =
+    typeof asset.from === 'string'
+      ? path.join(serviceRoot, asset.from)
+      : path.join(
+          path.dirname(require.resolve(`${asset.from[0]}/package.json`, { paths: [serviceRoot] })),
+          asset.from[1],
+        );
+  if (!fs.existsSync(from)) throw new Error(`asset ${from} does not exist`);
+  fs.cpSync(from, path.join(outDir, asset.to), { recursive: true, dereference: true });
+}

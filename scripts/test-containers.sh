@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# npm run test:containers: builds the six images from the Dockerfile, runs them against a fresh
+# database and vhost on this machine's Postgres and RabbitMQ, and drives the containerised fleet
+# (scripts/containers/smoke.ts). Where no Docker engine can run, one SKIPPED line and exit 0.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/ensure.sh
+ensure_all
+if ! ensure_docker; then
+  printf '\n\033[1;33m*** SKIPPED: container smoke test: %s ***\033[0m\n\n' "$DOCKER_UNAVAILABLE"
+  exit 0
+fi
+ensure_node_image
+exec node --import tsx scripts/containers/smoke.ts "$@"

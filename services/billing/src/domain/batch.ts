@@ -1,0 +1,111 @@
+import type { ChargeReply, ChargeRequest, LedgerKind, RefundReply, RefundRequest } from '@mf/contracts';
+import { AppError } from '@mf/errors';
+
+/**
+ * The rules of charges and refunds applied to a batch, in arrival order, as pure computation: the
+ * caller reads the locked state (balances, ledger rows of the batch's references), this decides
+ * every operation's outcome and what to write, and the caller writes it in the same transaction.
+ * Each operation sees the effects of the ones before it in the batch, exactly as if they had been
+ * committed one after the other.
+ */
+
+export type BatchOp = { kind: 'charge'; req: ChargeRequest } | { kind: 'refund'; req: RefundRequest };
+
+export type BatchOutcome = { ok: true; reply: ChargeReply | RefundReply } | { ok: false; error: AppError };
+
+/** A ledger row of one of the batch's references, as stored. */
+export interface LedgerRow {
+  reference: string;
+  kind: LedgerKind;
+  user_id: number;
+  amount: number;
+}
+
+export interface NewEntry {
+  user_id: number;
+  kind: 'charge' | 'refund';
+  reference: string;
+  amount: number;
+  balance_after: number;
+  description: string | null;
+}
+
+export interface BatchPlan {
+  /** One per op, in the order given. */
+  outcomes: BatchOutcome[];
+  /** Final balance of every user whose balance changed. */
+  balances: Map<number, number>;
+  /** Ledger rows to insert, in order. */
+  entries: NewEntry[];
+}
+
+/** The users and references a batch touches: what must be locked and read before planning it. */
+export function batchKeys(ops: readonly BatchOp[]): { users: number[]; references: string[] } {
+  const users = [...new Set(ops.map((o) => o.req.user_id))].sort((a, b) => a - b);
+  const references = [...new Set(ops.map((o) => o.req.reference))].sort();
+  return { users, references };
+}
+
+/**
+ * Plans a batch. `balances` holds the locked current balance of every user of the batch (0 for a
+ * user without one); `existing` the ledger rows of the batch's references.
+ */
+export function planBatch(
+  ops: readonly BatchOp[],
+  balances: ReadonlyMap<number, number>,
+  existing: readonly LedgerRow[],
+): BatchPlan {
+  const balance = new Map(balances);
+  const byReference = new Map<string, LedgerRow[]>();
+  const remember = (row: LedgerRow) => byReference.set(row.reference, [...(byReference.get(row.reference) ?? []), row]);
+  existing.forEach(remember);
+  const changed = new Set<number>();
+  const entries: NewEntry[] = [];
+  const balanceOf = (userId: number) => balance.get(userId) ?? 0;
+
+  const apply = (op: BatchOp): BatchOutcome => {
+    const rows = byReference.get(op.req.reference) ?? [];
+    const charged = rows.find((r) => r.kind === 'charge');
+    const refunded = rows.find((r) => r.kind === 'refund');
+    const userId = op.req.user_id;
+    const write = (kind: 'charge' | 'refund', amount: number, after: number, description: string | null) => {
+      balance.set(userId, after);
+      changed.add(userId);
+      entries.push({ user_id: userId, kind, reference: op.req.reference, amount, balance_after: after, description });
+      remember({ reference: op.req.reference, kind, user_id: userId, amount });
+    };
+
+    if (op.kind === 'charge') {
+      const req = op.req;
+      if (charged) {
+        if (charged.user_id !== userId || charged.amount !== req.amount)
+          return fail(AppError.conflict(`reference ${req.reference} was already charged with different terms`));
+        return { ok: true, reply: { charged: charged.amount, credits_remaining: balanceOf(userId), duplicate: true } };
+      }
+      // A reference closed by a refund (e.g. the crash sweeper's, arriving first) is never charged.
+      if (refunded) return fail(AppError.conflict(`reference ${req.reference} is closed (already refunded)`));
+      const current = balanceOf(userId);
+      if (current < req.amount) return fail(AppError.insufficientCredits(req.amount, current));
+      write('charge', req.amount, current - req.amount, req.description ?? null);
+      return { ok: true, reply: { charged: req.amount, credits_remaining: current - req.amount, duplicate: false } };
+    }
+
+    const req = op.req;
+    if (charged && charged.user_id !== userId)
+      return fail(AppError.conflict(`reference ${req.reference} belongs to another user`));
+    if (refunded)
+      return { ok: true, reply: { refunded: refunded.amount, credits_remaining: balanceOf(userId), duplicate: true } };
+    // Never charged: a zero refund closes the reference, so a late charge is refused, not kept.
+    const amount = charged?.amount ?? 0;
+    const after = balanceOf(userId) + amount;
+    write('refund', amount, after, req.reason ?? null);
+    return { ok: true, reply: { refunded: amount, credits_remaining: after, duplicate: false } };
+  };
+
+  const outcomes = ops.map(apply);
+  return { outcomes, balances: new Map([...changed].map((u) => [u, balanceOf(u)])), entries };
+}
+
+function fail(error: AppError): BatchOutcome {
+  return { ok: false, error };
+}

@@ -1,0 +1,120 @@
+import path from 'node:path';
+import type { Logger } from '@mf/logger';
+import { runFfmpeg } from '@mf/media';
+import type { VideoSegment } from '../domain/timeline';
+import { videoKey } from './cache-keys';
+import type { CacheEntry, ClipCache } from './clip-cache';
+import { stepFailure } from './failures';
+import { videoArgs, type OutputSpec, type Threads } from './ffmpeg-args';
+import { settleAll, type Semaphore } from './limiter';
+import type { SourceFiles } from './sources';
+import { copyIfSameFormat, isCopyCandidate } from './stream-copy';
+
+export interface TrackOptions {
+  ffmpegPath: string;
+  ffprobePath: string;
+  stepTimeoutMs: number;
+  cache: ClipCache;
+  /** The process-wide limit on renders running at once. */
+  slots: Semaphore;
+  sources: SourceFiles;
+  workDir: string;
+  spec: OutputSpec;
+  logger: Logger;
+}
+
+export interface VideoTrack {
+  /** One picture file per segment, in timeline order, ready for the concat demuxer. */
+  files: string[];
+  /** Segments whose picture came from the cache (or from another export making it at the same time). */
+  cacheHits: number;
+  cacheMisses: number;
+  /** Pictures copied as they were instead of encoded (already in the output format). */
+  copied: number;
+  /** Unpins the cache entries; call once the files have been read. */
+  release: () => void;
+}
+
+/**
+ * Brings every video-track clip's picture to the output spec, reusing cached pictures: only clips
+ * whose key is new are made, the most expensive first (so the last to finish is a short one), at
+ * most the slot count of this export at once. While others wait for a slot each ffmpeg runs on one
+ * thread, the cheapest way per frame when the cores are all busy anyway; the last to start gets
+ * ffmpeg's own thread count, so a lone re-rendered clip uses every core. A clip that appears twice
+ * is made once (the repeat counts as a hit).
+ */
+export async function renderVideoTrack(
+  segments: VideoSegment[],
+  opts: TrackOptions,
+  signal: AbortSignal,
+): Promise<VideoTrack> {
+  const keys = segments.map((s) => videoKey(s, opts.spec));
+  const firstIndexOf = new Map<string, number>();
+  keys.forEach((k, i) => firstIndexOf.has(k) || firstIndexOf.set(k, i));
+  const unique = [...firstIndexOf.entries()].sort(
+    ([, a], [, b]) => cost(segments[b], opts.spec) - cost(segments[a], opts.spec),
+  );
+
+  const held: CacheEntry[] = [];
+  const release = () => held.forEach((e) => e.release());
+  let made = 0;
+  let copied = 0;
+  let started = 0;
+  try {
+    const fileOf = new Map<string, string>();
+    const found = await Promise.all(unique.map(([key]) => opts.cache.lookup(key, '.mov')));
+    found.forEach((entry, n) => {
+      if (!entry) return;
+      held.push(entry);
+      fileOf.set(unique[n][0], entry.path);
+    });
+    const missing = unique.filter(([key]) => !fileOf.has(key));
+    await settleAll(missing, opts.slots.size, signal, async ([key, i], _n, taskSignal) => {
+      const segment = segments[i];
+      const file = path.join(opts.workDir, `picture-${i}.mov`);
+      const make = async () => {
+        const input = await opts.sources.localFile(segment.source.key, taskSignal);
+        await opts.slots.use(taskSignal, async () => {
+          const threads: Threads = ++started < missing.length ? 1 : 'auto';
+          const copy =
+            isCopyCandidate(segment, opts.spec) &&
+            (await copyIfSameFormat(segment, input, opts.spec, file, opts, taskSignal).catch((err: unknown) => {
+              throw stepFailure(err, 'copy', opts.logger, segment.clip);
+            }));
+          if (copy) {
+            copied++;
+            return;
+          }
+          await runFfmpeg(videoArgs(segment, input, opts.spec, threads, file), {
+            ffmpegPath: opts.ffmpegPath,
+            timeoutMs: opts.stepTimeoutMs,
+            signal: taskSignal,
+          }).catch((err: unknown) => {
+            throw stepFailure(err, 'normalise', opts.logger, segment.clip);
+          });
+        });
+      };
+      const got = await opts.cache.obtain(key, '.mov', file, make, taskSignal);
+      held.push(got.entry);
+      fileOf.set(key, got.entry.path);
+      if (got.made) made++;
+    });
+    return {
+      files: keys.map((k) => fileOf.get(k)!),
+      cacheHits: segments.length - made,
+      cacheMisses: made,
+      copied,
+      release,
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/** Rough work of making a picture: pixels decoded plus pixels encoded (a still is decoded once). */
+function cost(segment: VideoSegment, spec: OutputSpec): number {
+  const v = segment.source.probe.video;
+  const decoded = segment.still || !v ? 0 : v.width * v.height;
+  return segment.frames * (decoded + spec.width * spec.height);
+}

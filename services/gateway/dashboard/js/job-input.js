@@ -1,0 +1,98 @@
+import { h } from './dom.js';
+
+// A job's accepted input (the API's `input`: defaults applied, the seed used) as the pages show
+// it, who made the job, and the request that makes it again.
+
+/** The public submit path of a job's type (the catalog's submit_endpoint). */
+export const SUBMIT_PATHS = { video: '/api/v1/video/vidgen-2/generate', image: '/api/v1/image/imagegen/generate' };
+
+const LABELS = {
+  prompt: 'Prompt',
+  image_url: 'Reference image',
+  image_urls: 'Reference images',
+  fast: 'Fast model',
+  duration_seconds: 'Duration',
+  aspect_ratio: 'Aspect ratio',
+  resolution: 'Resolution',
+  generate_audio: 'Audio',
+  num_images: 'Images',
+  seed: 'Seed',
+};
+
+function shown(name, value) {
+  if (value === null || value === undefined) return 'none';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (name === 'duration_seconds') return `${value} s`;
+  if (Array.isArray(value)) return value.length ? value.join('\n') : 'none';
+  return String(value);
+}
+
+/** [label, text] for every input field, in the API's order. */
+export function inputEntries(input) {
+  if (!input || typeof input !== 'object') return [];
+  return Object.entries(input).map(([name, value]) => [LABELS[name] || name, shown(name, value), name]);
+}
+
+/** The prompt, for a card: the job's first line of identity. */
+export function promptOf(job) {
+  return job && job.input && typeof job.input.prompt === 'string' ? job.input.prompt : '';
+}
+
+/** Who made the job, as a short tag: the editor (with its project), the playground, or nothing for a key's request. */
+export function sourceTag(job) {
+  if (job.source === 'editor') {
+    return h(
+      'span',
+      { class: 'source-tag source-editor' },
+      'Editor',
+      job.project_id ? [' · ', h('a', { href: `#/projects/${encodeURIComponent(job.project_id)}` }, 'project')] : null,
+    );
+  }
+  if (job.source === 'dashboard') return h('span', { class: 'source-tag source-dashboard' }, 'Playground');
+  return null;
+}
+
+/** A single-quoted shell word: safe for any text (a quote becomes '\''). */
+export function shellQuote(text) {
+  return `'${String(text).replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The curl command that submits the same request again (the seed included, so the same media),
+ * against this dashboard's own origin, with the key taken from $MEDIAFORGE_API_KEY.
+ */
+export function curlFor(job, origin = window.location.origin) {
+  const body = JSON.stringify(job.input);
+  return [
+    `curl -X POST ${shellQuote(`${origin}${SUBMIT_PATHS[job.type]}`)} \\`,
+    '  -H "Authorization: Bearer $MEDIAFORGE_API_KEY" \\',
+    "  -H 'Content-Type: application/json' \\",
+    `  -d ${shellQuote(body)}`,
+  ].join('\n');
+}
+
+/** A file name for a download: the text (a prompt, a project name) cut to a few words, safe on every OS. */
+export function fileSafe(text, max = 48) {
+  const cleaned = String(text || '')
+    .replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, max)
+    .trim();
+  return cleaned || 'mediaforge';
+}
+
+/** "2026-05-12 14-03": a local time stamp for file names (no colons: Windows refuses them). */
+export function fileTimestamp(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}-${p(d.getMinutes())}`;
+}
+
+/** What a job's result downloads as: its prompt's first words and the job id (not "video.mp4"). */
+export function resultFileName(job, url, index, count) {
+  const ext = (/\.([a-z0-9]{2,4})(?:$|\?)/i.exec(url) || [])[1] || (job.type === 'video' ? 'mp4' : 'png');
+  const part = count > 1 ? ` ${index + 1}` : '';
+  return `${fileSafe(promptOf(job), 40)} ${job.job_id}${part}.${ext}`;
+}

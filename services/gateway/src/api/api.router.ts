@@ -1,0 +1,49 @@
+import { Router, type RequestHandler } from 'express';
+import type { Bus } from '@mf/bus';
+import type { FalEndpoints } from '@mf/catalog';
+import type { Knex } from '@mf/db';
+import { answerMethodNotAllowed, jsonBody } from '@mf/http';
+import type { RateLimiter } from '../core/ratelimit/rate-limiter';
+import type { UsageRecorder } from '../core/usage/usage-recorder';
+import { authenticate } from '../http/auth.middleware';
+import { rateLimit } from '../http/rate-limit.middleware';
+import { recordUsage } from '../http/usage.middleware';
+import { accountRoutes } from './routes/account.routes';
+import { modelsRoutes } from './routes/models.routes';
+import { generateRoutes } from './routes/generate.routes';
+import { jobsRoutes } from './routes/jobs.routes';
+import { editorRoutes } from './routes/editor.routes';
+
+export interface ApiDeps {
+  db: Knex;
+  bus: Bus;
+  limiter: RateLimiter;
+  usage: UsageRecorder;
+  falEndpoints: FalEndpoints;
+  bodyLimit: string;
+  submitTimeoutMs: number;
+  /** How long an editor instruct call may wait for the agent's turn. */
+  instructTimeoutMs: number;
+  exportTimeoutMs: number;
+  /** Idempotency-Key handling of POSTs (../idempotency): after the body parser, before the routes. */
+  idempotency: RequestHandler;
+}
+
+/** /api/v1: authenticate, record usage, rate-limit, parse the body, Idempotency-Key, then the routes. */
+export function apiRouter(deps: ApiDeps): Router {
+  const api = Router();
+  api.use(
+    authenticate(deps.db),
+    recordUsage(deps.usage),
+    rateLimit(deps.limiter),
+    jsonBody(deps.bodyLimit),
+    deps.idempotency,
+  );
+  api.use(modelsRoutes(deps.falEndpoints));
+  api.use(accountRoutes(deps.bus));
+  api.use(generateRoutes(deps.bus, { submitTimeoutMs: deps.submitTimeoutMs }));
+  api.use(jobsRoutes(deps.bus));
+  api.use(editorRoutes(deps.bus, { instructTimeoutMs: deps.instructTimeoutMs, exportTimeoutMs: deps.exportTimeoutMs }));
+  answerMethodNotAllowed(api);
+  return api;
+}

@@ -1,0 +1,25 @@
+import type { Bus } from '@mf/bus';
+import type { FalEndpoints } from '@mf/catalog';
+import type { Knex } from '@mf/db';
+import type { LoginThrottle } from '../../core/accounts/login-throttle';
+import type { CookiePolicy } from './session-cookie';
+import type { SessionStore } from '../../core/accounts/session-store';
+
+/** What the dashboard API needs, passed in (tests give their own store, throttle and clock). */
+export interface DashboardDeps {
+  db: Knex;
+  bus: Bus;
+  sessions: SessionStore;
+  throttle: LoginThrottle;
+  cookies: CookiePolicy;
+  /** Origin of state-changing requests a browser may send besides the request's own host. */
+  publicBaseUrl: string;
+  /** How long the webhook test may take (longer than the dispatcher's delivery timeout). */
+  webhookTestTimeoutMs: number;
+  /** Credits each new account gets once, through billing (SIGNUP_CREDITS; 0: none). */
+  signupCredits: number;
+  /** The catalog's upstream endpoint map (the playground's models, the sample webhook's model). */
+  falEndpoints: FalEndpoints;
+  /** How long a playground submit may take (charge + provider submit). */
+  submitTimeoutMs: number;
+}

@@ -1,0 +1,40 @@
+import { Router, type Request } from 'express';
+import { AppError } from '@mf/errors';
+import { requestId } from '@mf/http';
+import { cancelJobOf, getJobOf, JOB_ID, jobAttemptsOf, listJobsOf } from '../../../core/usecases/jobs.usecase';
+import { limitQuery } from '../body';
+import type { DashboardDeps } from '../deps';
+import { sessionOf } from '../session.middleware';
+
+function beforeQuery(raw: unknown): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string' || !JOB_ID.test(raw)) throw AppError.badRequest('before must be a job id');
+  return raw;
+}
+
+/** The user's jobs (whatever key submitted them): list, one, cancel. */
+export function jobsRoutes(deps: DashboardDeps): Router {
+  const router = Router();
+  const opts = (req: Request) => ({ correlationId: requestId(req) });
+
+  router.get('/jobs', async (req, res) => {
+    const limit = limitQuery(req.query.limit, 'limit', 100);
+    const before = beforeQuery(req.query.before);
+    res.json(await listJobsOf(deps.bus, sessionOf(req).userId, { limit, before }, opts(req)));
+  });
+
+  router.get('/jobs/:id', async (req, res) => {
+    res.json(await getJobOf(deps.bus, sessionOf(req).userId, req.params.id, opts(req)));
+  });
+
+  // The job's attempts on its provider routes (the API's GET /jobs/:id does not show them).
+  router.get('/jobs/:id/attempts', async (req, res) => {
+    res.json(await jobAttemptsOf(deps.bus, sessionOf(req).userId, req.params.id, opts(req)));
+  });
+
+  router.delete('/jobs/:id', async (req, res) => {
+    res.json(await cancelJobOf(deps.bus, sessionOf(req).userId, req.params.id, opts(req)));
+  });
+
+  return router;
+}

@@ -1,0 +1,68 @@
+import { Router } from 'express';
+import { AppError } from '@mf/errors';
+import { findKeyById, listKeysOfUser, type ApiKeyRow } from '../../../core/repositories/api-keys.repository';
+import { createApiKey, revokeApiKey } from '../../../core/usecases/api-keys.usecase';
+import { idParam, objectBody, stringField } from '../body';
+import type { DashboardDeps } from '../deps';
+import { sessionOf } from '../session.middleware';
+
+export const KEY_NOT_FOUND = 'API key not found';
+
+export interface KeyView {
+  id: number;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** A key as the dashboard lists it: never its hash, never the full key. */
+export function keyView(k: ApiKeyRow): KeyView {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    created_at: k.created_at.toISOString(),
+    last_used_at: k.last_used_at ? k.last_used_at.toISOString() : null,
+    revoked_at: k.revoked_at ? k.revoked_at.toISOString() : null,
+  };
+}
+
+function scopesField(body: Record<string, unknown>): string[] {
+  const v = body.scopes;
+  if (!Array.isArray(v) || !v.every((s): s is string => typeof s === 'string'))
+    throw AppError.badRequest('scopes must be an array of strings');
+  return v;
+}
+
+/** The signed-in user's API keys: list, create (the full key shown once), revoke. */
+export function keysRoutes(deps: DashboardDeps): Router {
+  const router = Router();
+
+  router.get('/keys', async (req, res) => {
+    const keys = await listKeysOfUser(deps.db, sessionOf(req).userId);
+    res.json({ keys: keys.map(keyView) });
+  });
+
+  router.post('/keys', async (req, res) => {
+    const body = objectBody(req.body);
+    const created = await createApiKey(
+      deps.db,
+      sessionOf(req).userId,
+      scopesField(body),
+      stringField(body, 'name', { optional: true }),
+    );
+    const row = await findKeyById(deps.db, created.id);
+    if (!row) throw AppError.internal();
+    res.status(201).json({ key: keyView(row), secret_key: created.key });
+  });
+
+  router.delete('/keys/:id', async (req, res) => {
+    res.json(await revokeApiKey(deps.db, idParam(req.params.id, KEY_NOT_FOUND), sessionOf(req).userId));
+  });
+
+  return router;
+}

@@ -1,0 +1,44 @@
+import { Router } from 'express';
+import { DEFAULT_SCOPE, SCOPE_DESCRIPTIONS, SCOPES, TYPICAL_KEY_SCOPES } from '@mf/contracts';
+import { requestId } from '@mf/http';
+import { listModels } from '../../../core/usecases/list-models.usecase';
+import { runPlayground } from '../../../core/usecases/playground.usecase';
+import { objectBody } from '../body';
+import type { DashboardDeps } from '../deps';
+import { sessionOf } from '../session.middleware';
+
+/** Where the public API is described: the rendered reference and its OpenAPI document. */
+export const API_REFERENCE = { reference_url: '/api/v1/reference', openapi_url: '/api/v1/openapi.json' };
+
+/**
+ * What the dashboard needs to know about this installation (onboarding, links), the model
+ * catalog for the playground's form, and the playground's submit.
+ */
+export function playgroundRoutes(deps: DashboardDeps): Router {
+  const router = Router();
+
+  router.get('/installation', (_req, res) => {
+    // The key form's choices: every scope, what it allows, and which a new key starts with.
+    const scopes = SCOPES.map((name) => ({
+      name,
+      description: SCOPE_DESCRIPTIONS[name],
+      always: name === DEFAULT_SCOPE,
+      default: TYPICAL_KEY_SCOPES.includes(name),
+    }));
+    res.json({ signup_credits: deps.signupCredits, ...API_REFERENCE, scopes });
+  });
+
+  router.get('/models', (_req, res) => {
+    res.json(listModels(deps.falEndpoints));
+  });
+
+  // {api_key_id: null | <one of the user's active keys>, input: <the public submit body>}
+  router.post('/generate/:type', async (req, res) => {
+    const opts = { submitTimeoutMs: deps.submitTimeoutMs, correlationId: requestId(req) };
+    res
+      .status(202)
+      .json(await runPlayground(deps.db, deps.bus, sessionOf(req).userId, req.params.type, objectBody(req.body), opts));
+  });
+
+  return router;
+}

@@ -1,0 +1,39 @@
+import type { Knex } from '@mf/db';
+import { AppError } from '@mf/errors';
+import { generateApiKey } from '../auth/api-key';
+import { parseScopes } from '../auth/scopes';
+import { findKeyById, insertApiKey, revokeKey } from '../repositories/api-keys.repository';
+
+export interface CreatedKey {
+  id: number;
+  /** The full key, returned this once only. */
+  key: string;
+  prefix: string;
+  scopes: string[];
+  name: string;
+}
+
+export async function createApiKey(db: Knex, userId: number, scopes: string[], name = ''): Promise<CreatedKey> {
+  let parsed;
+  try {
+    parsed = parseScopes(scopes);
+  } catch (err) {
+    throw AppError.badRequest((err as Error).message);
+  }
+  if (name.length > 100) throw AppError.badRequest('name must be at most 100 characters');
+  const k = generateApiKey();
+  const row = await insertApiKey(db, { user_id: userId, name, prefix: k.prefix, key_hash: k.hash, scopes: parsed });
+  return { id: row.id, key: k.key, prefix: row.prefix, scopes: row.scopes, name: row.name };
+}
+
+export async function revokeApiKey(
+  db: Knex,
+  id: number,
+  ownerId?: number,
+): Promise<{ id: number; revoked_at: string }> {
+  const existing = await findKeyById(db, id);
+  if (!existing || (ownerId !== undefined && existing.user_id !== ownerId))
+    throw AppError.notFound(`no API key with id ${id}`);
+  const row = await revokeKey(db, id);
+  return { id, revoked_at: row!.revoked_at!.toISOString() };
+}

@@ -1,0 +1,298 @@
+import type { Bus } from '@mf/bus';
+import { editorRpc, type ProjectRef, type RpcReplyOf, type RpcRequestOf } from '@mf/contracts';
+import { AppError } from '@mf/errors';
+import { assertScope, type AuthContext } from '../auth/auth-context';
+import {
+  validateAddClip,
+  validateCreateProject,
+  validateCreateVideo,
+  validateExport,
+  validateGetProjectQuery,
+  validateImportAsset,
+  validateInstruct,
+  validateMoveClip,
+  validateRename,
+  validateSetAspectRatio,
+  validateUpdateContext,
+} from '../validation/editor.validators';
+import { valid } from './validated';
+
+/**
+ * The video editor's operations, one function each, shared by the REST routes and the MCP tools:
+ * the scope (403, checked before anything else), the ids (404 for one that cannot exist, without
+ * asking the service), the body (400 with the messages of docs/editor-api.md), then one RPC to
+ * editor-agent whose reply (or error) is returned as is.
+ */
+
+/** The contract's project id shape; anything else cannot exist. */
+export const PROJECT_ID = /^prj_[A-Za-z0-9]{1,64}$/;
+/**
+ * The shapes of the other ids editor-agent issues (its domain/ids.ts: a prefix and random letters
+ * and digits). Anything else cannot exist: it is a 404 without a query, so a NUL, a traversal or
+ * an injection attempt never reaches the database.
+ */
+export const RECORD_IDS = {
+  video: /^vid_[A-Za-z0-9]{1,64}$/,
+  asset: /^ast_[A-Za-z0-9]{1,64}$/,
+  clip: /^clp_[A-Za-z0-9]{1,64}$/,
+} as const;
+type RecordKind = keyof typeof RECORD_IDS;
+
+export const NOT_FOUND = {
+  project: 'Project not found',
+  video: 'Video not found',
+  asset: 'Asset not found',
+  clip: 'Clip not found',
+} as const;
+
+export const EDITOR_READ = 'video-editor:read';
+export const EDITOR_WRITE = 'video-editor:write';
+
+export interface EditorCallOptions {
+  correlationId?: string;
+  /** Instruct and export take minutes: their callers pass the configured limit. */
+  timeoutMs?: number;
+}
+
+type Methods = (typeof editorRpc)['methods'];
+type Reply<K extends keyof Methods> = RpcReplyOf<Methods[K]>;
+
+function call<K extends keyof Methods>(
+  bus: Bus,
+  method: K,
+  request: RpcRequestOf<Methods[K]>,
+  opts: EditorCallOptions,
+): Promise<Reply<K>> {
+  return bus.rpc(editorRpc, method, request, { correlationId: opts.correlationId, timeoutMs: opts.timeoutMs });
+}
+
+/** An id that cannot exist is a 404 without asking the service (the same answer it gives). */
+function ref(raw: unknown, kind: RecordKind): string {
+  if (typeof raw !== 'string' || !RECORD_IDS[kind].test(raw)) throw AppError.notFound(NOT_FOUND[kind]);
+  return raw;
+}
+
+/** A video_id of a body or query, checked like a path id. */
+function videoRef<T extends { video_id?: string }>(value: T): T {
+  if (value.video_id !== undefined) ref(value.video_id, 'video');
+  return value;
+}
+
+function projectRef(owner: Pick<AuthContext, 'userId'>, projectId: unknown): ProjectRef {
+  // The service answers 404 alike for a missing project and another user's; a malformed id is neither.
+  if (typeof projectId !== 'string' || !PROJECT_ID.test(projectId)) throw AppError.notFound(NOT_FOUND.project);
+  return { user_id: owner.userId, project_id: projectId };
+}
+
+/** The dashboard's list of the signed-in user's projects. */
+export function listProjectsOf(bus: Bus, userId: number, opts: EditorCallOptions = {}): Promise<Reply<'listProjects'>> {
+  return call(bus, 'listProjects', { user_id: userId }, opts);
+}
+
+/** The dashboard's project page: the state with every video's chat thread. */
+export async function projectWithThreads(
+  bus: Bus,
+  userId: number,
+  projectId: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'getProject'> & Reply<'threads'>> {
+  const project = projectRef({ userId }, projectId);
+  const [state, { threads }] = await Promise.all([
+    call(bus, 'getProject', project, opts),
+    call(bus, 'threads', project, opts),
+  ]);
+  return { ...state, threads };
+}
+
+/** A new project with its default video ("Main video"). */
+export async function createProject(
+  bus: Bus,
+  auth: AuthContext,
+  body: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'createProject'>> {
+  assertScope(auth, EDITOR_WRITE);
+  return call(bus, 'createProject', { user_id: auth.userId, ...valid(validateCreateProject(body)) }, opts);
+}
+
+/** Every project of the caller's user, most recently updated first. */
+export async function listProjects(
+  bus: Bus,
+  auth: AuthContext,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'listProjects'>> {
+  assertScope(auth, EDITOR_READ);
+  return call(bus, 'listProjects', { user_id: auth.userId }, opts);
+}
+
+/** A project's videos, assets and clips; `query.video_id` narrows the clips to one video. */
+export async function getProjectState(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  query: Record<string, unknown>,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'getProject'>> {
+  assertScope(auth, EDITOR_READ);
+  const project = projectRef(auth, projectId);
+  return call(bus, 'getProject', { ...project, ...videoRef(valid(validateGetProjectQuery(query))) }, opts);
+}
+
+/** One agent turn (5 credits plus any media generation), billed to the calling key. */
+export async function instruct(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  body: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'instruct'>> {
+  assertScope(auth, EDITOR_WRITE);
+  const project = projectRef(auth, projectId);
+  return call(
+    bus,
+    'instruct',
+    { ...project, api_key_id: auth.apiKeyId, ...videoRef(valid(validateInstruct(body))) },
+    opts,
+  );
+}
+
+/** Renders a video's timeline into one mp4 (synchronous; errors of docs/export.md). */
+export async function exportVideo(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  body: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'export'>> {
+  assertScope(auth, EDITOR_WRITE);
+  const project = projectRef(auth, projectId);
+  return call(bus, 'export', { ...project, ...videoRef(valid(validateExport(body))) }, opts);
+}
+
+// Direct edits: no agent turn, no credits.
+
+export async function createVideo(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  body: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'createVideo'>> {
+  assertScope(auth, EDITOR_WRITE);
+  const project = projectRef(auth, projectId);
+  return call(bus, 'createVideo', { ...project, ...valid(validateCreateVideo(body)) }, opts);
+}
+
+export async function renameProject(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  body: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'rename'>> {
+  assertScope(auth, EDITOR_WRITE);
+  const project = projectRef(auth, projectId);
+  return call(bus, 'rename', { ...project, ...valid(validateRename(body)) }, opts);
+}
+
+export async function renameVideo(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  videoId: unknown,
+  body: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'rename'>> {
+  assertScope(auth, EDITOR_WRITE);
+  const project = projectRef(auth, projectId);
+  const video = ref(videoId, 'video');
+  return call(bus, 'rename', { ...project, video_id: video, ...valid(validateRename(body)) }, opts);
+}
+
+export async function importAsset(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  body: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'importAsset'>> {
+  assertScope(auth, EDITOR_WRITE);
+  const project = projectRef(auth, projectId);
+  return call(bus, 'importAsset', { ...project, ...valid(validateImportAsset(body)) }, opts);
+}
+
+export async function deleteAsset(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  assetId: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'deleteAsset'>> {
+  assertScope(auth, EDITOR_WRITE);
+  const project = projectRef(auth, projectId);
+  return call(bus, 'deleteAsset', { ...project, asset_id: ref(assetId, 'asset') }, opts);
+}
+
+export async function addClip(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  body: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'addClip'>> {
+  assertScope(auth, EDITOR_WRITE);
+  const project = projectRef(auth, projectId);
+  const clip = videoRef(valid(validateAddClip(body)));
+  ref(clip.asset_id, 'asset');
+  return call(bus, 'addClip', { ...project, ...clip }, opts);
+}
+
+export async function moveClip(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  clipId: unknown,
+  body: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'moveClip'>> {
+  assertScope(auth, EDITOR_WRITE);
+  const project = projectRef(auth, projectId);
+  const clip = ref(clipId, 'clip');
+  return call(bus, 'moveClip', { ...project, clip_id: clip, ...valid(validateMoveClip(body)) }, opts);
+}
+
+export async function removeClip(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  clipId: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'removeClip'>> {
+  assertScope(auth, EDITOR_WRITE);
+  const project = projectRef(auth, projectId);
+  return call(bus, 'removeClip', { ...project, clip_id: ref(clipId, 'clip') }, opts);
+}
+
+export async function updateContext(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  body: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'updateContext'>> {
+  assertScope(auth, EDITOR_WRITE);
+  const project = projectRef(auth, projectId);
+  return call(bus, 'updateContext', { ...project, ...valid(validateUpdateContext(body)) }, opts);
+}
+
+export async function setAspectRatio(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  body: unknown,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'setAspectRatio'>> {
+  assertScope(auth, EDITOR_WRITE);
+  const project = projectRef(auth, projectId);
+  return call(bus, 'setAspectRatio', { ...project, ...valid(validateSetAspectRatio(body)) }, opts);
+}

@@ -1,0 +1,131 @@
+import type { Bus } from '@mf/bus';
+import {
+  jobsRpc,
+  type CancelJobReply,
+  type Job,
+  type JobAttemptsReply,
+  type JobRef,
+  type JobsPage,
+  type ListJobsReply,
+  type ProviderCallbackRequest,
+} from '@mf/contracts';
+import { AppError } from '@mf/errors';
+import { assertScope, type AuthContext } from '../auth/auth-context';
+import { validateListJobsQuery } from '../validation/jobs-list.validators';
+import { valid } from './validated';
+
+/** Listing jobs needs jobs:read (reading one by its id needs no scope: the id is the capability). */
+export const JOBS_LIST_SCOPE = 'jobs:read';
+
+/** The shape of a job id; anything else cannot exist. */
+export const JOB_ID = /^job_[A-Za-z0-9]{1,64}$/;
+export const JOB_NOT_FOUND = 'Job not found';
+
+export interface JobCallOptions {
+  correlationId?: string;
+}
+
+/** A user may read their own jobs; another user's job is the same 404 as a missing one (in jobs). */
+function jobRef(userId: number, raw: unknown): JobRef {
+  // An id that cannot exist is a 404 without asking anyone (and never reaches a query).
+  if (typeof raw !== 'string' || !JOB_ID.test(raw)) throw AppError.notFound(JOB_NOT_FOUND);
+  return { user_id: userId, job_id: raw };
+}
+
+/** The contract's Job object of one of the user's jobs (the dashboard: the signed-in user). */
+export async function getJobOf(bus: Bus, userId: number, jobId: unknown, opts: JobCallOptions = {}): Promise<Job> {
+  return bus.rpc(jobsRpc, 'get', jobRef(userId, jobId), opts);
+}
+
+/** The job's attempts on its provider routes, for the dashboard (the API's Job object does not show them). */
+export async function jobAttemptsOf(
+  bus: Bus,
+  userId: number,
+  jobId: unknown,
+  opts: JobCallOptions = {},
+): Promise<JobAttemptsReply> {
+  return bus.rpc(jobsRpc, 'attempts', jobRef(userId, jobId), opts);
+}
+
+/** Cancels a processing job of the user with a full refund (409 once it has finished). */
+export async function cancelJobOf(
+  bus: Bus,
+  userId: number,
+  jobId: unknown,
+  opts: JobCallOptions = {},
+): Promise<CancelJobReply> {
+  return bus.rpc(jobsRpc, 'cancel', jobRef(userId, jobId), opts);
+}
+
+/** Any key of the owner may read a job, no scope needed: the id is the capability. */
+export const getJob = (bus: Bus, auth: AuthContext, jobId: unknown, opts: JobCallOptions = {}): Promise<Job> =>
+  getJobOf(bus, auth.userId, jobId, opts);
+export const cancelJob = (
+  bus: Bus,
+  auth: AuthContext,
+  jobId: unknown,
+  opts: JobCallOptions = {},
+): Promise<CancelJobReply> => cancelJobOf(bus, auth.userId, jobId, opts);
+
+/** The dashboard's page of a user's jobs: each with the key that made it, newest first. */
+export function listJobsOf(
+  bus: Bus,
+  userId: number,
+  page: { limit?: number; before?: string },
+  opts: JobCallOptions = {},
+): Promise<ListJobsReply> {
+  return bus.rpc(
+    jobsRpc,
+    'list',
+    { user_id: userId, ...(page.limit ? { limit: page.limit } : {}), ...(page.before ? { before: page.before } : {}) },
+    opts,
+  );
+}
+
+/**
+ * Asks jobs to poll a job now: an upstream provider called back. The payload is not trusted; a
+ * signed one goes along raw (with its signature headers) for jobs to verify.
+ */
+export async function nudgeJob(
+  bus: Bus,
+  callback: { jobId: string; token: string; attempt?: number; webhook?: ProviderCallbackRequest['webhook'] },
+): Promise<void> {
+  if (!JOB_ID.test(callback.jobId) || !callback.token) return;
+  const req: ProviderCallbackRequest = {
+    job_id: callback.jobId,
+    token: callback.token,
+    ...(callback.attempt ? { attempt: callback.attempt } : {}),
+    ...(callback.webhook ? { webhook: callback.webhook } : {}),
+  };
+  await bus.rpc(jobsRpc, 'providerCallback', req).catch(() => undefined);
+}
+
+/**
+ * The caller's jobs, newest first, filtered by status, model and type; `starting_after` is the
+ * last job_id of the previous page. Jobs of every key of the owner, editor and playground jobs
+ * included (their `source` says which).
+ */
+export async function listJobs(
+  bus: Bus,
+  auth: AuthContext,
+  query: Record<string, unknown>,
+  opts: JobCallOptions = {},
+): Promise<JobsPage> {
+  assertScope(auth, JOBS_LIST_SCOPE);
+  const q = valid(validateListJobsQuery(query));
+  const reply = await bus.rpc(
+    jobsRpc,
+    'list',
+    {
+      user_id: auth.userId,
+      limit: q.limit,
+      ...(q.starting_after ? { before: q.starting_after } : {}),
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.model ? { model: q.model } : {}),
+      ...(q.type ? { type: q.type } : {}),
+    },
+    opts,
+  );
+  // The dashboard's list shows which key made a job; the API's Job object is the same as GET /jobs/:id.
+  return { jobs: reply.jobs.map(({ api_key_id: _key, ...job }) => job), has_more: reply.has_more };
+}

@@ -1,0 +1,28 @@
+import { MODELS, type FalEndpoints } from '@mf/catalog';
+import { assertScope, type AuthContext } from '../auth/auth-context';
+
+export const MODELS_SCOPE = 'models:read';
+
+/** The models body: every catalog entry with its upstream endpoint map from configuration. */
+export function listModels(falEndpoints: FalEndpoints): { models: unknown[] } {
+  return {
+    models: MODELS.map((m) => ({
+      id: m.id,
+      type: m.type,
+      name: m.name,
+      provider: m.provider,
+      description: m.description,
+      capabilities: m.capabilities,
+      submit_endpoint: m.submit_endpoint,
+      fal_endpoints: falEndpoints[m.id],
+      params: m.params,
+      credits: m.credits,
+    })),
+  };
+}
+
+/** GET /models for a caller: needs models:read (on every key unless removed). */
+export function listModelsFor(auth: AuthContext, falEndpoints: FalEndpoints): { models: unknown[] } {
+  assertScope(auth, MODELS_SCOPE);
+  return listModels(falEndpoints);
+}

@@ -1,0 +1,53 @@
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type Joi from 'joi';
+import type { Bus } from '@mf/bus';
+import type { FalEndpoints } from '@mf/catalog';
+import type { AuthContext } from '../../http/auth.middleware';
+
+/** What a tool call runs with: the caller of this HTTP request and the gateway's settings. */
+export interface ToolContext {
+  bus: Bus;
+  auth: AuthContext;
+  /** The HTTP request's id: the RPCs of the call carry it. */
+  correlationId: string;
+  falEndpoints: FalEndpoints;
+  submitTimeoutMs: number;
+  instructTimeoutMs: number;
+  exportTimeoutMs: number;
+}
+
+export interface ToolSpec {
+  name: string;
+  title: string;
+  description: string;
+  /** The arguments (mcp/schemas.ts toolArgs): advertised; the use case behind the tool checks them. */
+  input: Joi.ObjectSchema;
+  /** What the tool answers: a schema of @mf/contracts. */
+  output: Joi.Schema;
+  annotations: ToolAnnotations;
+  /** Takes minutes: progress notifications keep the client's request timer alive. */
+  long?: boolean;
+  /** Maps the arguments onto the REST operation's use case and returns its reply. */
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<object>;
+}
+
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+export const EDIT: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+export const SET: ToolAnnotations = { ...EDIT, idempotentHint: true };
+
+export const list = (values: readonly (string | number)[]) => values.join(', ');
+export const scopeLine = (scope: string) => `Scope: ${scope}.`;
+export const opts = (ctx: ToolContext, timeoutMs?: number) => ({ correlationId: ctx.correlationId, timeoutMs });
+
+/** An argument as the tool passes it on: a string, or nothing. */
+export const str = (v: unknown): string => v as string;

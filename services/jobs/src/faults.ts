@@ -1,0 +1,36 @@
+import type { Provider } from './providers/provider';
+
+/**
+ * Test-only fault injection (FAULT_POINTS), wired in main.ts so that no use case carries test code.
+ * `after-charge`: the process dies when a submit reaches the provider, that is right after its
+ * charge was confirmed and before the provider has the job; the sweeper must then refund it.
+ */
+export const FAULT_POINTS = ['after-charge'] as const;
+export type FaultPoint = (typeof FAULT_POINTS)[number];
+
+export function isFaultPoint(name: string): name is FaultPoint {
+  return (FAULT_POINTS as readonly string[]).includes(name);
+}
+
+/** `provider` itself when no point is set; otherwise a provider whose submit first calls `die`. */
+export function withFaultPoints(
+  provider: Provider,
+  points: readonly string[],
+  die: (point: FaultPoint) => void,
+): Provider {
+  if (!points.includes('after-charge')) return provider;
+  const faulty: Provider = {
+    name: provider.name,
+    type: provider.type,
+    wantsCallback: provider.wantsCallback,
+    submit: async (job) => {
+      die('after-charge');
+      return provider.submit(job);
+    },
+    status: (requestId, job) => provider.status(requestId, job),
+    cancel: (requestId, job) => provider.cancel(requestId, job),
+  };
+  if (provider.release) faulty.release = (requestId) => provider.release!(requestId);
+  if (provider.verifyCallback) faulty.verifyCallback = (delivery) => provider.verifyCallback!(delivery);
+  return faulty;
+}
