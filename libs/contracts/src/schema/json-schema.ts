@@ -7,11 +7,11 @@ export type JsonSchema = Record<string, unknown>;
 /** `x-` metadata rules.ts sets for what JSON Schema says under another name. */
 const RENAMED: Record<string, string> = { 'x-min-chars': 'minLength', 'x-max-chars': 'maxLength' };
 
-function rename(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(rename);
+function rename(node: unknown, showNull: boolean): unknown {
+  if (Array.isArray(node)) return node.map((n) => rename(n, showNull));
   if (node === null || typeof node !== 'object') return node;
   const out: JsonSchema = {};
-  for (const [k, v] of Object.entries(node)) out[RENAMED[k] ?? k] = rename(v);
+  for (const [k, v] of Object.entries(node)) out[RENAMED[k] ?? k] = rename(v, showNull);
   // A map (joi's .pattern(/.*/, S)): joi-to-json adds the regex as a bogus property and closes the
   // object; JSON Schema says it as additionalProperties: S (codegen: Record<string, S>).
   const patterns = out.patternProperties as Record<string, unknown> | undefined;
@@ -30,13 +30,15 @@ function rename(node: unknown): unknown {
     delete out.type;
     out.anyOf = [...(out.anyOf as unknown[]), { type: 'null' }];
   }
-  if (out['x-null-means-absent'] === true) acceptNull(out);
+  if (out['x-null-means-absent'] === true) {
+    delete out['x-null-means-absent'];
+    if (showNull) acceptNull(out);
+  }
   return out;
 }
 
 /** Input that may also be null (optional() in rules.ts: null means "not given"). */
 function acceptNull(out: JsonSchema): void {
-  delete out['x-null-means-absent'];
   if (typeof out.type === 'string') out.type = [out.type, 'null'];
   else if (Array.isArray(out.type) && !out.type.includes('null')) out.type = [...(out.type as unknown[]), 'null'];
   else if (Array.isArray(out.anyOf)) out.anyOf = [...(out.anyOf as unknown[]), { type: 'null' }];
@@ -46,14 +48,22 @@ function acceptNull(out: JsonSchema): void {
 /**
  * The JSON Schema of a joi schema, as OpenAPI 3.1 and MCP tool schemas want it (joi-to-json). A
  * schema with an id (`.id('Name')`) and every named part of it land in `definitions` under their
- * ids, referenced as `#/components/schemas/Name`; the caller puts them there.
+ * ids, referenced as `#/components/schemas/Name`; the caller puts them there. `nullMeansAbsent`:
+ * whether optional fields also list null as accepted (the REST document does; MCP tool schemas keep
+ * to the plain types, which is all an assistant should send).
  */
-export function toJsonSchema(schema: Joi.Schema, definitions: Record<string, JsonSchema> = {}): JsonSchema {
+export function toJsonSchema(
+  schema: Joi.Schema,
+  definitions: Record<string, JsonSchema> = {},
+  { nullMeansAbsent = true }: { nullMeansAbsent?: boolean } = {},
+): JsonSchema {
   const json = parse(schema, 'open-api-3.1', definitions) as JsonSchema;
-  for (const [name, def] of Object.entries(definitions)) definitions[name] = rename(def) as JsonSchema;
+  for (const [name, def] of Object.entries(definitions)) {
+    definitions[name] = rename(def, nullMeansAbsent) as JsonSchema;
+  }
   // joi-to-json also nests the definitions into the root; the caller places them instead.
   const { schemas: _nested, components: _components, ...root } = json;
-  return rename(root) as JsonSchema;
+  return rename(root, nullMeansAbsent) as JsonSchema;
 }
 
 const OWN_REF = /^#\/components\/schemas\/(.+)$/;

@@ -36,7 +36,7 @@ function rewrite(node: unknown, open: boolean): unknown {
 /** A self-contained JSON Schema (named parts under $defs), as MCP tool schemas must be. */
 function selfContained(schema: Joi.Schema, open: boolean): JsonSchema {
   const defs: Record<string, JsonSchema> = {};
-  let root = toJsonSchema(schema, defs);
+  let root = toJsonSchema(schema, defs, { nullMeansAbsent: false });
   const own = typeof root.$ref === 'string' ? REF.exec(root.$ref)?.[1] : undefined;
   if (own && defs[own]) {
     root = defs[own];
