@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { assertContentType, assertValidKey, assertValidPrefix, assertValidRange, isValidKey } from './keys';
+import { assertContentType, assertValidKey, assertValidPrefix, assertValidRange } from './keys';
+import { errorCode, keysUnder, MISSING, moveInto, removeAndPrune, writeDurably } from './local-fs';
 import { chunksOf } from './streams';
 import { StorageNotFoundError, type ByteRange, type Storage, type StoredObject } from './types';
 
@@ -20,11 +21,6 @@ interface Sidecar {
 }
 
 const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
-const MISSING = new Set(['ENOENT', 'ENOTDIR']);
-
-function errorCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | null)?.code;
-}
 
 /**
  * Files on local disk. Layout under `dir`:
@@ -66,8 +62,8 @@ export class LocalStorage implements Storage {
       await writeDurably(tmpMeta, [Buffer.from(JSON.stringify(sidecar))], false);
       // Content first: a reader between the two renames sees a sidecar that does not match and
       // recomputes; the other order would briefly pair the old content with the new ETag.
-      await this.moveInto(tmpFile, this.objectPath(key));
-      await this.moveInto(tmpMeta, this.metaPath(key));
+      await moveInto(tmpFile, this.objectPath(key));
+      await moveInto(tmpMeta, this.metaPath(key));
       return { key, size: stats.size, etag, contentType, lastModified: new Date(stats.mtimeMs) };
     } finally {
       await Promise.all([rm(tmpFile, { force: true }), rm(tmpMeta, { force: true })]);
@@ -127,16 +123,16 @@ export class LocalStorage implements Storage {
 
   async delete(key: string): Promise<void> {
     assertValidKey(key);
-    await this.remove(this.objectsDir, this.objectPath(key));
-    await this.remove(this.metaDir, this.metaPath(key));
+    await removeAndPrune(this.objectsDir, this.objectPath(key));
+    await removeAndPrune(this.metaDir, this.metaPath(key));
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     assertValidPrefix(prefix);
-    for (const key of await this.keysUnder(this.objectsDir, prefix, '')) await this.delete(key);
+    for (const key of await keysUnder(this.objectsDir, prefix, '')) await this.delete(key);
     // Sidecars whose content is already gone (a crash between the two unlinks of a delete).
-    for (const key of await this.keysUnder(this.metaDir, prefix, '.json'))
-      await this.remove(this.metaDir, this.metaPath(key));
+    for (const key of await keysUnder(this.metaDir, prefix, '.json'))
+      await removeAndPrune(this.metaDir, this.metaPath(key));
   }
 
   async check(): Promise<void> {
@@ -203,105 +199,5 @@ export class LocalStorage implements Storage {
     } finally {
       await handle.close();
     }
-  }
-
-  /** Renames into place, creating parent directories; retries if a concurrent delete prunes them in between. */
-  private async moveInto(from: string, to: string): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      await mkdir(path.dirname(to), { recursive: true });
-      try {
-        await rename(from, to);
-        break;
-      } catch (err) {
-        if (errorCode(err) !== 'ENOENT' || attempt >= 5) throw err;
-      }
-    }
-    await syncDirectory(path.dirname(to));
-  }
-
-  /** Unlinks a file if present, then removes the directories it leaves empty (up to the tree root). */
-  private async remove(treeRoot: string, file: string): Promise<void> {
-    try {
-      await unlink(file);
-    } catch (err) {
-      const code = errorCode(err) ?? '';
-      // EISDIR/EPERM: the key names a "directory" of other keys, which is not an object.
-      if (MISSING.has(code) || code === 'EISDIR' || code === 'EPERM') return;
-      throw err;
-    }
-    for (let dir = path.dirname(file); dir.startsWith(treeRoot + path.sep); dir = path.dirname(dir)) {
-      try {
-        await rmdir(dir);
-      } catch {
-        break; // not empty (or already gone): nothing further up is empty either
-      }
-    }
-  }
-
-  /** Keys of the files under `treeRoot` that start with `prefix` (file names end with `suffix`). */
-  private async keysUnder(treeRoot: string, prefix: string, suffix: string): Promise<string[]> {
-    const slash = prefix.lastIndexOf('/');
-    const dirKey = slash >= 0 ? prefix.slice(0, slash) : '';
-    const keys: string[] = [];
-    const walk = async (dirPath: string, keyPrefix: string, namePrefix: string): Promise<void> => {
-      let entries;
-      try {
-        entries = await readdir(dirPath, { withFileTypes: true });
-      } catch (err) {
-        if (MISSING.has(errorCode(err) ?? '')) return;
-        throw err;
-      }
-      for (const entry of entries) {
-        if (!entry.name.startsWith(namePrefix)) continue;
-        if (entry.isDirectory()) {
-          // Below the first level everything matches: the prefix is already a prefix of the path.
-          await walk(path.join(dirPath, entry.name), `${keyPrefix}${entry.name}/`, '');
-        } else if (entry.isFile() && entry.name.endsWith(suffix)) {
-          const key = `${keyPrefix}${entry.name.slice(0, entry.name.length - suffix.length)}`;
-          if (isValidKey(key) && key.startsWith(prefix)) keys.push(key);
-        }
-      }
-    };
-    const dirPath = dirKey ? path.join(treeRoot, ...dirKey.split('/')) : treeRoot;
-    await walk(dirPath, dirKey ? `${dirKey}/` : '', prefix.slice(slash + 1));
-    return keys;
-  }
-}
-
-/** Writes chunks to a new file and fsyncs it; returns the quoted md5 of what was written and the file's stats. */
-async function writeDurably(
-  file: string,
-  chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
-  hashIt: boolean,
-): Promise<{ etag: string; stats: Stats }> {
-  const handle = await open(file, 'wx');
-  try {
-    const hash = createHash('md5');
-    for await (const chunk of chunks) {
-      if (hashIt) hash.update(chunk);
-      // write() may write less than asked; loop until the chunk is all on disk.
-      for (let offset = 0; offset < chunk.length;) {
-        const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
-        offset += bytesWritten;
-      }
-    }
-    await handle.sync();
-    const stats = await handle.stat();
-    return { etag: `"${hash.digest('hex')}"`, stats };
-  } finally {
-    await handle.close();
-  }
-}
-
-/** fsyncs a directory so a rename into it survives a crash. Best effort: not every platform allows it. */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(dir, 'r');
-    await handle.sync();
-  } catch {
-    // Windows and some filesystems refuse; the rename itself is still atomic.
-  } finally {
-    await handle?.close();
   }
 }

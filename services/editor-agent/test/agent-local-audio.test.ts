@@ -6,7 +6,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { probe } from '@mf/media';
 import { seededRandom } from '@mf/media';
-import { LocalAudioGenerator, resolveVoice, sfxKind } from '../src/media/local-audio';
+import { LocalAudioGenerator, resolveVoice } from '../src/media/local-audio';
+import { sfxKind } from '../src/media/synthesis-graphs';
 
 const run = promisify(execFile);
 

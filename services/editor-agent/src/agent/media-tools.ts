@@ -1,89 +1,35 @@
-import { randomInt } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { validateImageRequest, validateVideoRequest, type Validated } from '@mf/catalog';
 import { IMAGE_ASPECT_RATIOS, VIDEO_ASPECT_RATIOS, VIDEO_DURATIONS } from '@mf/contracts';
 import {
-  billingRpc,
   jobsRpc,
-  SEED_MAX,
   type JobResultReply,
   type ProjectAspectRatio,
   type SubmitJobReply,
   type SubmitJobRequest,
 } from '@mf/contracts';
 import { isAppError } from '@mf/errors';
-import { newId } from '../domain/ids';
 import { assetView, type AssetRow } from '../domain/records';
-import type { AudioFile } from '../media/audio';
 import { findAsset } from '../repositories/assets.repository';
-import { assetFromJob, storeAssetFile } from '../usecases/assets.usecase';
-import type { EditorContext } from '../usecases/context';
+import { assetFromJob } from '../usecases/assets.usecase';
 import { requireProject } from '../usecases/projects.usecase';
-import { ONE_MEDIA_RULE } from './system-prompt';
-import { given, number, optionalText, text, ToolError, type Args } from './tool-args';
-import { recordEvent, TurnAbort, type TurnState } from './turn-state';
-
-export interface ToolSuccess {
-  /** One line for agent_events. */
-  summary: string;
-  /** What the model reads (as JSON). */
-  result: Record<string, unknown>;
-}
+import { claimMediaSlot, delivered, refundQuietly, seed, type ToolSuccess } from './media-delivery';
+import { given, ToolError, type Args } from './tool-args';
+import { TurnAbort, type TurnState } from './turn-state';
 
 /** A jobs submit may take a while (the provider is called before it answers). */
 const SUBMIT_TIMEOUT_MS = 60_000;
 /** A media wait never runs this far past the turn's wall-clock limit (the turn lock lease has 60 s). */
 const WAIT_GRACE_MS = 30_000;
-export const VOICE_TEXT_MAX = 2000;
-export const AUDIO_PROMPT_MAX = 1000;
-export const MUSIC_SECONDS = { min: 1, max: 120 } as const;
-export const SFX_SECONDS = { min: 0.5, max: 30 } as const;
-
 /** The project's format as a format the generators take: 4:5 has no match, 3:4 is the closest. */
 function closestAspect<T extends string>(projectAspect: ProjectAspectRatio, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(projectAspect)) return projectAspect as unknown as T;
   return (projectAspect === '4:5' && (allowed as readonly string[]).includes('3:4') ? '3:4' : allowed[0]) as T;
 }
 
-/** The one media generation of a turn: a second one is refused (the message goes to the model). */
-function claimMediaSlot(state: TurnState): void {
-  if (state.mediaAttempted) throw new ToolError(ONE_MEDIA_RULE);
-  state.mediaAttempted = true;
-}
-
-function mediaResult(state: TurnState, row: AssetRow, credits: number): Record<string, unknown> {
-  const m = row.metadata;
-  return {
-    asset_id: row.id,
-    kind: row.kind,
-    url: assetView(row, state.ctx.settings.publicBaseUrl).url,
-    ...(typeof m.width === 'number' ? { width: m.width, height: m.height } : {}),
-    ...(typeof m.duration_sec === 'number' ? { duration_sec: m.duration_sec } : {}),
-    credits_charged: credits,
-    note: 'Added to the media library only. Use add_clip to place it on the timeline if the user wants it there.',
-  };
-}
-
-function delivered(state: TurnState, row: AssetRow, credits: number, jobId?: string): ToolSuccess {
-  state.assetsCreated.push(row);
-  state.mediaGenDone = true;
-  recordEvent(state, 'media_generation', {
-    kind: row.kind,
-    asset_id: row.id,
-    credits,
-    ...(jobId ? { job_id: jobId } : {}),
-  });
-  return { summary: `${row.kind} ${row.id} (${credits} credits)`, result: mediaResult(state, row, credits) };
-}
-
 function checked<T>(v: Validated<T>): T {
   if (!v.ok) throw new ToolError(v.error);
   return v.value;
 }
-
-const seed = (): number => randomInt(0, SEED_MAX + 1);
 
 /** The owner, key and project of the turn's jobs: marked as the editor's, so lists and webhooks can tell them apart. */
 const jobOrigin = (state: TurnState) => ({
@@ -223,107 +169,6 @@ async function waitForJob(
     if (isAppError(err) && err.status === 409) return ctx.bus.rpc(jobsRpc, 'getResult', ref); // it finished meanwhile
     ctx.logger.error({ err: (err as Error).message, jobId }, 'could not cancel a job that took too long');
     throw new ToolError('the generation took too long; it is being stopped and its credits will be refunded.');
-  }
-}
-
-// ---------------------------------------------------------------- voice, music, sfx (made here)
-
-type AudioKind = 'voice' | 'music' | 'sfx';
-const AUDIO_SOURCE: Record<AudioKind, string> = { voice: 'tts', music: 'music', sfx: 'sfx' };
-const AUDIO_LABEL: Record<AudioKind, string> = { voice: 'voice line', music: 'music', sfx: 'sound effect' };
-
-export async function generateAudio(state: TurnState, kind: AudioKind, args: Args): Promise<ToolSuccess> {
-  const { ctx } = state;
-  // Validated before anything is claimed or charged.
-  const spoken = kind === 'voice' ? text(args, 'text', VOICE_TEXT_MAX) : undefined;
-  const voice = kind === 'voice' ? optionalText(args, 'voice', 40) : undefined;
-  if (voice !== undefined && !/^[A-Za-z0-9+_-]+$/.test(voice))
-    throw new ToolError('voice must be a voice name such as en-us, en-gb, female or male');
-  const prompt = kind === 'voice' ? undefined : text(args, 'prompt', AUDIO_PROMPT_MAX);
-  const limits = kind === 'music' ? MUSIC_SECONDS : SFX_SECONDS;
-  const durationSec = kind === 'voice' ? undefined : number(args, 'duration_sec', limits.min, limits.max);
-  claimMediaSlot(state);
-
-  const price =
-    kind === 'voice' ? ctx.settings.voicePrice : kind === 'music' ? ctx.settings.musicPrice : ctx.settings.sfxPrice;
-  // The charge comes first and names the asset this generation will make.
-  const reservedId = newId('ast');
-  const reference = `media:${reservedId}`;
-  if (price > 0) {
-    try {
-      await ctx.bus.rpc(billingRpc, 'charge', {
-        user_id: state.userId,
-        reference,
-        amount: price,
-        description: `Editor ${AUDIO_LABEL[kind]}`,
-      });
-    } catch (err) {
-      if (isAppError(err) && err.status === 402) throw new TurnAbort(err);
-      ctx.logger.warn({ err: (err as Error).message, reference }, 'media charge failed');
-      // A charge that timed out may still land: the refund closes the reference either way.
-      await refundQuietly(ctx, state.userId, reference, 'charge not confirmed');
-      throw new ToolError(
-        `the ${AUDIO_LABEL[kind]} could not be charged (billing unavailable); nothing was charged. Ask the user to try again shortly.`,
-      );
-    }
-  }
-
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mf-agent-audio-'));
-  let row: AssetRow;
-  try {
-    const outFile = path.join(dir, `${kind}.m4a`);
-    const s = seed();
-    let audio: AudioFile;
-    if (kind === 'voice') audio = await ctx.audio.voice({ text: spoken!, voice, outFile });
-    else if (kind === 'music')
-      audio = await ctx.audio.music({ prompt: prompt!, durationSec: durationSec!, seed: s, outFile });
-    else audio = await ctx.audio.sfx({ prompt: prompt!, durationSec: durationSec!, seed: s, outFile });
-    const metadata: Record<string, unknown> =
-      kind === 'voice'
-        ? { text: spoken, ...(voice ? { voice } : {}), charge_reference: reference }
-        : { prompt, seed: s, charge_reference: reference };
-    row = await storeAssetFile(ctx, {
-      id: reservedId,
-      projectId: state.projectId,
-      kind: 'audio',
-      source: AUDIO_SOURCE[kind],
-      file: audio.path,
-      contentType: audio.contentType,
-      metadata,
-    });
-  } catch (err) {
-    ctx.logger.warn(
-      { err: (err as Error).message, reference, turnId: state.turnId },
-      `${kind} generation failed; refunding`,
-    );
-    if (price > 0) await refundQuietly(ctx, state.userId, reference, `${AUDIO_LABEL[kind]} generation failed`);
-    const reason = err instanceof RangeError ? ` (${err.message})` : '';
-    throw new ToolError(
-      `the ${AUDIO_LABEL[kind]} could not be generated${reason}; ${price > 0 ? `its ${price} credits were refunded` : 'nothing was charged'}.`,
-    );
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
-  return delivered(state, row, price);
-}
-
-/**
- * Refunds a reference, logging instead of failing: billing applies a refund once, and one that
- * cannot be sent now is logged with its reference for an operator (the turn goes on).
- */
-export async function refundQuietly(
-  ctx: EditorContext,
-  userId: number,
-  reference: string,
-  reason: string,
-): Promise<void> {
-  try {
-    await ctx.bus.rpc(billingRpc, 'refund', { user_id: userId, reference, reason });
-  } catch (err) {
-    ctx.logger.error(
-      { err: (err as Error).message, reference, userId },
-      'REFUND NOT SENT: billing did not confirm a refund that is owed',
-    );
   }
 }
 

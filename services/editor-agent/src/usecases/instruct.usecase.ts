@@ -2,7 +2,7 @@ import { billingRpc, type InstructReply, type InstructRequest } from '@mf/contra
 import { AppError, isAppError } from '@mf/errors';
 import { runAgentLoop } from '../agent/agent-loop';
 import type { ChatMessage, LlmClient } from '../agent/llm-client';
-import { refundQuietly } from '../agent/media-tools';
+import { refundQuietly } from '../agent/media-delivery';
 import { buildSystemPrompt } from '../agent/system-prompt';
 import { newTurnState, recordEvent, TurnAbort, type TurnState } from '../agent/turn-state';
 import { newId } from '../domain/ids';
