@@ -22,17 +22,11 @@ export async function startDispatcher({ config, db, bus, logger }: DispatcherPar
   const secrets = new SecretBox(parseSecretKey(config.WEBHOOK_SECRET_KEY));
   const post = createWebhookPoster({ policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
   const now = (): number => Date.now();
-  await serveWebhooksRpc(bus, { db, secrets, urlPolicy: policy, post, now });
+  const attempts = { db, post, now, logger, disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS };
+  await serveWebhooksRpc(bus, { ...attempts, secrets, urlPolicy: policy });
   await consumeJobEvents(
     bus,
-    {
-      db,
-      secrets,
-      logger,
-      post,
-      now,
-      lock: new KeyedLock(),
-    },
+    { ...attempts, secrets, lock: new KeyedLock() },
     { prefetch: config.WEBHOOK_PREFETCH, retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS },
   );
 }
