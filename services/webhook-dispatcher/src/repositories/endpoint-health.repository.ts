@@ -8,7 +8,10 @@ import { rawRowsOf, type Knex } from '@mf/db';
 
 /** A 2xx ends the run of failures. */
 export async function markEndpointHealthy(db: Knex, apiKeyId: number, url: string): Promise<void> {
-  await db('endpoints').update({ failing_since: null }).where({ api_key_id: apiKeyId, url }).whereNotNull('failing_since');
+  await db('endpoints')
+    .update({ failing_since: null })
+    .where({ api_key_id: apiKeyId, url })
+    .whereNotNull('failing_since');
 }
 
 /**

@@ -1,10 +1,4 @@
-import type {
-  DeliveryDetail,
-  DeliveryRequest,
-  RecoverReply,
-  RecoverRequest,
-  ResendReply,
-} from '@mf/contracts';
+import type { DeliveryDetail, DeliveryRequest, RecoverReply, RecoverRequest, ResendReply } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import type { TestEvent, WebhookEvent } from '../domain/webhook-request';
 import {
