@@ -150,10 +150,7 @@ export const deliveryRequest = named(
 );
 export const resendReply = named(Joi.object({ delivery: deliveryView.required() }), 'ResendReply');
 export const recoverRequest = named(Joi.object({ ...ref, since: timestamp.required() }), 'RecoverRequest');
-export const recoverReply = named(
-  Joi.object({ queued: Joi.number().integer().min(0).required() }),
-  'RecoverReply',
-);
+export const recoverReply = named(Joi.object({ queued: Joi.number().integer().min(0).required() }), 'RecoverReply');
 
 export const webhooksRpc = {
   queue: QUEUES.webhooksRpc,

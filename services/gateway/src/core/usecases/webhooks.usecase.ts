@@ -8,6 +8,7 @@ import {
   type ListDeliveriesReply,
   type SendTestReply,
   type SetEndpointReply,
+  type WebhookTestType,
 } from '@mf/contracts';
 import type { Knex } from '@mf/db';
 import { AppError } from '@mf/errors';
@@ -60,8 +61,8 @@ export async function getWebhook(db: Knex, bus: Bus, apiKeyId: number, ownerId?:
   return bus.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: userId });
 }
 
-/** Which test event to send: the ping, or a sample of a real `job.completed` (built by sampleCompletedJob). */
-export type WebhookTest = { event: 'webhook.test' } | { event: 'job.completed'; sample: JobEventPayload };
+/** Which test event to send: the ping, or a sample of a real job event (built by sampleJobEvent). */
+export type WebhookTest = { event: 'webhook.test' } | { event: WebhookTestType; sample: JobEventPayload };
 
 /**
  * Sends a signed test event to the key's webhook now and returns its recorded attempt.
@@ -77,7 +78,7 @@ export async function sendTestWebhook(
 ): Promise<SendTestReply> {
   const userId = await keyOwner(db, apiKeyId, ownerId);
   const request =
-    test.event === 'job.completed'
+    test.event !== 'webhook.test'
       ? { event: test.event, sample: { ...test.sample, user_id: userId, api_key_id: apiKeyId } }
       : {};
   return bus.rpc(webhooksRpc, 'sendTest', { api_key_id: apiKeyId, user_id: userId, ...request }, { timeoutMs });
