@@ -14,7 +14,9 @@ export type ResendWebhookResponse = Schemas['ResendAccepted'];
 export type RecoverWebhooksResponse = Schemas['RecoverAccepted'];
 export type WebhookTestResponse = Schemas['WebhookTestReply'];
 /** The job events a sample can be sent of. */
-export type WebhookTestType = Schemas['WebhookTestBody']['type'];
+export type WebhookTestType = NonNullable<
+  paths['/api/v1/webhook/test']['post']['requestBody']
+>['content']['application/json']['type'];
 export const WEBHOOK_TEST_TYPES: readonly WebhookTestType[] = ['job.completed', 'job.failed', 'job.cancelled'];
 
 /** The per-call options the client's methods take. */
