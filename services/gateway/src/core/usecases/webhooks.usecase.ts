@@ -15,7 +15,7 @@ import { AppError } from '@mf/errors';
 import { findKeyById } from '../repositories/api-keys.repository';
 
 /** The key's owner, which the dispatcher checks every endpoint operation against. */
-async function keyOwner(db: Knex, apiKeyId: number, ownerId?: number): Promise<number> {
+export async function keyOwner(db: Knex, apiKeyId: number, ownerId?: number): Promise<number> {
   const key = await findKeyById(db, apiKeyId);
   if (!key || (ownerId !== undefined && key.user_id !== ownerId))
     throw AppError.notFound(`no API key with id ${apiKeyId}`);
@@ -50,9 +50,15 @@ export async function listWebhookDeliveries(
   apiKeyId: number,
   limit?: number,
   ownerId?: number,
+  filter: { status?: 'failed' | 'succeeded'; starting_after?: number } = {},
 ): Promise<ListDeliveriesReply> {
   const userId = await keyOwner(db, apiKeyId, ownerId);
-  return bus.rpc(webhooksRpc, 'listDeliveries', { api_key_id: apiKeyId, user_id: userId, ...(limit ? { limit } : {}) });
+  return bus.rpc(webhooksRpc, 'listDeliveries', {
+    api_key_id: apiKeyId,
+    user_id: userId,
+    ...(limit ? { limit } : {}),
+    ...filter,
+  });
 }
 
 /** The key's webhook URL and dates (nulls when none); never the secret. */

@@ -14,6 +14,7 @@ import { idParam, limitQuery, objectBody, stringField } from '../body';
 import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
 import { KEY_NOT_FOUND } from './keys.routes';
+import { startingAfterQuery, statusQuery } from './webhook-deliveries.routes';
 
 const keyId = (req: Request): number => idParam(req.params.id, KEY_NOT_FOUND);
 
@@ -37,7 +38,10 @@ export function webhooksRoutes(deps: DashboardDeps): Router {
 
   router.get('/keys/:id/webhook/deliveries', async (req, res) => {
     const limit = limitQuery(req.query.limit, 'limit', 500);
-    res.json(await listWebhookDeliveries(db, bus, keyId(req), limit, sessionOf(req).userId));
+    const status = statusQuery(req.query.status);
+    const startingAfter = startingAfterQuery(req.query.starting_after);
+    const filter = { ...(status ? { status } : {}), ...(startingAfter ? { starting_after: startingAfter } : {}) };
+    res.json(await listWebhookDeliveries(db, bus, keyId(req), limit, sessionOf(req).userId, filter));
   });
 
   // Body optional: {event: "webhook.test" (default) | "job.completed" | "job.failed" | "job.cancelled"} (a sample job, marked as a test).
