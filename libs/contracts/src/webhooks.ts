@@ -132,7 +132,7 @@ export const webhookPayload = named(
 export const deliveryDetail = named(
   deliveryView.keys({
     request_headers: Joi.object()
-      .pattern(Joi.string(), Joi.string())
+      .pattern(/.*/, Joi.string())
       .allow(null)
       .required()
       .description('The headers sent, signature included.'),

@@ -1284,7 +1284,9 @@ export interface components {
             /** @description A test event (`X-Service-Test: true`), not a real one. */
             test: boolean;
             /** @description The headers sent, signature included. */
-            request_headers: Record<string, never> | null;
+            request_headers: {
+                [key: string]: string;
+            } | null;
             /** @description The raw body sent. */
             request_body: string | null;
             /** @description The first 4 KB of the answer body; null when there was no answer. */

@@ -61,7 +61,7 @@ export const webhookDelivery = named(
 export const webhookDeliveryDetail = named(
   webhookDelivery.keys({
     request_headers: Joi.object()
-      .pattern(Joi.string(), Joi.string())
+      .pattern(/.*/, Joi.string())
       .allow(null)
       .required()
       .description('The headers sent, signature included.'),
