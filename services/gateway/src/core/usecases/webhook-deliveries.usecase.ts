@@ -1,11 +1,6 @@
 import type { Bus } from '@mf/bus';
 import type { FalEndpoints } from '@mf/catalog';
 import {
-  listWebhookDeliveriesQuery,
-  recoverBody,
-  validateBody,
-  validateQuery,
-  webhookTestBody,
   webhooksRpc,
   type DeliveryDetail,
   type DeliveryView,
@@ -18,6 +13,11 @@ import {
 } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import type { AuthContext } from '../auth/auth-context';
+import {
+  validateListDeliveriesQuery,
+  validateRecoverBody,
+  validateWebhookTestBody,
+} from '../validation/webhook.validators';
 import { valid } from './validated';
 import { sampleJobEvent } from './webhook-samples';
 
@@ -74,7 +74,7 @@ export async function listDeliveriesOf(
   query: Record<string, unknown>,
   opts: WebhookCallOptions = {},
 ): Promise<WebhookDeliveriesPage> {
-  const q = valid(validateQuery(listWebhookDeliveriesQuery, query));
+  const q = valid(validateListDeliveriesQuery(query));
   const reply = await bus.rpc(webhooksRpc, 'listDeliveries', { ...ref(auth), ...q }, opts);
   return { deliveries: reply.deliveries.map(publicDelivery) };
 }
@@ -107,7 +107,7 @@ export async function recoverDeliveriesOf(
   body: unknown,
   opts: WebhookCallOptions = {},
 ): Promise<RecoverAccepted> {
-  const { since } = valid(validateBody(recoverBody, body));
+  const { since } = valid(validateRecoverBody(body));
   return bus.rpc(webhooksRpc, 'recover', { ...ref(auth), since: new Date(since).toISOString() }, opts);
 }
 
@@ -126,7 +126,7 @@ export async function sendWebhookTestOf(
   deps: WebhookTestDeps,
   opts: WebhookCallOptions = {},
 ): Promise<WebhookTestReply> {
-  const { type } = valid(validateBody(webhookTestBody, body));
+  const { type } = valid(validateWebhookTestBody(body));
   const sample = {
     ...sampleJobEvent(type, deps.publicBaseUrl, deps.falEndpoints),
     user_id: auth.userId,

@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import { recoverBody, validateBody, DELIVERY_STATUSES } from '@mf/contracts';
+import { DELIVERY_STATUSES } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import {
   getKeyDelivery,
@@ -7,6 +7,7 @@ import {
   resendKeyDelivery,
 } from '../../../core/usecases/webhook-key-deliveries.usecase';
 import { valid } from '../../../core/usecases/validated';
+import { validateRecoverBody } from '../../../core/validation/webhook.validators';
 import { idParam } from '../body';
 import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
@@ -55,7 +56,7 @@ export function webhookDeliveriesRoutes(deps: DashboardDeps): Router {
 
   router.post('/keys/:id/webhook/recover', async (req, res) => {
     const id = keyId(req);
-    const { since } = valid(validateBody(recoverBody, req.body));
+    const { since } = valid(validateRecoverBody(req.body));
     res.status(202).json(await recoverKeyDeliveries(db, bus, id, new Date(since).toISOString(), sessionOf(req).userId));
   });
 
