@@ -1,8 +1,8 @@
 import Joi from 'joi';
 import type * as T from './generated/types';
-import { jobEventSchema } from './job-events';
+import { jobEventSchema, type EventDef } from './job-events';
 import { JOB_SOURCES, jobResult } from './jobs';
-import { QUEUES } from './names';
+import { QUEUES, ROUTING_KEYS } from './names';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
 import { named } from './schema/rules';
 
@@ -151,6 +151,16 @@ export const deliveryRequest = named(
 export const resendReply = named(Joi.object({ delivery: deliveryView.required() }), 'ResendReply');
 export const recoverRequest = named(Joi.object({ ...ref, since: timestamp.required() }), 'RecoverRequest');
 export const recoverReply = named(Joi.object({ queued: Joi.number().integer().min(0).required() }), 'RecoverReply');
+
+/**
+ * The dispatcher's own work item: send the event of this attempt again, unless a newer attempt of
+ * the event exists by then (so a redelivered or repeated request sends it once).
+ */
+export const resendRequested: EventDef<T.DeliveryRequest> = {
+  routingKey: ROUTING_KEYS.webhookResendRequested,
+  version: 1,
+  schema: deliveryRequest as Joi.Schema<T.DeliveryRequest>,
+};
 
 export const webhooksRpc = {
   queue: QUEUES.webhooksRpc,

@@ -1,4 +1,4 @@
-import { webhooksRpc } from '@mf/contracts';
+import { QUEUES, resendRequested, webhooksRpc } from '@mf/contracts';
 import {
   jobEventPayload,
   publishJobEvent,
@@ -163,6 +163,29 @@ describe('webhook delivery tools', () => {
     expect(receiver.forEvent(before)).toHaveLength(1);
     expect(receiver.forEvent(delivered)).toHaveLength(1);
     expect(receiver.forEvent(failedA)[1].headers['x-service-delivery-attempt']).toBe('2');
+  });
+
+  it('sends a queued resend once, even when the request arrives twice', async () => {
+    const apiKeyId = nextKey++;
+    await setWebhook(h.client, apiKeyId, user, receiver.url());
+    receiver.answer = () => 400;
+    const eventId = await deliverEvent(apiKeyId);
+    const [failed] = (await list(apiKeyId)).deliveries;
+    receiver.answer = () => 200;
+    const before = await dispatcher.handled(undefined, QUEUES.webhooksResends);
+    const request = { api_key_id: apiKeyId, user_id: user, delivery_id: failed.id };
+    // Two copies, as a redelivery after a crash (or two recover calls) would bring.
+    await h.client.publishEvent(resendRequested, request);
+    await h.client.publishEvent(resendRequested, request);
+    await waitFor(
+      async () => (await dispatcher.handled(undefined, QUEUES.webhooksResends)) === before + 2,
+      'both copies handled',
+    );
+    expect(receiver.forEvent(eventId)).toHaveLength(2);
+    expect((await list(apiKeyId)).deliveries.map((d) => [d.attempt, d.succeeded])).toEqual([
+      [2, true],
+      [1, false],
+    ]);
   });
 
   it('disables an endpoint failing without a break for the set time; saving its URL again enables it', async () => {

@@ -84,6 +84,20 @@ export async function findDelivery(
   return rowOf<DeliveryRow>(db('deliveries').first('*').where({ id, api_key_id: apiKeyId, user_id: userId }));
 }
 
+/** Whether the event of this attempt has been attempted again since (a resend or recover did it). */
+export async function hasNewerAttempt(
+  db: Knex,
+  row: Pick<DeliveryRow, 'id' | 'event_id' | 'api_key_id'>,
+): Promise<boolean> {
+  const newer = await rowOf<{ id: number }>(
+    db('deliveries')
+      .first('id')
+      .where({ event_id: row.event_id, api_key_id: row.api_key_id })
+      .andWhere('id', '>', row.id),
+  );
+  return newer !== undefined;
+}
+
 /** The highest attempt number of an event to a key: a resend is the next one. */
 export async function lastAttemptNumber(db: Knex, eventId: string, apiKeyId: number): Promise<number> {
   const row = await rowOf<{ max: number | null }>(

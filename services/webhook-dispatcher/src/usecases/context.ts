@@ -1,5 +1,7 @@
+import type { DeliveryRequest } from '@mf/contracts';
 import type { SafeFetchPolicy } from '@mf/safe-fetch';
 import type { SecretBox } from '../domain/secret-box';
+import type { KeyedLock } from './keyed-lock';
 import type { AttemptDeps } from './send-attempt';
 
 /**
@@ -10,4 +12,8 @@ export interface EndpointsContext extends AttemptDeps {
   secrets: SecretBox;
   /** Which URLs may be saved (the same policy the deliveries connect under). */
   urlPolicy: SafeFetchPolicy;
+  /** Serialises the attempts of one event to one key within this replica (shared with the job event consumer). */
+  lock: KeyedLock;
+  /** Queues one attempt's event to be sent again (a message on the dispatcher's resend queue). */
+  queueResend: (req: DeliveryRequest) => Promise<void>;
 }

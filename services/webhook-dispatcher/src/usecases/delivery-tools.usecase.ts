@@ -3,6 +3,7 @@ import { AppError } from '@mf/errors';
 import type { TestEvent, WebhookEvent } from '../domain/webhook-request';
 import {
   findDelivery,
+  hasNewerAttempt,
   lastAttemptNumber,
   lastFailedAttemptsSince,
   type DeliveryRow,
@@ -39,27 +40,39 @@ export async function resendDelivery(ctx: EndpointsContext, req: DeliveryRequest
   const row = await ownedDelivery(ctx, req);
   if (row.request_body === null) throw AppError.conflict(NOT_RESENDABLE);
   const { endpoint, secret } = await usableEndpoint(ctx, req);
-  return { delivery: deliveryView(await sendAgain(ctx, endpoint, secret, row)) };
+  const sent = await ctx.lock.run(`${row.event_id}:${row.api_key_id}`, () => sendAgain(ctx, endpoint, secret, row));
+  return { delivery: deliveryView(sent) };
 }
 
 /**
  * Every real event of the key with an attempt at or after `since` whose last attempt failed is
- * sent again once, in the background, oldest first; answers how many at once. A restart of the
- * dispatcher meanwhile stops the rest (calling recover again sends what is still failed).
+ * queued to be sent again, oldest first: one message each on the dispatcher's resend queue (the
+ * broker holds the work, so a restart loses none); answers how many.
  */
 export async function recoverDeliveries(ctx: EndpointsContext, req: RecoverRequest): Promise<RecoverReply> {
-  const { endpoint, secret } = await usableEndpoint(ctx, req);
+  await usableEndpoint(ctx, req);
   const rows = await lastFailedAttemptsSince(ctx.db, req.api_key_id, req.user_id, new Date(req.since), RECOVER_MAX);
-  void (async () => {
-    for (const row of rows) {
-      try {
-        await sendAgain(ctx, endpoint, secret, row);
-      } catch (err) {
-        ctx.logger.error({ err, deliveryId: row.id }, 'recovering a webhook delivery failed');
-      }
-    }
-  })();
+  for (const row of rows)
+    await ctx.queueResend({ api_key_id: req.api_key_id, user_id: req.user_id, delivery_id: row.id });
   return { queued: rows.length };
+}
+
+/**
+ * A queued resend: sends the attempt's event again unless it was attempted again since it was
+ * queued (by a resend, an earlier copy of this message, or a repeated recover), so each queued
+ * event is sent once. Nothing is sent when the endpoint is gone or disabled meanwhile.
+ */
+export async function sendQueuedResend(ctx: EndpointsContext, req: DeliveryRequest): Promise<'sent' | 'skipped'> {
+  const row = await findDelivery(ctx.db, req.delivery_id, req.api_key_id, req.user_id);
+  if (!row || row.request_body === null) return 'skipped';
+  // Check and send under the event's lock, so two copies handled at once send it once.
+  return ctx.lock.run(`${row.event_id}:${row.api_key_id}`, async () => {
+    if (await hasNewerAttempt(ctx.db, row)) return 'skipped';
+    const endpoint = await findEndpoint(ctx.db, req.api_key_id);
+    if (!endpoint || endpoint.user_id !== req.user_id || endpoint.disabled_at !== null) return 'skipped';
+    await sendAgain(ctx, endpoint, ctx.secrets.open(endpoint.secret_ciphertext), row);
+    return 'sent';
+  });
 }
 
 async function sendAgain(
