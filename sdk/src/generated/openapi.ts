@@ -559,7 +559,7 @@ export interface paths {
         put?: never;
         /**
          * Send again every event since a time whose last attempt failed
-         * @description Each such event (at most 1,000 a call) is sent once more, in the background, oldest first; test events are not. Answers how many were queued.
+         * @description Each such event (at most 1,000 a call) is queued to be sent once more, oldest first; test events are not, nor an event attempted again meanwhile. Answers how many were queued.
          *
          *     Scope: none (any active key).
          */

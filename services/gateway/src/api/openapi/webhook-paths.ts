@@ -59,7 +59,7 @@ export const webhookPaths: Json = {
       summary: 'Send again every event since a time whose last attempt failed',
       tag: 'Webhooks',
       description:
-        'Each such event (at most 1,000 a call) is sent once more, in the background, oldest first; test events are not. Answers how many were queued.',
+        'Each such event (at most 1,000 a call) is queued to be sent once more, oldest first; test events are not, nor an event attempted again meanwhile. Answers how many were queued.',
       body: recoverBody,
       responses: { '202': ok('Queued.', ref('RecoverAccepted')), '404': noWebhook, '409': disabled },
     }),
