@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { checkFlags, didYouMean, int, parseArgs, str, UsageError, type Parsed } from './cli-args';
 import { MediaforgeClient, unreachable } from './client';
+import { TRIGGER_USAGE, trigger } from './cli-trigger';
 import { ApiError, JobFailedError } from './errors';
 import type { GenerateImageParams, GenerateVideoParams, Job, ListJobsParams, SubmitResponse } from './types';
 
@@ -21,6 +22,7 @@ Commands:
   cancel <id>     cancel a processing job
   models          list the models
   account         show the credit balance
+${TRIGGER_USAGE}
 
 Environment: MEDIAFORGE_API_KEY (required), MEDIAFORGE_BASE_URL (default http://localhost:8080).
 Output is JSON on stdout; progress and errors go to stderr. --out implies --wait.`;
@@ -68,7 +70,7 @@ async function waitWithProgress(client: MediaforgeClient, jobId: string): Promis
   }
 }
 
-const COMMANDS = ['generate', 'job', 'jobs', 'cancel', 'models', 'account', 'help'];
+const COMMANDS = ['generate', 'job', 'jobs', 'cancel', 'models', 'account', 'trigger', 'help'];
 const VIDEO_FLAGS = [
   'prompt',
   'duration',
@@ -229,6 +231,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       case 'account':
         checkFlags(p, []);
         print(await client.getAccount());
+        return 0;
+      case 'trigger':
+        print(await trigger(client, p));
         return 0;
       default:
         throw new UsageError(`unknown command: ${cmd}`);

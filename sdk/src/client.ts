@@ -33,6 +33,7 @@ import type {
   UpdateContextParams,
   VideoResponse,
 } from './types';
+import { WebhookDeliveries } from './webhook-deliveries';
 
 export const SDK_VERSION = '0.1.0';
 
@@ -129,6 +130,8 @@ export class MediaforgeClient {
   private readonly timeoutMs: number | undefined;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
+  /** The key's webhook deliveries: list, detail, resend, recover, sample events (webhook-deliveries.ts). */
+  readonly webhook = new WebhookDeliveries((call) => this.request(call));
 
   constructor(options: MediaforgeClientOptions) {
     if (!options || !options.baseUrl) throw new TypeError('MediaforgeClient: baseUrl is required');

@@ -19,3 +19,14 @@ export {
 export { verifyWebhook, computeSignature, signWebhook, parseSignatureHeader } from './webhooks';
 export type { VerifyWebhookOptions, WebhookHeaders } from './webhooks';
 export type * from './types';
+export { WebhookDeliveries, WEBHOOK_TEST_TYPES } from './webhook-deliveries';
+export type {
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookDeliveriesPage,
+  ListWebhookDeliveriesParams,
+  ResendWebhookResponse,
+  RecoverWebhooksResponse,
+  WebhookTestResponse,
+  WebhookTestType,
+} from './webhook-deliveries';

@@ -248,6 +248,8 @@ describe('dashboard API end to end', () => {
           url: receiver.url,
           created_at: expect.any(String),
           updated_at: expect.any(String),
+          failing_since: null,
+          disabled_at: null,
         });
         expect(JSON.stringify(view.body)).not.toContain(firstSecret);
       });
@@ -267,6 +269,7 @@ describe('dashboard API end to end', () => {
           error: null,
           duration_ms: expect.any(Number),
           created_at: expect.any(String),
+          succeeded: true,
           test: true,
         });
         expect(receiver.received.length).toBe(before + 1);
@@ -283,12 +286,43 @@ describe('dashboard API end to end', () => {
         expect(deliveries.body.deliveries[0]).toEqual(res.body.delivery);
       });
 
+      it('shows an attempt in detail, resends it, recovers, and filters the log by outcome', async () => {
+        const [first] = (await alice.get(`/keys/${keyId}/webhook/deliveries`)).body.deliveries;
+        const detail = await alice.get(`/keys/${keyId}/webhook/deliveries/${first.id}`);
+        expect(detail.status).toBe(200);
+        expect(detail.body).toMatchObject({ ...first, response_body: 'ok' });
+        expect(detail.body.request_headers).toMatchObject({ 'X-Service-Event-Id': first.event_id });
+
+        const before = receiver.received.length;
+        const resend = await alice.post(`/keys/${keyId}/webhook/deliveries/${first.id}/resend`);
+        expect(resend.status).toBe(202);
+        expect(resend.body.delivery).toMatchObject({ event_id: first.event_id, attempt: 2, succeeded: true });
+        expect(receiver.received.length).toBe(before + 1);
+        expect(receiver.received[before].rawBody).toBe(detail.body.request_body);
+
+        const since = new Date(Date.now() - 3600_000).toISOString();
+        expect(await alice.post(`/keys/${keyId}/webhook/recover`, { body: { since } })).toMatchObject({
+          status: 202,
+          body: { queued: 0 },
+        });
+        expect((await alice.post(`/keys/${keyId}/webhook/recover`, { body: { since: 'soon' } })).body).toEqual({
+          error: 'since must be an ISO 8601 timestamp',
+        });
+        expect((await alice.get(`/keys/${keyId}/webhook/deliveries?status=failed`)).body).toEqual({ deliveries: [] });
+        expect((await alice.get(`/keys/${keyId}/webhook/deliveries?status=lost`)).body).toEqual({
+          error: 'status must be one of failed, succeeded',
+        });
+        expect((await alice.get(`/keys/${keyId}/webhook/deliveries/999999999`)).status).toBe(404);
+      });
+
       it('clears the webhook (a test then finds none), and a new save generates a new secret', async () => {
         expect((await alice.delete(`/keys/${keyId}/webhook`)).body).toEqual({ cleared: true });
         expect((await alice.get(`/keys/${keyId}/webhook`)).body).toEqual({
           url: null,
           created_at: null,
           updated_at: null,
+          failing_since: null,
+          disabled_at: null,
         });
         expect((await alice.post(`/keys/${keyId}/webhook/test`)).status).toBe(404);
         const again = await alice.put(`/keys/${keyId}/webhook`, { body: { url: receiver.url } });
@@ -429,6 +463,9 @@ describe('dashboard API end to end', () => {
           await bob.delete(`/keys/${keyId}/webhook`),
           await bob.get(`/keys/${keyId}/webhook/deliveries`),
           await bob.post(`/keys/${keyId}/webhook/test`),
+          await bob.get(`/keys/${keyId}/webhook/deliveries/1`),
+          await bob.post(`/keys/${keyId}/webhook/deliveries/1/resend`),
+          await bob.post(`/keys/${keyId}/webhook/recover`, { body: { since: new Date(0).toISOString() } }),
           await bob.delete(`/keys/${keyId}`),
           await bob.get(`/jobs/${aliceJobs[0].job_id}`),
           await bob.delete(`/jobs/${aliceJobs[0].job_id}`),

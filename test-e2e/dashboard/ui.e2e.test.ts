@@ -469,6 +469,42 @@ describe('dashboard in the browser', () => {
     await shot(page, 'key');
   });
 
+  it('filters the delivery log by outcome, shows what an attempt sent and got, resends it and recovers', async () => {
+    await go(page, `#/keys/${keyId}`);
+    const completedRow = page.locator('tbody tr[data-event="job.completed"][data-test="false"]', {
+      hasText: videoJobId,
+    });
+    await completedRow.waitFor();
+    await page.getByLabel('Show').selectOption('failed');
+    await page.getByText('No failed deliveries.').waitFor();
+    await page.getByLabel('Show').selectOption('succeeded');
+    await completedRow.waitFor();
+
+    await completedRow.getByRole('button', { name: 'Details' }).click();
+    const detail = page.getByTestId('delivery-detail');
+    await detail.waitFor();
+    const hook = receiver.received.find(
+      (r) => r.headers['x-service-event'] === 'job.completed' && r.headers['x-service-test'] === undefined,
+    )!;
+    const shown = await detail.textContent();
+    expect(shown).toContain(`X-Service-Signature: ${String(hook.headers['x-service-signature'])}`);
+    expect(shown).toContain(hook.rawBody);
+
+    const before = receiver.received.length;
+    await completedRow.getByRole('button', { name: 'Resend' }).click();
+    await waitForStatus(page, 'Event sent again: your server answered HTTP 200.');
+    expect(receiver.received.length).toBe(before + 1);
+    const again = receiver.received[before];
+    expect(again.headers['x-service-event-id']).toBe(hook.headers['x-service-event-id']);
+    expect(again.rawBody).toBe(hook.rawBody);
+    expect(verifySignature(webhookSecret, again.headers['x-service-signature'] as string, again.rawBody)).toBe(true);
+
+    // Nothing failed: recover finds nothing to send.
+    await page.getByRole('button', { name: 'Resend failed events since then' }).click();
+    await waitForStatus(page, 'No failed events since then.');
+    expect(receiver.received.length).toBe(before + 1);
+  });
+
   it('revokes the key through a keyboard-operated confirmation; Escape keeps it, and a revoked key gets 401', async () => {
     await go(page, '#/keys');
     const revoke = page.getByRole('button', { name: 'Revoke key render server' });

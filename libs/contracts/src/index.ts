@@ -12,4 +12,5 @@ export * from './api/generation';
 export * from './api/editor';
 export * from './api/jobs-list';
 export * from './api/responses';
+export * from './api/webhook-deliveries';
 export type * from './generated/types';

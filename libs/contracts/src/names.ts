@@ -15,6 +15,8 @@ export const QUEUES = {
   webhooksRpc: 'webhooks.rpc',
   /** webhook-dispatcher's work queue for job events. */
   webhooksJobEvents: 'webhooks.job-event.deliver',
+  /** webhook-dispatcher's work queue of recovered events to send again (POST /api/v1/webhook/recover). */
+  webhooksResends: 'webhooks.delivery.resend',
 } as const;
 
 export const ROUTING_KEYS = {
@@ -23,6 +25,8 @@ export const ROUTING_KEYS = {
   jobCancelled: 'job.cancelled',
   /** Binding pattern for every job event. */
   jobAll: 'job.*',
+  /** The dispatcher asks itself to send an attempt's event again (one message per recovered event). */
+  webhookResendRequested: 'webhooks.delivery.resend-requested',
 } as const;
 
 /** Dead-letter exchange of a service: its poison messages land in `<queue>.dlq`. */

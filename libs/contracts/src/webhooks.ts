@@ -1,8 +1,8 @@
 import Joi from 'joi';
 import type * as T from './generated/types';
-import { jobEventSchema } from './job-events';
+import { jobEventSchema, type EventDef } from './job-events';
 import { JOB_SOURCES, jobResult } from './jobs';
-import { QUEUES } from './names';
+import { QUEUES, ROUTING_KEYS } from './names';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
 import { named } from './schema/rules';
 
@@ -12,7 +12,7 @@ import { named } from './schema/rules';
  */
 
 /** The events a user can send to test a receiver: the ping, or a sample of the event a real handler acts on. */
-export const TEST_EVENTS = ['webhook.test', 'job.completed'] as const;
+export const TEST_EVENTS = ['webhook.test', 'job.completed', 'job.failed', 'job.cancelled'] as const;
 export type TestEventName = (typeof TEST_EVENTS)[number];
 
 const ref = { api_key_id: Joi.number().integer().min(1).required(), user_id: Joi.number().integer().min(1).required() };
@@ -37,11 +37,23 @@ export const endpointView = named(
     url: Joi.string().allow(null).required(),
     created_at: timestamp.allow(null).required(),
     updated_at: timestamp.allow(null).required(),
+    failing_since: timestamp
+      .allow(null)
+      .description('First failure of the current unbroken run of failed deliveries; null after a 2xx.'),
+    disabled_at: timestamp
+      .allow(null)
+      .description('When the endpoint was disabled for failing without a break; null while enabled.'),
   }),
   'EndpointView',
 );
+export const DELIVERY_STATUSES = ['failed', 'succeeded'] as const;
 export const listDeliveriesRequest = named(
-  Joi.object({ ...ref, limit: Joi.number().integer().min(1).max(500) }),
+  Joi.object({
+    ...ref,
+    limit: Joi.number().integer().min(1).max(500),
+    status: Joi.string().valid(...DELIVERY_STATUSES),
+    starting_after: Joi.number().integer().min(1).description('A delivery id: the attempts older than it.'),
+  }),
   'ListDeliveriesRequest',
 );
 
@@ -63,6 +75,7 @@ export const deliveryView = named(
     error: Joi.string().allow(null).required(),
     duration_ms: Joi.number().integer().required(),
     created_at: timestamp.required(),
+    succeeded: Joi.boolean().required().description('Answered with a 2xx.'),
     test: Joi.boolean()
       .required()
       .description(
@@ -83,8 +96,12 @@ export const sendTestRequest = named(
       .valid(...TEST_EVENTS)
       .description('Default `webhook.test`.'),
     sample: jobEventSchema
-      .when('event', { is: 'job.completed', then: Joi.required(), otherwise: Joi.forbidden() })
-      .description('For `job.completed`: the sample job, in the shape of a real event (the gateway builds it).'),
+      .when('event', {
+        is: Joi.valid('job.completed', 'job.failed', 'job.cancelled').required(),
+        then: Joi.required(),
+        otherwise: Joi.forbidden(),
+      })
+      .description('For a `job.*` test: the sample job, in the shape of a real event (the gateway builds it).'),
   }),
   'SendTestRequest',
 );
@@ -111,6 +128,40 @@ export const webhookPayload = named(
   'WebhookPayload',
 );
 
+/** One attempt with what was sent and what came back (null for attempts older than the detail log). */
+export const deliveryDetail = named(
+  deliveryView.keys({
+    request_headers: Joi.object()
+      .pattern(/.*/, Joi.string())
+      .allow(null)
+      .required()
+      .description('The headers sent, signature included.'),
+    request_body: Joi.string().allow(null).required().description('The raw body sent.'),
+    response_body: Joi.string()
+      .allow(null)
+      .required()
+      .description('The first 4 KB of the answer body; null when there was no answer.'),
+  }),
+  'DeliveryDetail',
+);
+export const deliveryRequest = named(
+  Joi.object({ ...ref, delivery_id: Joi.number().integer().min(1).required() }),
+  'DeliveryRequest',
+);
+export const resendReply = named(Joi.object({ delivery: deliveryView.required() }), 'ResendReply');
+export const recoverRequest = named(Joi.object({ ...ref, since: timestamp.required() }), 'RecoverRequest');
+export const recoverReply = named(Joi.object({ queued: Joi.number().integer().min(0).required() }), 'RecoverReply');
+
+/**
+ * The dispatcher's own work item: send the event of this attempt again, unless a newer attempt of
+ * the event exists by then (so a redelivered or repeated request sends it once).
+ */
+export const resendRequested: EventDef<T.DeliveryRequest> = {
+  routingKey: ROUTING_KEYS.webhookResendRequested,
+  version: 1,
+  schema: deliveryRequest as Joi.Schema<T.DeliveryRequest>,
+};
+
 export const webhooksRpc = {
   queue: QUEUES.webhooksRpc,
   methods: {
@@ -123,5 +174,11 @@ export const webhooksRpc = {
     ),
     /** Posts one signed test event (`webhook.test`, or the sample `job.completed`) to the key's endpoint now: one attempt, no retries. */
     sendTest: rpcMethod<T.SendTestRequest, T.SendTestReply>('webhooks.send-test', sendTestRequest),
+    /** One attempt with its headers, body and response excerpt (404 for another key's). */
+    getDelivery: rpcMethod<T.DeliveryRequest, T.DeliveryDetail>('webhooks.get-delivery', deliveryRequest),
+    /** Sends the attempt's event again now (same event id and body, fresh signature): a new attempt. */
+    resendDelivery: rpcMethod<T.DeliveryRequest, T.ResendReply>('webhooks.resend-delivery', deliveryRequest),
+    /** Queues one more attempt of every event since `since` whose last attempt failed. */
+    recover: rpcMethod<T.RecoverRequest, T.RecoverReply>('webhooks.recover', recoverRequest),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

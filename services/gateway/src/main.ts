@@ -54,6 +54,8 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       limiter: rateLimit.limiter,
       falEndpoints: parseFalEndpoints(config.FAL_ENDPOINTS_JSON),
       idempotency: idempotency.middleware,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      webhookTestTimeoutMs: config.WEBHOOK_TEST_TIMEOUT_MS,
     };
     router.use(openApiRoutes()); // public: before the authenticated /api/v1 router
     router.use('/api/v1', apiRouter(api));
@@ -61,7 +63,6 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       '/api/mcp',
       mcpRouter({
         ...api,
-        publicBaseUrl: config.PUBLIC_BASE_URL,
         logger,
         verifiers: [apiKeyVerifier(db), oauthTokenVerifier(db)],
       }),

@@ -1,6 +1,7 @@
 import type { Migration } from '@mf/db';
 import { endpointsDeliveries } from './0001_endpoints_deliveries';
 import { testDeliveries } from './0002_test_deliveries';
+import { deliveryDetail } from './0003_delivery_detail';
 
 /** In order. Append only. */
-export const migrations: Migration[] = [endpointsDeliveries, testDeliveries];
+export const migrations: Migration[] = [endpointsDeliveries, testDeliveries, deliveryDetail];

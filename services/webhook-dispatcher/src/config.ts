@@ -8,6 +8,7 @@ export interface WebhookDispatcherConfig extends ServiceEnv {
   WEBHOOK_ALLOW_HTTP: boolean;
   WEBHOOK_ALLOW_PRIVATE: boolean;
   WEBHOOK_PREFETCH: number;
+  WEBHOOK_DISABLE_AFTER_MS: number;
 }
 
 const secretKey = Joi.string().custom((value: string, helpers) => {
@@ -41,6 +42,11 @@ const schema = Joi.object<WebhookDispatcherConfig>({
   WEBHOOK_ALLOW_PRIVATE: Joi.boolean().default(false),
   /** Job events delivered at once by one replica. */
   WEBHOOK_PREFETCH: Joi.number().integer().min(1).max(500).default(20),
+  /** An endpoint whose deliveries fail without a break for this long is disabled (5 days, as Svix does), ms. */
+  WEBHOOK_DISABLE_AFTER_MS: Joi.number()
+    .integer()
+    .min(1)
+    .default(5 * 24 * 3600 * 1000),
 });
 
 /** Refuses the development key in production (naming it); elsewhere main.ts warns about it. */

@@ -6,6 +6,7 @@ import type { WebhookDispatcherConfig } from './config';
 import { createWebhookPoster } from './delivery/webhook-poster';
 import { parseSecretKey, SecretBox } from './domain/secret-box';
 import { consumeJobEvents } from './messaging/job-events.consumer';
+import { consumeResends, resendQueuer } from './messaging/resends.consumer';
 import { serveWebhooksRpc } from './messaging/webhooks-rpc.server';
 import { KeyedLock } from './usecases/keyed-lock';
 
@@ -22,17 +23,14 @@ export async function startDispatcher({ config, db, bus, logger }: DispatcherPar
   const secrets = new SecretBox(parseSecretKey(config.WEBHOOK_SECRET_KEY));
   const post = createWebhookPoster({ policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
   const now = (): number => Date.now();
-  await serveWebhooksRpc(bus, { db, secrets, urlPolicy: policy, post, now });
+  const attempts = { db, post, now, logger, disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS };
+  const lock = new KeyedLock();
+  const endpoints = { ...attempts, secrets, lock, urlPolicy: policy, queueResend: resendQueuer(bus) };
+  await serveWebhooksRpc(bus, endpoints);
+  await consumeResends(bus, endpoints, config.WEBHOOK_PREFETCH);
   await consumeJobEvents(
     bus,
-    {
-      db,
-      secrets,
-      logger,
-      post,
-      now,
-      lock: new KeyedLock(),
-    },
+    { ...attempts, secrets, lock },
     { prefetch: config.WEBHOOK_PREFETCH, retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS },
   );
 }

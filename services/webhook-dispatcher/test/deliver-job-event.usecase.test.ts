@@ -63,6 +63,7 @@ describe('deliverJobEvent', () => {
     secrets,
     logger: silentLogger(),
     lock: new KeyedLock(),
+    disableAfterMs: 5 * 24 * 3600 * 1000,
   });
   const delivery = (apiKeyId: number, userId: number, attempt = 1): JobEventDelivery => ({
     event: 'job.completed',

@@ -99,11 +99,19 @@ describe('webhook endpoints over RPC', () => {
         url: null,
         created_at: null,
         updated_at: null,
+        failing_since: null,
+        disabled_at: null,
       });
       const { secret } = await set(apiKeyId, 5, receiver.url());
 
       const view = await h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 5 });
-      expect(view).toEqual({ url: receiver.url(), created_at: expect.any(String), updated_at: expect.any(String) });
+      expect(view).toEqual({
+        url: receiver.url(),
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+        failing_since: null,
+        disabled_at: null,
+      });
       expect(new Date(view.created_at!).getTime()).toBeGreaterThan(Date.now() - 60_000);
       const row = await h.db('endpoints').first('*').where({ api_key_id: apiKeyId });
       expect(JSON.stringify(row)).not.toContain(secret!.slice('whsec_'.length));

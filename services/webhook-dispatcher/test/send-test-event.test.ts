@@ -81,6 +81,7 @@ describe('webhook test events', () => {
       error: null,
       duration_ms: expect.any(Number),
       created_at: expect.any(String),
+      succeeded: true,
       test: true,
     });
     const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: apiKeyId, user_id: 5 });

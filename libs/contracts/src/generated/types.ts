@@ -246,6 +246,58 @@ export interface DeleteAssetReply {
   clips_removed: number;
 }
 
+export interface DeliveryDetail {
+  id: number;
+  /**
+   * Same for every attempt of one event: receivers drop duplicates by it.
+   */
+  event_id: string;
+  event: string;
+  /**
+   * The job of a job.* event; "" for a `webhook.test` event, which has none.
+   */
+  job_id: string;
+  attempt: number;
+  url: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: string;
+  /**
+   * Answered with a 2xx.
+   */
+  succeeded: boolean;
+  /**
+   * A test delivery sent from the dashboard (`webhook.test`, or a sample `job.completed`), not a real event.
+   */
+  test: boolean;
+  /**
+   * The headers sent, signature included.
+   */
+  request_headers:
+    /**
+     * The headers sent, signature included.
+     */
+    | {
+    [pattern: string]: string;
+  }
+    | null;
+  /**
+   * The raw body sent.
+   */
+  request_body: string | null;
+  /**
+   * The first 4 KB of the answer body; null when there was no answer.
+   */
+  response_body: string | null;
+}
+
+export interface DeliveryRequest {
+  api_key_id: number;
+  user_id: number;
+  delivery_id: number;
+}
+
 export interface DeliveryView {
   id: number;
   /**
@@ -264,6 +316,10 @@ export interface DeliveryView {
   duration_ms: number;
   created_at: string;
   /**
+   * Answered with a 2xx.
+   */
+  succeeded: boolean;
+  /**
    * A test delivery sent from the dashboard (`webhook.test`, or a sample `job.completed`), not a real event.
    */
   test: boolean;
@@ -278,6 +334,14 @@ export interface EndpointView {
   url: string | null;
   created_at: string | null;
   updated_at: string | null;
+  /**
+   * First failure of the current unbroken run of failed deliveries; null after a 2xx.
+   */
+  failing_since?: string | null;
+  /**
+   * When the endpoint was disabled for failing without a break; null while enabled.
+   */
+  disabled_at?: string | null;
 }
 
 /**
@@ -732,6 +796,11 @@ export interface ListDeliveriesRequest {
   api_key_id: number;
   user_id: number;
   limit?: number;
+  status?: 'failed' | 'succeeded';
+  /**
+   * A delivery id: the attempts older than it.
+   */
+  starting_after?: number;
 }
 
 export interface ListJobsQuery {
@@ -776,6 +845,21 @@ export interface ListJobsRequest {
    * Only the jobs submitted with this key.
    */
   api_key_id?: number;
+}
+
+export interface ListWebhookDeliveriesQuery {
+  /**
+   * `succeeded` (answered 2xx) or `failed` (any other answer, or none).
+   */
+  status?: 'failed' | 'succeeded';
+  /**
+   * Attempts per page, 1-100.
+   */
+  limit: number;
+  /**
+   * A delivery `id`: the attempts older than it.
+   */
+  starting_after?: number;
 }
 
 export interface Model {
@@ -942,6 +1026,30 @@ export interface RateLimitError {
   retry_after: number;
 }
 
+export interface RecoverAccepted {
+  /**
+   * Events queued to be sent again.
+   */
+  queued: number;
+}
+
+export interface RecoverBody {
+  /**
+   * Events whose attempts since then ended in failure are sent again, once.
+   */
+  since: string;
+}
+
+export interface RecoverReply {
+  queued: number;
+}
+
+export interface RecoverRequest {
+  api_key_id: number;
+  user_id: number;
+  since: string;
+}
+
 export interface RefundReply {
   /**
    * Exactly what the reference charged, or 0 when it was refunded before or never charged.
@@ -1019,6 +1127,17 @@ export interface RenderRequest {
   output_key: string;
 }
 
+export interface ResendAccepted {
+  /**
+   * The id of the new attempt.
+   */
+  delivery_id: number;
+}
+
+export interface ResendReply {
+  delivery: DeliveryView;
+}
+
 export interface ScopeError {
   /**
    * A message safe to show.
@@ -1037,9 +1156,9 @@ export interface SendTestRequest {
   /**
    * Default `webhook.test`.
    */
-  event?: 'webhook.test' | 'job.completed';
+  event?: 'webhook.test' | 'job.completed' | 'job.failed' | 'job.cancelled';
   /**
-   * For `job.completed`: the sample job, in the shape of a real event (the gateway builds it).
+   * For a `job.*` test: the sample job, in the shape of a real event (the gateway builds it).
    */
   sample?: JobEventPayload;
 }
@@ -1274,6 +1393,120 @@ export interface VideoReply {
   video: Video;
 }
 
+export interface WebhookDeliveriesPage {
+  /**
+   * Newest first.
+   */
+  deliveries: WebhookDelivery[];
+}
+
+export interface WebhookDelivery {
+  /**
+   * The attempt id.
+   */
+  id: number;
+  /**
+   * The `X-Service-Event-Id`: the same for every attempt of one event.
+   */
+  event_id: string;
+  /**
+   * The `X-Service-Event`: `job.completed`, `job.failed`, `job.cancelled` (or `webhook.test`).
+   */
+  event_type: string;
+  /**
+   * The job of the event; "" for a `webhook.test` ping.
+   */
+  job_id: string;
+  /**
+   * The `X-Service-Delivery-Attempt` sent.
+   */
+  attempt: number;
+  /**
+   * The answer status; null for no answer.
+   */
+  status_code: number | null;
+  /**
+   * Answered with a 2xx.
+   */
+  succeeded: boolean;
+  /**
+   * Why there was no answer (`timeout`, `connection refused`, ...); null when there was one.
+   */
+  error: string | null;
+  duration_ms: number;
+  /**
+   * ISO 8601, UTC.
+   */
+  created_at: string;
+  /**
+   * A test event (`X-Service-Test: true`), not a real one.
+   */
+  test: boolean;
+}
+
+export interface WebhookDeliveryDetail {
+  /**
+   * The attempt id.
+   */
+  id: number;
+  /**
+   * The `X-Service-Event-Id`: the same for every attempt of one event.
+   */
+  event_id: string;
+  /**
+   * The `X-Service-Event`: `job.completed`, `job.failed`, `job.cancelled` (or `webhook.test`).
+   */
+  event_type: string;
+  /**
+   * The job of the event; "" for a `webhook.test` ping.
+   */
+  job_id: string;
+  /**
+   * The `X-Service-Delivery-Attempt` sent.
+   */
+  attempt: number;
+  /**
+   * The answer status; null for no answer.
+   */
+  status_code: number | null;
+  /**
+   * Answered with a 2xx.
+   */
+  succeeded: boolean;
+  /**
+   * Why there was no answer (`timeout`, `connection refused`, ...); null when there was one.
+   */
+  error: string | null;
+  duration_ms: number;
+  /**
+   * ISO 8601, UTC.
+   */
+  created_at: string;
+  /**
+   * A test event (`X-Service-Test: true`), not a real one.
+   */
+  test: boolean;
+  /**
+   * The headers sent, signature included.
+   */
+  request_headers:
+    /**
+     * The headers sent, signature included.
+     */
+    | {
+    [pattern: string]: string;
+  }
+    | null;
+  /**
+   * The raw body sent.
+   */
+  request_body: string | null;
+  /**
+   * The first 4 KB of the answer body; null when there was no answer.
+   */
+  response_body: string | null;
+}
+
 export interface WebhookPayload {
   job_id: string;
   status: 'completed' | 'failed' | 'cancelled';
@@ -1298,4 +1531,18 @@ export interface WebhookPayload {
    * The editor project of an `editor` job; null otherwise.
    */
   project_id?: string | null;
+}
+
+export interface WebhookTestBody {
+  /**
+   * The event to send a sample of.
+   */
+  type: 'job.completed' | 'job.failed' | 'job.cancelled';
+}
+
+export interface WebhookTestReply {
+  /**
+   * The attempt: sent once, never retried.
+   */
+  delivery: WebhookDelivery;
 }

@@ -9,6 +9,7 @@ describe('admin CLI help', () => {
     'credits:grant',
     'webhook:set',
     'webhook:clear',
+    'webhook:get',
     'webhook:deliveries',
   ];
 

@@ -11,7 +11,7 @@ import { migrations } from '../../migrations';
 import { loadGatewayConfig } from '../config';
 import { createApiKey, revokeApiKey } from '../core/usecases/api-keys.usecase';
 import { createUser, grantCredits, requireUserByEmail, ROLES, setUserRole } from '../core/usecases/users.usecase';
-import { clearWebhook, listWebhookDeliveries, setWebhook } from '../core/usecases/webhooks.usecase';
+import { clearWebhook, getWebhook, listWebhookDeliveries, setWebhook } from '../core/usecases/webhooks.usecase';
 
 class UsageError extends Error {}
 
@@ -23,6 +23,7 @@ const USAGE = `usage: npm run --silent admin -- <command> [flags]   (--help: thi
   credits:grant --email E --amount N                     -> {credits_remaining}
   webhook:set        --key-id N --url U                  -> {url, secret?} (secret only when newly generated)
   webhook:clear      --key-id N                          -> {cleared}
+  webhook:get        --key-id N                          -> {url, created_at, updated_at, failing_since, disabled_at}
   webhook:deliveries --key-id N [--limit N]              -> {deliveries: [...]}`;
 
 interface Ctx {
@@ -81,6 +82,8 @@ const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
     setWebhook(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id'), need(flags, 'url')),
   'webhook:clear': async (flags, ctx) =>
     clearWebhook(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id')),
+  'webhook:get': async (flags, ctx) =>
+    getWebhook(ctx.db, await ctx.bus(), positiveInt(need(flags, 'key-id'), 'key-id')),
   'webhook:deliveries': async (flags, ctx) =>
     listWebhookDeliveries(
       ctx.db,

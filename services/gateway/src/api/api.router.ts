@@ -13,6 +13,7 @@ import { modelsRoutes } from './routes/models.routes';
 import { generateRoutes } from './routes/generate.routes';
 import { jobsRoutes } from './routes/jobs.routes';
 import { editorRoutes } from './routes/editor.routes';
+import { webhookRoutes } from './routes/webhook.routes';
 
 export interface ApiDeps {
   db: Knex;
@@ -25,6 +26,10 @@ export interface ApiDeps {
   /** How long an editor instruct call may wait for the agent's turn. */
   instructTimeoutMs: number;
   exportTimeoutMs: number;
+  /** For the webhook test event's sample URLs. */
+  publicBaseUrl: string;
+  /** Longest a webhook test or resend may take (longer than the dispatcher's WEBHOOK_TIMEOUT_MS). */
+  webhookTestTimeoutMs: number;
   /** Idempotency-Key handling of POSTs (../idempotency): after the body parser, before the routes. */
   idempotency: RequestHandler;
 }
@@ -44,6 +49,13 @@ export function apiRouter(deps: ApiDeps): Router {
   api.use(generateRoutes(deps.bus, { submitTimeoutMs: deps.submitTimeoutMs }));
   api.use(jobsRoutes(deps.bus));
   api.use(editorRoutes(deps.bus, { instructTimeoutMs: deps.instructTimeoutMs, exportTimeoutMs: deps.exportTimeoutMs }));
+  api.use(
+    webhookRoutes(deps.bus, {
+      publicBaseUrl: deps.publicBaseUrl,
+      falEndpoints: deps.falEndpoints,
+      timeoutMs: deps.webhookTestTimeoutMs,
+    }),
+  );
   answerMethodNotAllowed(api);
   return api;
 }

@@ -7,7 +7,7 @@ import { describePostFailure } from './post-failure';
 /** POSTs one signed webhook body; never throws: every way it can end is a PostResult. */
 export type WebhookPoster = (url: string, rawBody: string, headers: Record<string, string>) => Promise<PostResult>;
 
-/** Enough of a response body to let a short answer finish; the rest is not our business. */
+/** The response excerpt kept for the delivery detail; the rest is not our business. */
 const MAX_RESPONSE_BYTES = 4096;
 
 export interface PosterOptions {
@@ -47,8 +47,8 @@ export function createWebhookPoster({ policy, timeoutMs }: PosterOptions): Webho
         maxBodyLength: -1,
         maxContentLength: -1,
       });
-      await discardBody(res.data, MAX_RESPONSE_BYTES, controller.signal);
-      return { kind: 'response', status: res.status };
+      const body = await readExcerpt(res.data, MAX_RESPONSE_BYTES, controller.signal);
+      return { kind: 'response', status: res.status, body };
     } catch (err) {
       return describePostFailure(err, controller.signal.aborted);
     } finally {
@@ -59,20 +59,22 @@ export function createWebhookPoster({ policy, timeoutMs }: PosterOptions): Webho
 
 /**
  * Reads at most maxBytes of the body, or until it ends, fails or the attempt's time is up, then
- * drops it: the status is all we use, and a receiver that never finishes its body must not hold
- * the delivery.
+ * drops the connection's rest and returns what was read (for the delivery detail): a receiver that
+ * never finishes its body must not hold the delivery.
  */
-function discardBody(body: Readable, maxBytes: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
+function readExcerpt(body: Readable, maxBytes: number, signal: AbortSignal): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const chunks: Buffer[] = [];
     let read = 0;
     const done = (): void => {
       signal.removeEventListener('abort', done);
       body.destroy();
-      resolve();
+      resolve(Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'));
     };
     if (signal.aborted) return done();
     signal.addEventListener('abort', done, { once: true });
     body.on('data', (chunk: Buffer) => {
+      if (read < maxBytes) chunks.push(chunk);
       read += chunk.length;
       if (read >= maxBytes) done();
     });

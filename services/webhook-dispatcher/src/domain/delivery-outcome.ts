@@ -2,7 +2,8 @@ import type { HandlerOutcome } from '@mf/bus';
 
 /** What one POST came to: an HTTP answer, or no answer at all. */
 export type PostResult =
-  | { kind: 'response'; status: number }
+  /** `body`: the first 4 KB of the answer's body (UTF-8, lossy), when it was read. */
+  | { kind: 'response'; status: number; body?: string }
   /** `refused`: the SSRF guard would not connect (the URL now points somewhere we never call). */
   | { kind: 'failure'; error: string; refused: boolean };
 

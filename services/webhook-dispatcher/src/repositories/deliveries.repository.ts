@@ -13,19 +13,41 @@ export interface NewDelivery {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
-  /** A test sent from the dashboard; false (the default) for real events. */
+  /** A test sent from the dashboard or the API; false (the default) for real events. */
   test?: boolean;
+  /** Answered with a 2xx. */
+  succeeded?: boolean;
+  /** What was sent (signature included) and the first 4 KB of the answer. */
+  request_headers?: Record<string, string> | null;
+  request_body?: string | null;
+  response_body?: string | null;
 }
 
 export interface DeliveryRow extends NewDelivery {
   id: number;
   test: boolean;
+  succeeded: boolean;
+  request_headers: Record<string, string> | null;
+  request_body: string | null;
+  response_body: string | null;
   created_at: Date;
 }
 
+export interface DeliveryFilter {
+  limit: number;
+  status?: 'failed' | 'succeeded';
+  /** A delivery id: only older attempts. */
+  startingAfter?: number;
+}
+
 export async function recordDelivery(db: Knex, delivery: NewDelivery): Promise<DeliveryRow> {
-  const [row] = await rowsOf<DeliveryRow>(db('deliveries').insert(delivery).returning('*'));
-  return row;
+  const row = {
+    ...delivery,
+    // jsonb: knex would send a plain object as a Postgres composite.
+    request_headers: delivery.request_headers ? JSON.stringify(delivery.request_headers) : null,
+  };
+  const [inserted] = await rowsOf<DeliveryRow>(db('deliveries').insert(row).returning('*'));
+  return inserted;
 }
 
 /** Whether some attempt of this event to this key's endpoint was answered with a 2xx. */
@@ -44,11 +66,71 @@ export async function listDeliveries(
   db: Knex,
   apiKeyId: number,
   userId: number,
-  limit: number,
+  filter: DeliveryFilter,
 ): Promise<DeliveryRow[]> {
-  return db('deliveries')
+  const q = db('deliveries').select('*').where({ api_key_id: apiKeyId, user_id: userId });
+  if (filter.status) q.andWhere('succeeded', filter.status === 'succeeded');
+  if (filter.startingAfter !== undefined) q.andWhere('id', '<', filter.startingAfter);
+  return q.orderBy('id', 'desc').limit(filter.limit);
+}
+
+/** One attempt of the key's; undefined when it is another key's or does not exist. */
+export async function findDelivery(
+  db: Knex,
+  id: number,
+  apiKeyId: number,
+  userId: number,
+): Promise<DeliveryRow | undefined> {
+  return rowOf<DeliveryRow>(db('deliveries').first('*').where({ id, api_key_id: apiKeyId, user_id: userId }));
+}
+
+/** Whether the event of this attempt has been attempted again since (a resend or recover did it). */
+export async function hasNewerAttempt(
+  db: Knex,
+  row: Pick<DeliveryRow, 'id' | 'event_id' | 'api_key_id'>,
+): Promise<boolean> {
+  const newer = await rowOf<{ id: number }>(
+    db('deliveries')
+      .first('id')
+      .where({ event_id: row.event_id, api_key_id: row.api_key_id })
+      .andWhere('id', '>', row.id),
+  );
+  return newer !== undefined;
+}
+
+/** The highest attempt number of an event to a key: a resend is the next one. */
+export async function lastAttemptNumber(db: Knex, eventId: string, apiKeyId: number): Promise<number> {
+  const row = await rowOf<{ max: number | null }>(
+    db('deliveries').max('attempt as max').where({ event_id: eventId, api_key_id: apiKeyId }).first(),
+  );
+  return row?.max ?? 0;
+}
+
+/**
+ * The last attempt of every real event of the key that has an attempt at or after `since` and
+ * whose last attempt failed (with a stored body to send again), oldest event first, at most `max`.
+ */
+export async function lastFailedAttemptsSince(
+  db: Knex,
+  apiKeyId: number,
+  userId: number,
+  since: Date,
+  max: number,
+): Promise<DeliveryRow[]> {
+  const last = db('deliveries')
+    .distinctOn('event_id')
     .select('*')
-    .where({ api_key_id: apiKeyId, user_id: userId })
-    .orderBy('id', 'desc')
-    .limit(limit);
+    .where({ api_key_id: apiKeyId, user_id: userId, test: false })
+    .whereIn(
+      'event_id',
+      db('deliveries').select('event_id').where({ api_key_id: apiKeyId }).andWhere('created_at', '>=', since),
+    )
+    .orderBy([{ column: 'event_id' }, { column: 'id', order: 'desc' }]);
+  return db
+    .select('*')
+    .from(last.as('last'))
+    .where('succeeded', false)
+    .whereNotNull('request_body')
+    .orderBy('id')
+    .limit(max);
 }

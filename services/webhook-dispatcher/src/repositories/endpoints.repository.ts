@@ -7,6 +7,10 @@ export interface EndpointRow {
   user_id: number;
   url: string;
   secret_ciphertext: string;
+  /** First failure of the current unbroken run of failures; null after a 2xx. */
+  failing_since: Date | null;
+  /** Set when that run outlasted WEBHOOK_DISABLE_AFTER_MS: nothing is sent until the URL is saved again. */
+  disabled_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -24,12 +28,15 @@ export async function insertEndpointIfAbsent(
   return inserted.length > 0;
 }
 
-/** Changes the URL of the user's endpoint for this key, keeping its secret; false when there is none. */
+/**
+ * Changes the URL of the user's endpoint for this key, keeping its secret, and enables it again
+ * (a disabled endpoint starts afresh); false when there is none.
+ */
 export async function updateEndpointUrl(db: Knex, apiKeyId: number, userId: number, url: string): Promise<boolean> {
-  return (
-    (await db('endpoints').update({ url, updated_at: db.fn.now() }).where({ api_key_id: apiKeyId, user_id: userId })) >
-    0
-  );
+  const changed = await db('endpoints')
+    .update({ url, updated_at: db.fn.now(), failing_since: null, disabled_at: null })
+    .where({ api_key_id: apiKeyId, user_id: userId });
+  return changed > 0;
 }
 
 export async function deleteEndpoint(db: Knex, apiKeyId: number, userId: number): Promise<boolean> {

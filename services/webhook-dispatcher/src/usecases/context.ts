@@ -1,16 +1,19 @@
-import type { Knex } from '@mf/db';
+import type { DeliveryRequest } from '@mf/contracts';
 import type { SafeFetchPolicy } from '@mf/safe-fetch';
-import type { WebhookPoster } from '../delivery/webhook-poster';
 import type { SecretBox } from '../domain/secret-box';
+import type { KeyedLock } from './keyed-lock';
+import type { AttemptDeps } from './send-attempt';
 
-/** What the endpoint RPC use cases need, passed in. */
-export interface EndpointsContext {
-  db: Knex;
+/**
+ * What the endpoint RPC use cases need, passed in: the attempt parts (the same guarded poster the
+ * deliveries use, the clock) for tests and resends, and the URL policy for saves.
+ */
+export interface EndpointsContext extends AttemptDeps {
   secrets: SecretBox;
   /** Which URLs may be saved (the same policy the deliveries connect under). */
   urlPolicy: SafeFetchPolicy;
-  /** Posts the test event (the same guarded poster the deliveries use). */
-  post: WebhookPoster;
-  /** Epoch ms: the test event's signature timestamp and duration. */
-  now: () => number;
+  /** Serialises the attempts of one event to one key within this replica (shared with the job event consumer). */
+  lock: KeyedLock;
+  /** Queues one attempt's event to be sent again (a message on the dispatcher's resend queue). */
+  queueResend: (req: DeliveryRequest) => Promise<void>;
 }

@@ -1,23 +1,16 @@
 import type { HandlerOutcome } from '@mf/bus';
 import type { JobEventPayload } from '@mf/contracts';
-import type { Knex } from '@mf/db';
-import type { Logger } from '@mf/logger';
-import type { WebhookPoster } from '../delivery/webhook-poster';
-import { outcomeOf, type PostResult } from '../domain/delivery-outcome';
+import { outcomeOf } from '../domain/delivery-outcome';
 import type { SecretBox } from '../domain/secret-box';
-import { webhookBody, webhookHeaders, type WebhookEvent } from '../domain/webhook-request';
-import { hasSuccessfulDelivery, recordDelivery } from '../repositories/deliveries.repository';
-import { findEndpoint, type EndpointRow } from '../repositories/endpoints.repository';
+import { webhookBody, type WebhookEvent } from '../domain/webhook-request';
+import { hasSuccessfulDelivery } from '../repositories/deliveries.repository';
+import { findEndpoint } from '../repositories/endpoints.repository';
 import type { KeyedLock } from './keyed-lock';
+import { sendAttempt, succeeded, type AttemptDeps } from './send-attempt';
 
 /** Everything a delivery needs, passed in so a test can give a fake poster and a fixed clock. */
-export interface DeliveryDeps {
-  db: Knex;
-  post: WebhookPoster;
-  /** Epoch ms: the signature timestamp and the attempt's duration. */
-  now: () => number;
+export interface DeliveryDeps extends AttemptDeps {
   secrets: SecretBox;
-  logger: Logger;
   lock: KeyedLock;
 }
 
@@ -42,6 +35,11 @@ export async function deliverJobEvent(deps: DeliveryDeps, delivery: JobEventDeli
   const endpoint = await findEndpoint(deps.db, apiKeyId);
   // No webhook for this key, or (never expected) a row of another user: nothing to send.
   if (!endpoint || endpoint.user_id !== payload.user_id) return 'ack';
+  // Disabled after failing without a break: no more attempts until its URL is saved again.
+  if (endpoint.disabled_at !== null) {
+    deps.logger.info({ eventId, apiKeyId }, 'webhook endpoint is disabled; event not sent');
+    return 'ack';
+  }
 
   return deps.lock.run(`${eventId}:${apiKeyId}`, async () => {
     if (await hasSuccessfulDelivery(deps.db, eventId, apiKeyId)) {
@@ -60,44 +58,20 @@ export async function deliverJobEvent(deps: DeliveryDeps, delivery: JobEventDeli
       );
       return 'dead';
     }
-    const result = await attempt(deps, delivery, endpoint, secret);
+    const { result } = await sendAttempt(deps, {
+      endpoint,
+      secret,
+      event: delivery.event,
+      eventId,
+      jobId: payload.job_id,
+      attempt: delivery.attempt,
+      rawBody: webhookBody(payload),
+    });
     const outcome = outcomeOf(result);
-    const delivered = result.kind === 'response' && result.status >= 200 && result.status <= 299;
-    if (!delivered)
+    if (!succeeded(result))
       deps.logger.warn({ eventId, attempt: delivery.attempt, result, outcome }, 'webhook delivery failed');
+    // The failure that disabled the endpoint is its last attempt: no retry is scheduled after it.
+    if (outcome === 'retry' && (await findEndpoint(deps.db, apiKeyId))?.disabled_at) return 'ack';
     return outcome;
   });
-}
-
-/** One signed POST, recorded whatever its result. */
-async function attempt(
-  deps: DeliveryDeps,
-  delivery: JobEventDelivery,
-  endpoint: EndpointRow,
-  secret: string,
-): Promise<PostResult> {
-  const rawBody = webhookBody(delivery.payload);
-  const started = deps.now();
-  const headers = webhookHeaders({
-    event: delivery.event,
-    eventId: delivery.eventId,
-    attempt: delivery.attempt,
-    timestamp: Math.floor(started / 1000),
-    secret,
-    rawBody,
-  });
-  const post = await deps.post(endpoint.url, rawBody, headers);
-  await recordDelivery(deps.db, {
-    event_id: delivery.eventId,
-    event: delivery.event,
-    job_id: delivery.payload.job_id,
-    api_key_id: endpoint.api_key_id,
-    user_id: endpoint.user_id,
-    attempt: delivery.attempt,
-    url: endpoint.url,
-    status_code: post.kind === 'response' ? post.status : null,
-    error: post.kind === 'failure' ? post.error : null,
-    duration_ms: Math.max(0, Math.round(deps.now() - started)),
-  });
-  return post;
 }

@@ -4,15 +4,19 @@ import { listDeliveries as listRows, type DeliveryRow } from '../repositories/de
 
 export const DEFAULT_DELIVERIES_LIMIT = 50;
 
-/** The key's delivery attempts, newest first (the key's webhook usage records). */
+/** The key's delivery attempts, newest first (the key's webhook usage records), optionally filtered. */
 export async function listDeliveries(db: Knex, req: ListDeliveriesRequest): Promise<ListDeliveriesReply> {
-  const rows = await listRows(db, req.api_key_id, req.user_id, req.limit ?? DEFAULT_DELIVERIES_LIMIT);
+  const rows = await listRows(db, req.api_key_id, req.user_id, {
+    limit: req.limit ?? DEFAULT_DELIVERIES_LIMIT,
+    status: req.status,
+    startingAfter: req.starting_after,
+  });
   return { deliveries: rows.map(deliveryView) };
 }
 
 export function deliveryView(r: DeliveryRow): DeliveryView {
   return {
-    id: r.id,
+    id: Number(r.id),
     event_id: r.event_id,
     event: r.event,
     job_id: r.job_id,
@@ -22,6 +26,7 @@ export function deliveryView(r: DeliveryRow): DeliveryView {
     error: r.error,
     duration_ms: r.duration_ms,
     created_at: r.created_at.toISOString(),
+    succeeded: r.succeeded,
     test: r.test,
   };
 }

@@ -41,11 +41,17 @@ export async function clearEndpoint(ctx: EndpointsContext, ref: EndpointRef): Pr
   return { cleared: false };
 }
 
-/** The key's webhook URL and dates; never the secret. */
+/** The key's webhook URL, dates and health (failing since, disabled at); never the secret. */
 export async function getEndpoint(ctx: EndpointsContext, ref: EndpointRef): Promise<EndpointView> {
   const row = await ownedEndpoint(ctx, ref);
-  if (!row) return { url: null, created_at: null, updated_at: null };
-  return { url: row.url, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+  if (!row) return { url: null, created_at: null, updated_at: null, failing_since: null, disabled_at: null };
+  return {
+    url: row.url,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    failing_since: row.failing_since?.toISOString() ?? null,
+    disabled_at: row.disabled_at?.toISOString() ?? null,
+  };
 }
 
 /** The key's endpoint if any; 404 when it belongs to another user. */

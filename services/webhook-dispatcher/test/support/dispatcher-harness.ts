@@ -15,8 +15,8 @@ export type JobEventName = keyof typeof jobEvents;
 /** The dispatcher's own Bus, serving RPC and consuming, as main.ts wires it. */
 export interface RunningDispatcher {
   bus: Bus;
-  /** Job event messages this Bus has finished with (any outcome). */
-  handled: (outcome?: string) => Promise<number>;
+  /** Messages of a queue (job events unless said) this Bus has finished with (any outcome unless said). */
+  handled: (outcome?: string, queue?: string) => Promise<number>;
   close: () => Promise<void>;
 }
 
@@ -53,7 +53,7 @@ export async function startHarness(): Promise<Harness> {
     await startDispatcher({ config, db, bus, logger });
     const dispatcher: RunningDispatcher = {
       bus,
-      handled: (outcome) => handledCount(registry, outcome),
+      handled: (outcome, queue) => handledCount(registry, outcome, queue),
       close: async () => {
         running.delete(dispatcher);
         await bus.close();
@@ -77,14 +77,16 @@ export async function startHarness(): Promise<Harness> {
   };
 }
 
-async function handledCount(registry: Registry, outcome?: string): Promise<number> {
+async function handledCount(
+  registry: Registry,
+  outcome?: string,
+  queue: string = QUEUES.webhooksJobEvents,
+): Promise<number> {
   const metric = registry.getSingleMetric('bus_messages_handled_total');
   if (!metric) return 0;
   const { values } = await metric.get();
   return values
-    .filter(
-      (v) => v.labels.queue === QUEUES.webhooksJobEvents && (outcome === undefined || v.labels.outcome === outcome),
-    )
+    .filter((v) => v.labels.queue === queue && (outcome === undefined || v.labels.outcome === outcome))
     .reduce((sum, v) => sum + v.value, 0);
 }
 

@@ -17,6 +17,8 @@ export type Answer = number | 'hang';
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
   answer: (req: ReceivedRequest, n: number) => Answer = () => 200;
+  /** The body of every answer. */
+  answerBody = 'ok';
   /** Extra wait before answering, ms (to widen races). */
   answerDelayMs = 0;
 
@@ -39,7 +41,10 @@ export class Receiver {
         receiver.requests.push(received);
         const answer = receiver.answer(received, receiver.requests.length);
         if (answer === 'hang') return;
-        setTimeout(() => res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok'), receiver.answerDelayMs);
+        setTimeout(
+          () => res.writeHead(answer, { 'content-type': 'text/plain' }).end(receiver.answerBody),
+          receiver.answerDelayMs,
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

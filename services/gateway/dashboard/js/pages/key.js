@@ -1,47 +1,9 @@
 import { api, seg } from '../api.js';
 import { h, replace } from '../dom.js';
-import { durationMs, time } from '../format.js';
-import {
-  announce,
-  confirmDialog,
-  dataTable,
-  empty,
-  field,
-  loading,
-  pageHeading,
-  scrollTable,
-  secretBox,
-  showError,
-  withBusy,
-} from '../ui.js';
+import { time } from '../format.js';
+import { announce, confirmDialog, empty, field, loading, pageHeading, secretBox, showError, withBusy } from '../ui.js';
+import { deliveryLog } from './key-deliveries.js';
 import { revokeKey, scopeList } from './keys.js';
-
-function deliveryResult(d) {
-  if (d.status_code !== null && d.status_code !== undefined) {
-    const ok = d.status_code >= 200 && d.status_code < 300;
-    return h('span', { class: ok ? 'result-ok' : 'result-bad' }, `HTTP ${d.status_code}`);
-  }
-  return h('span', { class: 'result-bad' }, d.error || 'no answer');
-}
-
-function deliveryRow(d) {
-  // A test's sample job exists nowhere: its id is shown, not linked.
-  const job = !d.job_id
-    ? '–'
-    : d.test
-      ? h('code', { class: 'job-id' }, d.job_id)
-      : h('a', { class: 'job-id', href: `#/jobs/${seg(d.job_id)}` }, d.job_id);
-  return h(
-    'tr',
-    { dataset: { event: d.event, test: d.test ? 'true' : 'false' } },
-    h('td', null, time(d.created_at)),
-    h('td', null, h('code', null, d.event), d.test ? [' ', h('span', { class: 'badge badge-test' }, 'test')] : null),
-    h('td', null, job),
-    h('td', { class: 'num' }, String(d.attempt ?? '–')),
-    h('td', null, deliveryResult(d)),
-    h('td', { class: 'num' }, durationMs(d.duration_ms)),
-  );
-}
 
 export async function keyPage(ctx) {
   const id = ctx.params.id;
@@ -110,8 +72,15 @@ export async function keyPage(ctx) {
     { name: 'test-event' },
     h('option', { value: 'webhook.test' }, 'webhook.test: a ping'),
     h('option', { value: 'job.completed' }, 'job.completed: a sample completed video job'),
+    h('option', { value: 'job.failed' }, 'job.failed: a sample failed job'),
+    h('option', { value: 'job.cancelled' }, 'job.cancelled: a sample cancelled job'),
   );
-  const refreshButton = h('button', { type: 'button', class: 'secondary' }, 'Refresh log');
+  const disabledNotice = h('p', {
+    class: 'warning',
+    role: 'status',
+    hidden: true,
+    dataset: { testid: 'webhook-disabled' },
+  });
   let webhookUrl = null;
 
   function showWebhook(view) {
@@ -126,6 +95,16 @@ export async function keyPage(ctx) {
         ').',
       );
     else replace(current, 'No webhook set: nothing is sent for this key’s jobs.');
+    disabledNotice.hidden = !view.disabled_at;
+    if (view.disabled_at)
+      replace(
+        disabledNotice,
+        'Disabled ',
+        time(view.disabled_at),
+        ': every delivery failed since ',
+        time(view.failing_since),
+        '. Nothing is sent until you save the URL again.',
+      );
     urlInput.value = view.url || '';
     clearButton.hidden = !view.url;
     testButton.disabled = !view.url;
@@ -185,31 +164,28 @@ export async function keyPage(ctx) {
   webhookSection.append(
     h('h2', { id: 'webhook-heading' }, 'Webhook'),
     current,
+    disabledNotice,
     active ? form : h('p', { class: 'hint' }, 'A revoked key sends no webhooks.'),
     secretSlot,
   );
 
-  // Delivery log.
-  const logSection = h('section', { class: 'card', 'aria-labelledby': 'log-heading' });
-  const logBody = h('div', null, loading());
-
-  async function loadLog() {
-    const { deliveries } = await api.get(`/keys/${seg(key.id)}/webhook/deliveries`);
-    if (!ctx.isCurrent()) return;
-    replace(
-      logBody,
-      deliveries.length === 0
-        ? empty('No deliveries yet.')
-        : scrollTable(
-            'Delivery log',
-            dataTable({
-              caption: 'Delivery attempts, newest first',
-              columns: ['Time', 'Event', 'Job', 'Attempt', 'Result', 'Duration'],
-              rows: deliveries.map(deliveryRow),
-            }),
+  const { section: logSection, load: loadLog } = deliveryLog({
+    ctx,
+    key,
+    active,
+    controls: active
+      ? h(
+          'div',
+          { class: 'test-event' },
+          field(
+            'Test event',
+            testEvent,
+            'A sample job event has the exact shape of a real one (its job id and media URL exist nowhere) and carries the header X-Service-Test: true. Tests are sent once, never retried.',
           ),
-    );
-  }
+        )
+      : null,
+    buttons: active ? testButton : null,
+  });
 
   testButton.addEventListener('click', async () => {
     const event = testEvent.value;
@@ -224,32 +200,6 @@ export async function keyPage(ctx) {
     );
     await withBusy(testButton, loadLog);
   });
-  refreshButton.addEventListener('click', async () => {
-    await withBusy(refreshButton, loadLog);
-    announce('Delivery log updated.');
-  });
-
-  logSection.append(
-    h('h2', { id: 'log-heading' }, 'Delivery log'),
-    h(
-      'p',
-      { class: 'hint' },
-      'Every attempt to reach your webhook: failed attempts are retried after 30 s, 2 min and 10 min.',
-    ),
-    active
-      ? h(
-          'div',
-          { class: 'test-event' },
-          field(
-            'Test event',
-            testEvent,
-            'A sample job.completed has the exact shape of a real one (its job id and media URL exist nowhere) and carries the header X-Service-Test: true. Tests are sent once, never retried.',
-          ),
-        )
-      : null,
-    h('div', { class: 'actions' }, active ? testButton : null, refreshButton),
-    logBody,
-  );
 
   // Shown complete: the webhook state and the log load together before the page appears.
   const [webhook] = await Promise.all([
@@ -259,7 +209,7 @@ export async function keyPage(ctx) {
     }),
     loadLog().catch((err) => {
       showError(err);
-      replace(logBody, empty('The delivery log could not be loaded. Try Refresh log.'));
+      logSection.append(empty('The delivery log could not be loaded. Try Refresh log.'));
     }),
   ]);
   if (!ctx.isCurrent()) return;

@@ -31,6 +31,11 @@ import {
   toJsonSchema,
   videoView,
   webhookPayload,
+  webhookDeliveriesPage,
+  webhookDeliveryDetail,
+  resendAccepted,
+  recoverAccepted,
+  webhookTestReply,
   type JsonSchema,
 } from '@mf/contracts';
 import {
@@ -75,6 +80,11 @@ const NAMED = [
   removeClipReply,
   jsonRpcMessage,
   webhookPayload,
+  webhookDeliveriesPage,
+  webhookDeliveryDetail,
+  resendAccepted,
+  recoverAccepted,
+  webhookTestReply,
 ];
 
 /** components.schemas: every named schema and every named part of them (and of the inline request bodies). */

@@ -2,6 +2,7 @@ import { withIdempotencyKeyDocs } from './idempotency-docs';
 import { componentSchemas, headers, responses, securitySchemes } from './components';
 import { apiPaths } from './operations';
 import { mcpPaths, mediaPaths, metaPaths, webhooks } from './other-paths';
+import { webhookPaths } from './webhook-paths';
 
 /**
  * The OpenAPI 3.1 description of the public API (/api/v1, /media, /api/mcp) and of the webhooks we
@@ -11,7 +12,7 @@ import { mcpPaths, mediaPaths, metaPaths, webhooks } from './other-paths';
  * API reference page): no repository paths or internal wording in it.
  */
 function build() {
-  const paths = { ...metaPaths, ...apiPaths, ...mediaPaths, ...mcpPaths };
+  const paths = { ...metaPaths, ...apiPaths, ...webhookPaths, ...mediaPaths, ...mcpPaths };
   return {
     openapi: '3.1.0',
     info: {
@@ -38,6 +39,7 @@ function build() {
         name: 'Editor direct edits',
         description: 'Changes to a project without an agent turn (no language model, no credits).',
       },
+      { name: 'Webhooks', description: 'The key’s webhook deliveries: list, detail, resend, recover and test events.' },
       { name: 'Media', description: 'Generated and exported media, served without authentication.' },
       { name: 'MCP', description: 'The Model Context Protocol endpoint.' },
       { name: 'Meta', description: 'This description and its rendered reference.' },

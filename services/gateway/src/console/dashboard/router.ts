@@ -13,6 +13,7 @@ import { keysRoutes } from './routes/keys.routes';
 import { playgroundRoutes } from './routes/playground.routes';
 import { projectsRoutes } from './routes/projects.routes';
 import { webhooksRoutes } from './routes/webhooks.routes';
+import { webhookDeliveriesRoutes } from './routes/webhook-deliveries.routes';
 import { loadSession, requireSession } from './session.middleware';
 
 /** Dashboard bodies are small forms; nothing larger is ever needed. */
@@ -37,6 +38,7 @@ export function dashboardApiRouter(deps: DashboardDeps): Router {
   router.use(sessionAuthRoutes(deps));
   router.use(keysRoutes(deps));
   router.use(webhooksRoutes(deps));
+  router.use(webhookDeliveriesRoutes(deps));
   router.use(billingRoutes(deps));
   router.use(jobsRoutes(deps));
   router.use(projectsRoutes(deps));

@@ -8,13 +8,14 @@ import {
   type ListDeliveriesReply,
   type SendTestReply,
   type SetEndpointReply,
+  type WebhookTestType,
 } from '@mf/contracts';
 import type { Knex } from '@mf/db';
 import { AppError } from '@mf/errors';
 import { findKeyById } from '../repositories/api-keys.repository';
 
 /** The key's owner, which the dispatcher checks every endpoint operation against. */
-async function keyOwner(db: Knex, apiKeyId: number, ownerId?: number): Promise<number> {
+export async function keyOwner(db: Knex, apiKeyId: number, ownerId?: number): Promise<number> {
   const key = await findKeyById(db, apiKeyId);
   if (!key || (ownerId !== undefined && key.user_id !== ownerId))
     throw AppError.notFound(`no API key with id ${apiKeyId}`);
@@ -49,9 +50,15 @@ export async function listWebhookDeliveries(
   apiKeyId: number,
   limit?: number,
   ownerId?: number,
+  filter: { status?: 'failed' | 'succeeded'; starting_after?: number } = {},
 ): Promise<ListDeliveriesReply> {
   const userId = await keyOwner(db, apiKeyId, ownerId);
-  return bus.rpc(webhooksRpc, 'listDeliveries', { api_key_id: apiKeyId, user_id: userId, ...(limit ? { limit } : {}) });
+  return bus.rpc(webhooksRpc, 'listDeliveries', {
+    api_key_id: apiKeyId,
+    user_id: userId,
+    ...(limit ? { limit } : {}),
+    ...filter,
+  });
 }
 
 /** The key's webhook URL and dates (nulls when none); never the secret. */
@@ -60,8 +67,8 @@ export async function getWebhook(db: Knex, bus: Bus, apiKeyId: number, ownerId?:
   return bus.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: userId });
 }
 
-/** Which test event to send: the ping, or a sample of a real `job.completed` (built by sampleCompletedJob). */
-export type WebhookTest = { event: 'webhook.test' } | { event: 'job.completed'; sample: JobEventPayload };
+/** Which test event to send: the ping, or a sample of a real job event (built by sampleJobEvent). */
+export type WebhookTest = { event: 'webhook.test' } | { event: WebhookTestType; sample: JobEventPayload };
 
 /**
  * Sends a signed test event to the key's webhook now and returns its recorded attempt.
@@ -77,7 +84,7 @@ export async function sendTestWebhook(
 ): Promise<SendTestReply> {
   const userId = await keyOwner(db, apiKeyId, ownerId);
   const request =
-    test.event === 'job.completed'
+    test.event !== 'webhook.test'
       ? { event: test.event, sample: { ...test.sample, user_id: userId, api_key_id: apiKeyId } }
       : {};
   return bus.rpc(webhooksRpc, 'sendTest', { api_key_id: apiKeyId, user_id: userId, ...request }, { timeoutMs });

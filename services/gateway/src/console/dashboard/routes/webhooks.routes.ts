@@ -1,19 +1,20 @@
 import { Router, type Request } from 'express';
-import { TEST_EVENTS } from '@mf/contracts';
+import { TEST_EVENTS, type TestEventName } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import {
   clearWebhook,
   getWebhook,
   listWebhookDeliveries,
-  sampleCompletedJob,
   sendTestWebhook,
   setWebhook,
   type WebhookTest,
 } from '../../../core/usecases/webhooks.usecase';
+import { sampleJobEvent } from '../../../core/usecases/webhook-samples';
 import { idParam, limitQuery, objectBody, stringField } from '../body';
 import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
 import { KEY_NOT_FOUND } from './keys.routes';
+import { startingAfterQuery, statusQuery } from './webhook-deliveries.routes';
 
 const keyId = (req: Request): number => idParam(req.params.id, KEY_NOT_FOUND);
 
@@ -37,19 +38,23 @@ export function webhooksRoutes(deps: DashboardDeps): Router {
 
   router.get('/keys/:id/webhook/deliveries', async (req, res) => {
     const limit = limitQuery(req.query.limit, 'limit', 500);
-    res.json(await listWebhookDeliveries(db, bus, keyId(req), limit, sessionOf(req).userId));
+    const status = statusQuery(req.query.status);
+    const startingAfter = startingAfterQuery(req.query.starting_after);
+    const filter = { ...(status ? { status } : {}), ...(startingAfter ? { starting_after: startingAfter } : {}) };
+    res.json(await listWebhookDeliveries(db, bus, keyId(req), limit, sessionOf(req).userId, filter));
   });
 
-  // Body optional: {event: "webhook.test" (default) | "job.completed"} (a sample job, marked as a test).
+  // Body optional: {event: "webhook.test" (default) | "job.completed" | "job.failed" | "job.cancelled"} (a sample job, marked as a test).
   router.post('/keys/:id/webhook/test', async (req, res) => {
     const id = keyId(req);
     const event = req.body === undefined ? undefined : objectBody(req.body).event;
     if (event !== undefined && !(TEST_EVENTS as readonly unknown[]).includes(event))
       throw AppError.badRequest(`event must be one of ${TEST_EVENTS.join(', ')}`);
+    const name = (event ?? 'webhook.test') as TestEventName;
     const test: WebhookTest =
-      event === 'job.completed'
-        ? { event, sample: sampleCompletedJob(deps.publicBaseUrl, deps.falEndpoints) }
-        : { event: 'webhook.test' };
+      name === 'webhook.test'
+        ? { event: name }
+        : { event: name, sample: sampleJobEvent(name, deps.publicBaseUrl, deps.falEndpoints) };
     res.json(await sendTestWebhook(db, bus, id, sessionOf(req).userId, deps.webhookTestTimeoutMs, test));
   });
 

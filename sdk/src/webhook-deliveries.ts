@@ -1,0 +1,69 @@
+// The webhook delivery tools of the calling key (/api/v1/webhook): list, detail, resend, recover,
+// and sample events. Kept out of client.ts; the client hands in its transport.
+import type { components, paths } from './generated/openapi';
+
+type Schemas = components['schemas'];
+
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookDeliveryDetail = Schemas['WebhookDeliveryDetail'];
+export type WebhookDeliveriesPage = Schemas['WebhookDeliveriesPage'];
+export type ListWebhookDeliveriesParams = NonNullable<
+  paths['/api/v1/webhook/deliveries']['get']['parameters']['query']
+>;
+export type ResendWebhookResponse = Schemas['ResendAccepted'];
+export type RecoverWebhooksResponse = Schemas['RecoverAccepted'];
+export type WebhookTestResponse = Schemas['WebhookTestReply'];
+/** The job events a sample can be sent of. */
+export type WebhookTestType = NonNullable<
+  paths['/api/v1/webhook/test']['post']['requestBody']
+>['content']['application/json']['type'];
+export const WEBHOOK_TEST_TYPES: readonly WebhookTestType[] = ['job.completed', 'job.failed', 'job.cancelled'];
+
+/** The per-call options the client's methods take. */
+export interface WebhookCallOptions {
+  maxRetries?: number;
+  signal?: AbortSignal;
+  idempotencyKey?: string;
+}
+
+/** The client's transport: one API call, answered with its parsed body or a typed ApiError. */
+export type WebhookTransport = <T>(call: {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  query?: Record<string, string | undefined>;
+  opts?: WebhookCallOptions;
+}) => Promise<T>;
+
+/** `client.webhook`: the calling key's webhook deliveries. */
+export class WebhookDeliveries {
+  constructor(private readonly call: WebhookTransport) {}
+
+  /** One page of attempts, newest first; page with `starting_after` = the last `id`. */
+  listDeliveries(params: ListWebhookDeliveriesParams = {}, opts?: WebhookCallOptions): Promise<WebhookDeliveriesPage> {
+    const query: Record<string, string | undefined> = {};
+    for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) query[k] = String(v);
+    return this.call({ method: 'GET', path: '/webhook/deliveries', query, opts });
+  }
+
+  /** One attempt with the headers and body sent and the first 4 KB of the answer. */
+  getDelivery(id: number, opts?: WebhookCallOptions): Promise<WebhookDeliveryDetail> {
+    return this.call({ method: 'GET', path: `/webhook/deliveries/${id}`, opts });
+  }
+
+  /** Sends the attempt's event again (same event id and body, fresh signature): the new attempt's id. */
+  resend(id: number, opts?: WebhookCallOptions): Promise<ResendWebhookResponse> {
+    return this.call({ method: 'POST', path: `/webhook/deliveries/${id}/resend`, opts });
+  }
+
+  /** Sends again, once, every event since `since` whose last attempt failed; how many were queued. */
+  recover(since: Date | string, opts?: WebhookCallOptions): Promise<RecoverWebhooksResponse> {
+    const iso = since instanceof Date ? since.toISOString() : since;
+    return this.call({ method: 'POST', path: '/webhook/recover', body: { since: iso }, opts });
+  }
+
+  /** Sends a signed sample of a job event to the key's webhook now, with `X-Service-Test: true`. */
+  sendTest(type: WebhookTestType, opts?: WebhookCallOptions): Promise<WebhookTestResponse> {
+    return this.call({ method: 'POST', path: '/webhook/test', body: { type }, opts });
+  }
+}

@@ -1,0 +1,78 @@
+import { listWebhookDeliveriesQuery, recoverBody, webhookTestBody } from '@mf/contracts';
+import { errorResponse, noStoreHeader, ok, op, pathParam, queryParams, ref, type Json } from './helpers';
+
+/** The webhook delivery tools of /api/v1/webhook: the calling key's own deliveries. */
+
+const deliveryId = pathParam('id', 'A delivery `id` (a positive integer).', {
+  type: 'string',
+  pattern: '^[1-9][0-9]*$',
+});
+const disabled = errorResponse(
+  'The webhook endpoint is disabled after failing without a break (save its URL again to enable it), or the attempt was recorded without its body.',
+  ref('Error'),
+);
+const noWebhook = errorResponse(
+  '`Delivery not found`, or `Webhook endpoint not found` (the key has no webhook URL).',
+  ref('Error'),
+);
+
+export const webhookPaths: Json = {
+  '/api/v1/webhook/deliveries': {
+    get: op({
+      id: 'listWebhookDeliveries',
+      summary: "List the key's webhook delivery attempts",
+      tag: 'Webhooks',
+      description:
+        'Every attempt to deliver an event to this key’s webhook URL, newest first. Page with `starting_after` = the last `id` of the previous page; an unknown parameter is a 400 naming it.',
+      parameters: queryParams(listWebhookDeliveriesQuery),
+      responses: { '200': ok('A page of attempts.', ref('WebhookDeliveriesPage'), noStoreHeader) },
+    }),
+  },
+  '/api/v1/webhook/deliveries/{id}': {
+    parameters: [deliveryId],
+    get: op({
+      id: 'getWebhookDelivery',
+      summary: 'One delivery attempt with what was sent and answered',
+      tag: 'Webhooks',
+      description:
+        'The headers sent (signature included), the body sent and the first 4 KB of the answer body. Another key’s attempt is a 404.',
+      responses: {
+        '200': ok('The attempt.', ref('WebhookDeliveryDetail'), noStoreHeader),
+        '404': noWebhook,
+      },
+    }),
+  },
+  '/api/v1/webhook/deliveries/{id}/resend': {
+    parameters: [deliveryId],
+    post: op({
+      id: 'resendWebhookDelivery',
+      summary: 'Send an attempt’s event again',
+      tag: 'Webhooks',
+      description:
+        'The same event (same `X-Service-Event-Id` and body) signed with a fresh timestamp, as the next attempt number; recorded as a new attempt, not retried.',
+      responses: { '202': ok('Sent; the new attempt.', ref('ResendAccepted')), '404': noWebhook, '409': disabled },
+    }),
+  },
+  '/api/v1/webhook/recover': {
+    post: op({
+      id: 'recoverWebhookDeliveries',
+      summary: 'Send again every event since a time whose last attempt failed',
+      tag: 'Webhooks',
+      description:
+        'Each such event (at most 1,000 a call) is queued to be sent once more, oldest first; test events are not, nor an event attempted again meanwhile. Answers how many were queued.',
+      body: recoverBody,
+      responses: { '202': ok('Queued.', ref('RecoverAccepted')), '404': noWebhook, '409': disabled },
+    }),
+  },
+  '/api/v1/webhook/test': {
+    post: op({
+      id: 'sendWebhookTest',
+      summary: 'Send a sample job event to the key’s webhook',
+      tag: 'Webhooks',
+      description:
+        'A sample of `job.completed`, `job.failed` or `job.cancelled` in the exact shape of a real event, signed, with `X-Service-Test: true`; its `job_id` starts `job_test` and names no job. Sent once now, never retried.',
+      body: webhookTestBody,
+      responses: { '200': ok('The attempt.', ref('WebhookTestReply')), '404': noWebhook },
+    }),
+  },
+};

@@ -1,0 +1,25 @@
+import {
+  listWebhookDeliveriesQuery,
+  recoverBody,
+  validateBody,
+  validateQuery,
+  webhookTestBody,
+  type ListWebhookDeliveriesQuery,
+  type RecoverBody,
+  type Validated,
+  type WebhookTestBody,
+} from '@mf/contracts';
+
+/** The webhook delivery tools' inputs, by their one definition (@mf/contracts api/webhook-deliveries.ts). */
+
+export function validateListDeliveriesQuery(query: Record<string, unknown>): Validated<ListWebhookDeliveriesQuery> {
+  return validateQuery(listWebhookDeliveriesQuery, query);
+}
+
+export function validateRecoverBody(body: unknown): Validated<RecoverBody> {
+  return validateBody(recoverBody, body);
+}
+
+export function validateWebhookTestBody(body: unknown): Validated<WebhookTestBody> {
+  return validateBody(webhookTestBody, body);
+}
