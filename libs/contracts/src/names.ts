@@ -9,12 +9,16 @@ export const EXCHANGES = {
 
 export const QUEUES = {
   billingRpc: 'billing.rpc',
+  /** Per-key spend and concurrency limits (set, read). */
+  billingKeyLimitsRpc: 'billing.key-limits.rpc',
   jobsRpc: 'jobs.rpc',
   editorRpc: 'editor.rpc',
   exportsRpc: 'exports.rpc',
   webhooksRpc: 'webhooks.rpc',
   /** webhook-dispatcher's work queue for job events. */
   webhooksJobEvents: 'webhooks.job-event.deliver',
+  /** billing's queue of job ends (frees a key's concurrent-jobs slot). */
+  billingJobEnds: 'billing.job-event.release',
 } as const;
 
 export const ROUTING_KEYS = {

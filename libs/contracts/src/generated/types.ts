@@ -168,6 +168,10 @@ export interface ChargeRequest {
   reference: string;
   amount: number;
   description?: string;
+  /**
+   * The API key the charge is made with: the key's spend limit and concurrent-jobs limit apply (402 / 429), and its counters move.
+   */
+  api_key_id?: number | null;
 }
 
 export interface Clip {
@@ -697,6 +701,38 @@ export type JsonRpcMessage = ({
     [x: string]: unknown;
   }[];
 
+export interface KeyLimits {
+  api_key_id: number;
+  /**
+   * Most credits the key may spend per calendar month (UTC); null: no limit.
+   */
+  spend_limit: number | null;
+  /**
+   * Most jobs of the key running at once; null: no limit.
+   */
+  max_concurrent_jobs: number | null;
+  /**
+   * Credits the key spent this calendar month (UTC), refunds deducted.
+   */
+  spent_this_period: number;
+  /**
+   * Jobs of the key charged and not yet ended.
+   */
+  active_jobs: number;
+}
+
+export interface KeyLimitsReply {
+  /**
+   * One per key asked for, in the order asked; a key never charged nor limited has nulls and zeros.
+   */
+  keys: KeyLimits[];
+}
+
+export interface KeyLimitsRequest {
+  user_id: number;
+  api_key_ids: number[];
+}
+
 export interface LedgerEntry {
   id: number;
   kind: 'charge' | 'refund' | 'grant';
@@ -1077,6 +1113,19 @@ export interface SetEndpointRequest {
   api_key_id: number;
   user_id: number;
   url: string;
+}
+
+export interface SetKeyLimitsRequest {
+  user_id: number;
+  api_key_id: number;
+  /**
+   * Most credits the key may spend per calendar month (UTC); null: no limit.
+   */
+  spend_limit: number | null;
+  /**
+   * Most jobs of the key running at once; null: no limit.
+   */
+  max_concurrent_jobs: number | null;
 }
 
 export interface SubmitIdempotency {
