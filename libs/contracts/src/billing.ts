@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type * as T from './generated/types';
+import { MAX_CONCURRENT_JOBS_MAX, SPEND_LIMIT_MAX } from './api/key-limits';
 import { QUEUES } from './names';
 import { named } from './schema/rules';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
@@ -108,13 +109,13 @@ const apiKeyId = Joi.number().integer().min(1).required();
 const spendLimit = Joi.number()
   .integer()
   .min(1)
-  .max(1_000_000_000)
+  .max(SPEND_LIMIT_MAX)
   .allow(null)
   .description('Most credits the key may spend per calendar month (UTC); null: no limit.');
 const maxConcurrentJobs = Joi.number()
   .integer()
   .min(1)
-  .max(1000)
+  .max(MAX_CONCURRENT_JOBS_MAX)
   .allow(null)
   .description('Most jobs of the key running at once; null: no limit.');
 

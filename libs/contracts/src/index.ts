@@ -11,5 +11,6 @@ export * from './schema';
 export * from './api/generation';
 export * from './api/editor';
 export * from './api/jobs-list';
+export * from './api/key-limits';
 export * from './api/responses';
 export type * from './generated/types';

@@ -721,6 +721,17 @@ export interface KeyLimits {
   active_jobs: number;
 }
 
+export interface KeyLimitsBody {
+  /**
+   * Most credits the key may spend per calendar month (UTC); null or absent: no limit.
+   */
+  spend_limit?: number | null;
+  /**
+   * Most jobs of the key running at once; null or absent: no limit.
+   */
+  max_concurrent_jobs?: number | null;
+}
+
 export interface KeyLimitsReply {
   /**
    * One per key asked for, in the order asked; a key never charged nor limited has nulls and zeros.
