@@ -69,7 +69,10 @@ describe("a key's spend limit and concurrent-jobs limit within a batch", () => {
     );
     expect(plan.outcomes.map((o) => (o.ok ? 'ok' : o.error.status))).toEqual(['ok', 'ok', 429, 'ok', 'ok', 'ok']);
     expect(errorOf(plan.outcomes[2]).headers).toEqual({ 'Retry-After': '5' });
-    expect(errorOf(plan.outcomes[2]).body).toEqual({ error: 'Too many concurrent jobs for this API key' });
+    expect(errorOf(plan.outcomes[2]).body).toEqual({
+      error: 'Too many concurrent jobs for this API key',
+      retry_after: 5,
+    });
     expect(plan.outcomes[3]).toEqual({ ok: true, reply: { released: true } });
     expect(plan.outcomes[4]).toEqual({ ok: true, reply: { released: false } });
     const changes = counters.changes();

@@ -35,7 +35,11 @@ export function spendLimitReached(required: number, remaining: number): AppError
 }
 
 export function tooManyConcurrentJobs(): AppError {
-  return new AppError(429, { error: TOO_MANY_CONCURRENT_JOBS }, { 'Retry-After': String(CONCURRENCY_RETRY_AFTER_S) });
+  return new AppError(
+    429,
+    { error: TOO_MANY_CONCURRENT_JOBS, retry_after: CONCURRENCY_RETRY_AFTER_S },
+    { 'Retry-After': String(CONCURRENCY_RETRY_AFTER_S) },
+  );
 }
 
 /** What is left of a key's monthly spend limit (null: no limit). */
