@@ -1,6 +1,6 @@
 import { DashboardSession } from '../support/dashboard-session';
 import { api, startFleet, type Fleet } from '../support/fleet';
-import { balance } from '../support/jobs';
+import { balance, waitForJob } from '../support/jobs';
 
 const PASSWORD = 'a long enough password';
 const VIDEO = '/api/v1/video/vidgen-2/generate';
@@ -89,6 +89,22 @@ describe("an API key's spend limit and concurrent-jobs limit", () => {
     expect((await api(fleet, 'POST', VIDEO, { key: user.key, body })).status).toBe(429);
     for (const id of [second, String(next.body.job_id)])
       await api(fleet, 'DELETE', `/api/v1/jobs/${id}`, { key: user.key });
+  });
+
+  it('frees the slot of a job that completes (not refunded: its job.completed event tells billing)', async () => {
+    const user = await newUser(1_000);
+    await fleet.admin('key:limits', '--id', String(user.keyId), '--max-concurrent-jobs', '1');
+    const first = await api(fleet, 'POST', IMAGE, { key: user.key, body: { prompt: 'one red circle' } });
+    expect(first.status).toBe(202);
+    expect((await api(fleet, 'POST', IMAGE, { key: user.key, body: { prompt: 'too soon' } })).status).toBe(429);
+    expect((await waitForJob(fleet, user.key, String(first.body.job_id))).status).toBe('completed');
+    let next = await api(fleet, 'POST', IMAGE, { key: user.key, body: { prompt: 'now it fits' } });
+    for (let i = 0; next.status === 429 && i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      next = await api(fleet, 'POST', IMAGE, { key: user.key, body: { prompt: 'now it fits' } });
+    }
+    expect(next.status).toBe(202);
+    expect(await balance(fleet, user.key)).toBe(1_000 - 100);
   });
 
   it('refuses key:limits on an unknown key and a bad value with a clear message', async () => {
