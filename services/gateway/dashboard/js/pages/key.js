@@ -14,6 +14,7 @@ import {
   showError,
   withBusy,
 } from '../ui.js';
+import { limitsCard } from '../key-limits.js';
 import { revokeKey, scopeList } from './keys.js';
 
 function deliveryResult(d) {
@@ -266,5 +267,5 @@ export async function keyPage(ctx) {
   if (webhook) showWebhook(webhook);
   else current.textContent = 'The webhook could not be loaded.';
   heading.textContent = `API key “${key.name || key.prefix}”`;
-  replace(body, details, webhookSection, logSection);
+  replace(body, details, limitsCard(key), webhookSection, logSection);
 }
