@@ -294,6 +294,32 @@ export interface Error {
   error: string;
 }
 
+export interface EstimateReply {
+  model: 'vidgen-2.0' | 'vidgen-2.0-fast' | 'imagegen-2';
+  /**
+   * What the submit would charge.
+   */
+  credits: number;
+  /**
+   * The current balance (as GET /api/v1/account).
+   */
+  credits_remaining: number;
+  /**
+   * Whether the balance covers it, and the key's monthly spend limit (if it has one) leaves room for it.
+   */
+  affordable: boolean;
+}
+
+export type EstimateRequest =
+  /**
+   * A video submit body plus `model`. For vidgen-2.0-fast, `fast` may be left out (it is true).
+   */
+  | VideoEstimateRequest
+  /**
+   * An image submit body plus `model`.
+   */
+  | ImageEstimateRequest;
+
 export interface ExportBody {
   /**
    * The target video; defaults to the project's default video.
@@ -393,6 +419,36 @@ export interface GrantRequest {
 export interface ImageCredits {
   per_image: number;
   example_1_image: number;
+}
+
+/**
+ * An image submit body plus `model`.
+ */
+export interface ImageEstimateRequest {
+  /**
+   * What to generate, 1-4000 characters.
+   */
+  prompt: string;
+  /**
+   * 1-9 https reference images; when non-empty the request is an edit.
+   */
+  image_urls: string[];
+  /**
+   * How many images to generate.
+   */
+  num_images: number;
+  /**
+   * Image aspect ratio.
+   */
+  aspect_ratio: '1:1' | '16:9' | '9:16' | '4:3' | '3:4';
+  /**
+   * Seed for reproducible output; random when omitted.
+   */
+  seed: number;
+  /**
+   * The catalog model to price.
+   */
+  model: 'imagegen-2';
 }
 
 export interface ImageGenerateRequest {
@@ -1261,6 +1317,48 @@ export interface VideoCredits {
   };
   audio_surcharge_per_second: number;
   example_5s_with_audio: number;
+}
+
+/**
+ * A video submit body plus `model`. For vidgen-2.0-fast, `fast` may be left out (it is true).
+ */
+export interface VideoEstimateRequest {
+  /**
+   * What to generate, 1-4000 characters.
+   */
+  prompt: string;
+  /**
+   * Reference image (https); makes the request image-to-video. Not allowed with fast: true.
+   */
+  image_url: string;
+  /**
+   * Use the fast text-to-video variant (vidgen-2.0-fast).
+   */
+  fast: boolean;
+  /**
+   * Length of the video in seconds.
+   */
+  duration_seconds: 4 | 5 | 6 | 8 | 10 | 15;
+  /**
+   * Frame aspect ratio.
+   */
+  aspect_ratio: '16:9' | '9:16' | '1:1' | '4:3' | '3:4' | '21:9';
+  /**
+   * Output resolution.
+   */
+  resolution: '480p' | '720p';
+  /**
+   * Native sound effects and ambient audio.
+   */
+  generate_audio: boolean;
+  /**
+   * Seed for reproducible output; random when omitted.
+   */
+  seed: number;
+  /**
+   * The catalog model to price.
+   */
+  model: 'vidgen-2.0' | 'vidgen-2.0-fast';
 }
 
 export interface VideoGenerateRequest {

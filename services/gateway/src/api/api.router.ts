@@ -13,6 +13,7 @@ import { modelsRoutes } from './routes/models.routes';
 import { generateRoutes } from './routes/generate.routes';
 import { jobsRoutes } from './routes/jobs.routes';
 import { editorRoutes } from './routes/editor.routes';
+import { estimateRoutes } from './routes/estimate.routes';
 
 export interface ApiDeps {
   db: Knex;
@@ -41,6 +42,7 @@ export function apiRouter(deps: ApiDeps): Router {
   );
   api.use(modelsRoutes(deps.falEndpoints));
   api.use(accountRoutes(deps.bus));
+  api.use(estimateRoutes(deps.bus));
   api.use(generateRoutes(deps.bus, { submitTimeoutMs: deps.submitTimeoutMs }));
   api.use(jobsRoutes(deps.bus));
   api.use(editorRoutes(deps.bus, { instructTimeoutMs: deps.instructTimeoutMs, exportTimeoutMs: deps.exportTimeoutMs }));

@@ -1,5 +1,6 @@
 import { withIdempotencyKeyDocs } from './idempotency-docs';
 import { componentSchemas, headers, responses, securitySchemes } from './components';
+import { estimatePaths } from './estimate-paths';
 import { apiPaths } from './operations';
 import { mcpPaths, mediaPaths, metaPaths, webhooks } from './other-paths';
 
@@ -11,7 +12,7 @@ import { mcpPaths, mediaPaths, metaPaths, webhooks } from './other-paths';
  * API reference page): no repository paths or internal wording in it.
  */
 function build() {
-  const paths = { ...metaPaths, ...apiPaths, ...mediaPaths, ...mcpPaths };
+  const paths = { ...metaPaths, ...apiPaths, ...estimatePaths, ...mediaPaths, ...mcpPaths };
   return {
     openapi: '3.1.0',
     info: {
