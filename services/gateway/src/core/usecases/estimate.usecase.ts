@@ -15,12 +15,13 @@ import { valid } from './validated';
 /** The price of a submit body for `model`: 400 with the submit's own message for any bad field. */
 export function priceOf(model: ModelId, fields: Record<string, unknown>): number {
   if (model === 'imagegen-2') return imageCost(valid(validateImageRequest(fields)).num_images);
+  // The fast model is the submit's `fast: true`: implied when left out. The fields are checked first,
+  // so every message a submit would give comes out the same; then a contradicting `fast`.
   const fast = model === 'vidgen-2.0-fast';
-  // The fast model is the submit's `fast: true`: implied when left out, contradicted when false.
-  if (fast && fields.fast === false) throw AppError.badRequest('fast must be true for vidgen-2.0-fast');
-  if (!fast && fields.fast === true)
-    throw AppError.badRequest('fast: true is the vidgen-2.0-fast model: estimate that model instead');
   const v = valid(validateVideoRequest(fast && (fields.fast ?? null) === null ? { ...fields, fast: true } : fields));
+  if (fast && !v.fast) throw AppError.badRequest('fast must be true for vidgen-2.0-fast');
+  if (!fast && v.fast)
+    throw AppError.badRequest('fast: true is the vidgen-2.0-fast model: estimate that model instead');
   return videoCost(v.fast, v.duration_seconds, v.resolution);
 }
 
