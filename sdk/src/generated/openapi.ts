@@ -736,79 +736,6 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description A video submit body plus `model`. For vidgen-2.0-fast, `fast` may be left out (it is true). */
-        VideoEstimateRequest: {
-            /** @description What to generate, 1-4000 characters. */
-            prompt: string;
-            /**
-             * Format: uri
-             * @description Reference image (https); makes the request image-to-video. Not allowed with fast: true.
-             */
-            image_url?: string | null;
-            /**
-             * @description Use the fast text-to-video variant (vidgen-2.0-fast).
-             * @default false
-             */
-            fast: boolean | null;
-            /**
-             * @description Length of the video in seconds.
-             * @default 5
-             * @enum {integer|null}
-             */
-            duration_seconds: 4 | 5 | 6 | 8 | 10 | 15 | null;
-            /**
-             * @description Frame aspect ratio.
-             * @default 16:9
-             * @enum {string|null}
-             */
-            aspect_ratio: "16:9" | "9:16" | "1:1" | "4:3" | "3:4" | "21:9" | null;
-            /**
-             * @description Output resolution.
-             * @default 720p
-             * @enum {string|null}
-             */
-            resolution: "480p" | "720p" | null;
-            /**
-             * @description Native sound effects and ambient audio.
-             * @default true
-             */
-            generate_audio: boolean | null;
-            /** @description Seed for reproducible output; random when omitted. */
-            seed?: number | null;
-            /**
-             * @description The catalog model to price.
-             * @enum {string}
-             */
-            model: "vidgen-2.0" | "vidgen-2.0-fast";
-        };
-        /** @description An image submit body plus `model`. */
-        ImageEstimateRequest: {
-            /** @description What to generate, 1-4000 characters. */
-            prompt: string;
-            /**
-             * @description 1-9 https reference images; when non-empty the request is an edit.
-             * @default []
-             */
-            image_urls: string[] | null;
-            /**
-             * @description How many images to generate.
-             * @default 1
-             */
-            num_images: number | null;
-            /**
-             * @description Image aspect ratio.
-             * @default 1:1
-             * @enum {string|null}
-             */
-            aspect_ratio: "1:1" | "16:9" | "9:16" | "4:3" | "3:4" | null;
-            /** @description Seed for reproducible output; random when omitted. */
-            seed?: number | null;
-            /**
-             * @description The catalog model to price.
-             * @constant
-             */
-            model: "imagegen-2";
-        };
         /** @description Every error body; some add fields. */
         Error: {
             /** @description A message safe to show. */
@@ -3403,7 +3330,76 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["VideoEstimateRequest"] | components["schemas"]["ImageEstimateRequest"];
+                "application/json": {
+                    /** @description What to generate, 1-4000 characters. */
+                    prompt: string;
+                    /**
+                     * Format: uri
+                     * @description Reference image (https); makes the request image-to-video. Not allowed with fast: true.
+                     */
+                    image_url?: string | null;
+                    /**
+                     * @description Use the fast text-to-video variant (vidgen-2.0-fast).
+                     * @default false
+                     */
+                    fast?: boolean | null;
+                    /**
+                     * @description Length of the video in seconds.
+                     * @default 5
+                     * @enum {integer|null}
+                     */
+                    duration_seconds?: 4 | 5 | 6 | 8 | 10 | 15 | null;
+                    /**
+                     * @description Frame aspect ratio.
+                     * @default 16:9
+                     * @enum {string|null}
+                     */
+                    aspect_ratio?: "16:9" | "9:16" | "1:1" | "4:3" | "3:4" | "21:9" | null;
+                    /**
+                     * @description Output resolution.
+                     * @default 720p
+                     * @enum {string|null}
+                     */
+                    resolution?: "480p" | "720p" | null;
+                    /**
+                     * @description Native sound effects and ambient audio.
+                     * @default true
+                     */
+                    generate_audio?: boolean | null;
+                    /** @description Seed for reproducible output; random when omitted. */
+                    seed?: number | null;
+                    /**
+                     * @description The catalog model to price.
+                     * @enum {string}
+                     */
+                    model: "vidgen-2.0" | "vidgen-2.0-fast";
+                } | {
+                    /** @description What to generate, 1-4000 characters. */
+                    prompt: string;
+                    /**
+                     * @description 1-9 https reference images; when non-empty the request is an edit.
+                     * @default []
+                     */
+                    image_urls?: string[] | null;
+                    /**
+                     * @description How many images to generate.
+                     * @default 1
+                     */
+                    num_images?: number | null;
+                    /**
+                     * @description Image aspect ratio.
+                     * @default 1:1
+                     * @enum {string|null}
+                     */
+                    aspect_ratio?: "1:1" | "16:9" | "9:16" | "4:3" | "3:4" | null;
+                    /** @description Seed for reproducible output; random when omitted. */
+                    seed?: number | null;
+                    /**
+                     * @description The catalog model to price.
+                     * @constant
+                     */
+                    model: "imagegen-2";
+                };
             };
         };
         responses: {

@@ -4,6 +4,13 @@ import { imageRequest, videoRequest } from './generation';
 import { MODEL_IDS } from './jobs-list';
 
 /**
+ * A schema extended from a named one, under its own type name but without an id: inline in the
+ * OpenAPI body like the submit bodies (code generators then keep defaulted fields optional).
+ */
+const renamed = (schema: Joi.ObjectSchema, className: string): Joi.ObjectSchema =>
+  schema.id(undefined as unknown as string).meta({ className });
+
+/**
  * POST /api/v1/estimate: what a submit would cost, charging nothing. The body is a submit's body
  * plus `model`; its fields are validated exactly as the submit's (same messages).
  */
@@ -17,11 +24,11 @@ const modelField = (ids: readonly string[]) =>
     .required()
     .description('The catalog model to price.');
 
-export const videoEstimateRequest = named(
+export const videoEstimateRequest = renamed(
   videoRequest.keys({ model: modelField(VIDEO_MODEL_IDS) }),
   'VideoEstimateRequest',
 ).description('A video submit body plus `model`. For vidgen-2.0-fast, `fast` may be left out (it is true).');
-export const imageEstimateRequest = named(
+export const imageEstimateRequest = renamed(
   imageRequest.keys({ model: modelField(IMAGE_MODEL_IDS) }),
   'ImageEstimateRequest',
 ).description('An image submit body plus `model`.');
