@@ -9,7 +9,9 @@ import {
   type ModelId,
 } from '@mf/contracts';
 import { AppError, INVALID_JSON_BODY, NOT_AN_OBJECT } from '@mf/errors';
+import type { Knex } from '@mf/db';
 import type { AuthContext } from '../auth/auth-context';
+import { playgroundKey } from './playground.usecase';
 import { valid } from './validated';
 
 /** The price of a submit body for `model`: 400 with the submit's own message for any bad field. */
@@ -41,7 +43,8 @@ function modelAndFields(body: unknown): { model: ModelId; fields: Record<string,
  */
 export async function estimateCost(
   bus: Bus,
-  auth: Pick<AuthContext, 'userId' | 'apiKeyId'>,
+  /** The key whose spend limit applies; null: none (a playground run with the session). */
+  auth: Pick<AuthContext, 'userId'> & { apiKeyId: number | null },
   body: unknown,
   correlationId?: string,
 ): Promise<EstimateReply> {
@@ -49,9 +52,11 @@ export async function estimateCost(
   const credits = priceOf(model, fields);
   const [account, limits] = await Promise.all([
     bus.rpc(billingRpc, 'account', { user_id: auth.userId }, { correlationId }),
-    bus.rpc(billingKeyLimitsRpc, 'get', { user_id: auth.userId, api_key_ids: [auth.apiKeyId] }, { correlationId }),
+    auth.apiKeyId === null
+      ? { keys: [] }
+      : bus.rpc(billingKeyLimitsRpc, 'get', { user_id: auth.userId, api_key_ids: [auth.apiKeyId] }, { correlationId }),
   ]);
-  const key = limits.keys[0];
+  const key = limits.keys.at(0);
   const underLimit = key?.spend_limit == null || credits <= key.spend_limit - key.spent_this_period;
   return {
     model,
@@ -59,4 +64,22 @@ export async function estimateCost(
     credits_remaining: account.credits_remaining,
     affordable: credits <= account.credits_remaining && underLimit,
   };
+}
+
+/**
+ * The playground's estimate (POST /dashboard/api/estimate): `{api_key_id, input}` as its run, input
+ * being the public estimate body. The key (when given) must be one of the user's active keys.
+ */
+export async function estimatePlayground(
+  db: Knex,
+  bus: Bus,
+  userId: number,
+  body: Record<string, unknown>,
+  correlationId?: string,
+): Promise<EstimateReply> {
+  const unknown = Object.keys(body).filter((k) => k !== 'api_key_id' && k !== 'input');
+  if (unknown.length)
+    throw AppError.badRequest(`unknown field: ${unknown[0].slice(0, 64)} (accepted: api_key_id, input)`);
+  const key = await playgroundKey(db, userId, body.api_key_id);
+  return estimateCost(bus, { userId, apiKeyId: key?.apiKeyId ?? null }, body.input, correlationId);
 }
