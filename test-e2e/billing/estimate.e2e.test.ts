@@ -1,3 +1,4 @@
+import { DashboardSession } from '../support/dashboard-session';
 import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
 import { balance } from '../support/jobs';
 
@@ -119,5 +120,27 @@ describe('cost estimate', () => {
     expect(await balance(fleet, user.key)).toBe(2_000);
     const jobs = await api(fleet, 'GET', '/api/v1/jobs', { key: user.key });
     expect(jobs.body.jobs).toEqual([]);
+  });
+
+  it("prices the dashboard playground's run with the session, or with a key and its spend limit", async () => {
+    const email = `estimate${Date.now()}@example.test`;
+    const password = 'a long enough password';
+    await fleet.admin('user:create', '--email', email, '--password', password, '--credits', '3000');
+    const key = await fleet.admin('key:create', '--email', email, '--scopes', 'all');
+    await fleet.admin('key:limits', '--id', String(key.id), '--spend-limit', '1000');
+    const dashboard = new DashboardSession(fleet.baseUrl);
+    expect((await dashboard.signIn(email, password)).status).toBe(200);
+    const input = { model: 'vidgen-2.0', prompt: 'a fox' };
+    const session = await dashboard.call('POST', '/estimate', { body: { api_key_id: null, input } });
+    expect([session.status, session.body]).toEqual([
+      200,
+      { model: 'vidgen-2.0', credits: 1135, credits_remaining: 3000, affordable: true },
+    ]);
+    const withKey = await dashboard.call('POST', '/estimate', { body: { api_key_id: Number(key.id), input } });
+    expect(withKey.body).toMatchObject({ credits: 1135, affordable: false });
+    const bad = await dashboard.call('POST', '/estimate', { body: { input: { ...input, resolution: '1080p' } } });
+    expect([bad.status, bad.body]).toEqual([400, { error: 'resolution must be one of 480p, 720p' }]);
+    const notMine = await dashboard.call('POST', '/estimate', { body: { api_key_id: rich.keyId, input } });
+    expect([notMine.status, notMine.body]).toEqual([404, { error: 'API key not found' }]);
   });
 });

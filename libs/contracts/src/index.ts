@@ -13,5 +13,6 @@ export * from './api/editor';
 export * from './api/jobs-list';
 export * from './api/key-limits';
 export * from './api/estimate';
+export * from './api/price-table';
 export * from './api/responses';
 export type * from './generated/types';

@@ -911,6 +911,15 @@ export interface ModelList {
   models: Model[];
 }
 
+export interface ModelListWithPrices {
+  models: Model[];
+  price_table: PriceRow[];
+  /**
+   * How a job is priced from the table: charged once when submitted, refunded if it fails.
+   */
+  price_rule: string;
+}
+
 export interface ModelSpec {
   id: 'vidgen-2.0' | 'vidgen-2.0-fast' | 'imagegen-2';
   type: 'video' | 'image';
@@ -964,6 +973,19 @@ export interface ParamSpec {
   min_items?: number;
   max_items?: number;
   format?: 'https-url';
+}
+
+export interface PriceRow {
+  model: 'vidgen-2.0' | 'vidgen-2.0-fast' | 'imagegen-2';
+  /**
+   * Video: the resolution this rate is for; null for images.
+   */
+  resolution: '480p' | '720p' | null;
+  /**
+   * What one credits_per_unit pays for.
+   */
+  unit: 'second' | 'image';
+  credits_per_unit: number;
 }
 
 export interface Project {
