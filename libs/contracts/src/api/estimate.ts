@@ -8,7 +8,7 @@ import { MODEL_IDS } from './jobs-list';
  * OpenAPI body like the submit bodies (code generators then keep defaulted fields optional).
  */
 const renamed = (schema: Joi.ObjectSchema, className: string): Joi.ObjectSchema =>
-  schema.id(undefined as unknown as string).meta({ className });
+  schema.id(undefined).meta({ className });
 
 /**
  * POST /api/v1/estimate: what a submit would cost, charging nothing. The body is a submit's body

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import type * as T from '../generated/types';
 import { named, says } from '../schema/rules';
 
 /** The most a key's monthly spend limit and concurrent-jobs limit may be set to. */
@@ -9,7 +10,7 @@ export const MAX_CONCURRENT_JOBS_MAX = 1000;
  * PUT /dashboard/api/keys/:id/limits (and the admin CLI's key:limits): both limits of a key. A field
  * left out or null means no limit of that kind.
  */
-export const keyLimitsBody = named(
+export const keyLimitsBody: Joi.ObjectSchema<T.KeyLimitsBody> = named(
   Joi.object({
     spend_limit: says(
       Joi.number().integer().min(1).max(SPEND_LIMIT_MAX).allow(null),
