@@ -35,6 +35,8 @@ export function keyView(k: ApiKeyRow): KeyView {
   };
 }
 
+const NO_LIMITS = { spend_limit: null, max_concurrent_jobs: null, spent_this_period: 0, active_jobs: 0 };
+
 function limitsView(k: KeyLimits | undefined): Omit<KeyLimits, 'api_key_id'> | null {
   if (!k) return null;
   return {
@@ -77,7 +79,8 @@ export function keysRoutes(deps: DashboardDeps): Router {
     );
     const row = await findKeyById(deps.db, created.id);
     if (!row) throw AppError.internal();
-    res.status(201).json({ key: keyView(row), secret_key: created.key });
+    // A new key has no limits and has spent nothing: known without asking billing.
+    res.status(201).json({ key: { ...keyView(row), limits: NO_LIMITS }, secret_key: created.key });
   });
 
   router.put('/keys/:id/limits', async (req, res) => {
