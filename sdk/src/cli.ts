@@ -5,10 +5,12 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { checkFlags, didYouMean, int, parseArgs, str, UsageError, type Parsed } from './cli-args';
+import { IMAGE_PARAM_FLAGS, imageParams, VIDEO_PARAM_FLAGS, videoParams } from './cli-params';
 import { MediaforgeClient, unreachable } from './client';
 import { TRIGGER_USAGE, trigger } from './cli-trigger';
+import { estimateOfImage, estimateOfVideo } from './estimate';
 import { ApiError, JobFailedError } from './errors';
-import type { GenerateImageParams, GenerateVideoParams, Job, ListJobsParams, SubmitResponse } from './types';
+import type { Job, ListJobsParams, SubmitResponse } from './types';
 
 const USAGE = `Usage: mediaforge <command> [options]
 
@@ -16,6 +18,8 @@ Commands:
   generate video --prompt P [--duration 5] [--resolution 720p] [--aspect 16:9] [--no-audio]
                  [--fast] [--image-url URL] [--seed N] [--wait] [--out clip.mp4]
   generate image --prompt P [--num 1] [--aspect 1:1] [--seed N] [--wait] [--out img.png]
+  estimate video|image [the generate flags]
+                  what that generate would cost, and whether your balance covers it (nothing charged)
   job <id>        show a job (its input included)
   jobs [--status S] [--model M] [--type video|image] [--limit N] [--starting-after ID] [--all]
                   list your jobs, newest first (key scope jobs:read); --all follows every page
@@ -70,20 +74,9 @@ async function waitWithProgress(client: MediaforgeClient, jobId: string): Promis
   }
 }
 
-const COMMANDS = ['generate', 'job', 'jobs', 'cancel', 'models', 'account', 'trigger', 'help'];
-const VIDEO_FLAGS = [
-  'prompt',
-  'duration',
-  'resolution',
-  'aspect',
-  'no-audio',
-  'fast',
-  'image-url',
-  'seed',
-  'wait',
-  'out',
-];
-const IMAGE_FLAGS = ['prompt', 'num', 'aspect', 'seed', 'wait', 'out'];
+const COMMANDS = ['generate', 'estimate', 'job', 'jobs', 'cancel', 'models', 'account', 'trigger', 'help'];
+const VIDEO_FLAGS = [...VIDEO_PARAM_FLAGS, 'wait', 'out'];
+const IMAGE_FLAGS = [...IMAGE_PARAM_FLAGS, 'wait', 'out'];
 const JOBS_FLAGS = ['status', 'model', 'type', 'limit', 'starting-after', 'all'];
 
 async function download(url: string, out: string): Promise<number> {
@@ -182,33 +175,16 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
           throw new UsageError(`generate what? video or image${sub ? didYouMean(sub, ['video', 'image']) : ''}`);
         // Unknown flags first: a misspelt --prompt must be named as such, not reported as missing.
         checkFlags(p, sub === 'video' ? VIDEO_FLAGS : IMAGE_FLAGS);
-        const prompt = str(p, 'prompt');
-        if (!prompt) throw new UsageError('--prompt is required');
-        if (sub === 'video') {
-          const params: GenerateVideoParams = { prompt };
-          const duration = int(p, 'duration');
-          if (duration !== undefined) params.duration_seconds = duration as GenerateVideoParams['duration_seconds'];
-          const resolution = str(p, 'resolution');
-          if (resolution) params.resolution = resolution as GenerateVideoParams['resolution'];
-          const aspect = str(p, 'aspect');
-          if (aspect) params.aspect_ratio = aspect as GenerateVideoParams['aspect_ratio'];
-          if (p.flags.has('no-audio')) params.generate_audio = false;
-          if (p.flags.has('fast')) params.fast = true;
-          const imageUrl = str(p, 'image-url');
-          if (imageUrl) params.image_url = imageUrl;
-          const seed = int(p, 'seed');
-          if (seed !== undefined) params.seed = seed;
-          await submitted(client, p, await client.generateVideo(params));
-        } else {
-          const params: GenerateImageParams = { prompt };
-          const num = int(p, 'num');
-          if (num !== undefined) params.num_images = num;
-          const aspect = str(p, 'aspect');
-          if (aspect) params.aspect_ratio = aspect as GenerateImageParams['aspect_ratio'];
-          const seed = int(p, 'seed');
-          if (seed !== undefined) params.seed = seed;
-          await submitted(client, p, await client.generateImage(params));
-        }
+        if (sub === 'video') await submitted(client, p, await client.generateVideo(videoParams(p)));
+        else await submitted(client, p, await client.generateImage(imageParams(p)));
+        return 0;
+      }
+      case 'estimate': {
+        if (sub !== 'video' && sub !== 'image')
+          throw new UsageError(`estimate what? video or image${sub ? didYouMean(sub, ['video', 'image']) : ''}`);
+        checkFlags(p, sub === 'video' ? VIDEO_PARAM_FLAGS : IMAGE_PARAM_FLAGS);
+        const body = sub === 'video' ? estimateOfVideo(videoParams(p)) : estimateOfImage(imageParams(p));
+        print(await client.estimate(body));
         return 0;
       }
       case 'job':

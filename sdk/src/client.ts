@@ -10,6 +10,8 @@ import type {
   CreateVideoParams,
   DeleteAssetResponse,
   ErrorBody,
+  EstimateParams,
+  EstimateResponse,
   ExportParams,
   ExportResponse,
   GenerateImageParams,
@@ -164,6 +166,11 @@ export class MediaforgeClient {
 
   generateImage(params: GenerateImageParams, opts?: RequestOptions): Promise<SubmitResponse> {
     return this.request({ method: 'POST', path: '/image/imagegen/generate', body: params, opts });
+  }
+
+  /** What a submit would cost and whether the balance covers it; charges nothing (estimate.ts builds the body). */
+  estimate(params: EstimateParams, opts?: RequestOptions): Promise<EstimateResponse> {
+    return this.request({ method: 'POST', path: '/estimate', body: params, opts });
   }
 
   // ---- jobs ----

@@ -16,6 +16,7 @@ export {
   WaitTimeoutError,
   WebhookVerificationError,
 } from './errors';
+export { estimateOfImage, estimateOfVideo } from './estimate';
 export { verifyWebhook, computeSignature, signWebhook, parseSignatureHeader } from './webhooks';
 export type { VerifyWebhookOptions, WebhookHeaders } from './webhooks';
 export type * from './types';

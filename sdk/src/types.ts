@@ -29,6 +29,9 @@ export type Account = Schemas['Account'];
 export type GenerateVideoParams = Body<'/api/v1/video/vidgen-2/generate', 'post'>;
 export type GenerateImageParams = Body<'/api/v1/image/imagegen/generate', 'post'>;
 export type SubmitResponse = Schemas['GenerationAccepted'];
+/** POST /api/v1/estimate: a submit's body plus `model`; answered with its price, nothing charged. */
+export type EstimateParams = Body<'/api/v1/estimate', 'post'>;
+export type EstimateResponse = Schemas['EstimateReply'];
 
 export type VideoAspectRatio = NonNullable<GenerateVideoParams['aspect_ratio']>;
 export type ImageAspectRatio = NonNullable<GenerateImageParams['aspect_ratio']>;

@@ -192,6 +192,7 @@ describe('dashboard API end to end', () => {
           created_at: expect.any(String),
           last_used_at: null,
           revoked_at: null,
+          limits: { spend_limit: null, max_concurrent_jobs: null, spent_this_period: 0, active_jobs: 0 },
         },
         secret_key: expect.stringMatching(/^mf_live_[A-Za-z0-9]{40}$/),
       });

@@ -505,6 +505,21 @@ describe('dashboard in the browser', () => {
     expect(receiver.received.length).toBe(before + 1);
   });
 
+  it("sets the key's spend limit and concurrent-jobs limit, showing what the key spent this month against them", async () => {
+    await go(page, `#/keys/${keyId}`);
+    const card = page.getByRole('region', { name: 'Spend limits' });
+    await card.getByLabel('Monthly spend limit (credits)').fill('900000');
+    await card.getByLabel('Concurrent jobs').fill('40');
+    await card.getByRole('button', { name: 'Save limits' }).click();
+    await waitForStatus(page, 'Limits saved.');
+    const shown = await card.locator('dd').allTextContents();
+    expect(shown[0]).toMatch(/^[\d,.\s]+ of 900[,.\s]?000 credits$/);
+    expect(shown[1]).toMatch(/^\d+ of 40 jobs$/);
+    // Reloaded, the page shows the saved limits in the form.
+    await go(page, `#/keys/${keyId}`);
+    expect(await page.getByLabel('Concurrent jobs').inputValue()).toBe('40');
+  });
+
   it('revokes the key through a keyboard-operated confirmation; Escape keeps it, and a revoked key gets 401', async () => {
     await go(page, '#/keys');
     const revoke = page.getByRole('button', { name: 'Revoke key render server' });
@@ -649,6 +664,7 @@ describe('dashboard in the browser', () => {
         'POST /dashboard/api/signup',
         'POST /dashboard/api/keys',
         `PUT /dashboard/api/keys/${keyId}/webhook`,
+        `PUT /dashboard/api/keys/${keyId}/limits`,
         `DELETE /dashboard/api/jobs/${cancelJobId}`,
         `POST /dashboard/api/keys/${keyId}/webhook/test`,
         `DELETE /dashboard/api/keys/${keyId}`,

@@ -96,9 +96,15 @@ describe('the MCP endpoint', () => {
   });
 
   it('lists the models of the catalog with their prices', async () => {
-    const { models } = await call('list_models');
+    const { models, price_table } = await call('list_models');
     expect(models.map((m: { id: string }) => m.id)).toEqual(['vidgen-2.0', 'vidgen-2.0-fast', 'imagegen-2']);
     expect(models[2]).toMatchObject({ type: 'image', credits: { per_image: 50 } });
+    expect(price_table).toContainEqual({
+      model: 'vidgen-2.0',
+      resolution: '480p',
+      unit: 'second',
+      credits_per_unit: 101,
+    });
   });
 
   it('generates an image: the job id at once, charged like REST, then job_status until completed with the image URL', async () => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import {
+  estimateOfVideo,
   InsufficientCreditsError,
   MediaforgeClient,
   NotFoundError,
@@ -154,6 +155,48 @@ describe('@mediaforge/sdk against the fleet', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it('prices a generation with client.estimate and `mediaforge estimate`, charging nothing', async () => {
+    const u = await userWithKey(fleet, 'all', 1000);
+    const c = client(u.key);
+    expect(await c.estimate(estimateOfVideo({ prompt: 'a fox', fast: true, duration_seconds: 4 }))).toEqual({
+      model: 'vidgen-2.0-fast',
+      credits: 724,
+      credits_remaining: 1000,
+      affordable: true,
+    });
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      MEDIAFORGE_API_KEY: u.key,
+      MEDIAFORGE_BASE_URL: fleet.baseUrl,
+    };
+    const video = await run(process.execPath, [...CLI, 'estimate', 'video', '--prompt', 'a fox', '--duration', '10'], {
+      env,
+    });
+    expect(JSON.parse(video.stdout)).toEqual({
+      model: 'vidgen-2.0',
+      credits: 2270,
+      credits_remaining: 1000,
+      affordable: false,
+    });
+    const image = await run(process.execPath, [...CLI, 'estimate', 'image', '--prompt', 'a bike', '--num', '4'], {
+      env,
+    });
+    expect(JSON.parse(image.stdout)).toEqual({
+      model: 'imagegen-2',
+      credits: 200,
+      credits_remaining: 1000,
+      affordable: true,
+    });
+    await expect(
+      run(process.execPath, [...CLI, 'estimate', 'video', '--prompt', 'a fox', '--wait'], { env }),
+    ).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--wait/),
+    });
+    expect((await c.getAccount()).credits_remaining).toBe(1000);
   });
 
   it('the CLI turns a prompt into a playable mp4', async () => {

@@ -127,6 +127,7 @@ export function wrongTypeValues(schema: PropertySchema): Array<[string, unknown]
 export const BASE_BODIES: Record<string, Record<string, unknown>> = {
   generateVideo: { prompt: 'a quiet lake at dawn' },
   generateImage: { prompt: 'a red bicycle' },
+  estimateCost: { model: 'vidgen-2.0', prompt: 'a quiet lake at dawn' },
   createProject: { name: 'bad-input project' },
   renameProject: { name: 'renamed' },
   instruct: { instruction: 'make a five second clip' },

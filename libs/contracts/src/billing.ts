@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type * as T from './generated/types';
+import { MAX_CONCURRENT_JOBS_MAX, SPEND_LIMIT_MAX } from './api/key-limits';
 import { QUEUES } from './names';
 import { named } from './schema/rules';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
@@ -23,7 +24,19 @@ export const LEDGER_KINDS = ['charge', 'refund', 'grant'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 export const chargeRequest = named(
-  Joi.object({ user_id: userId, reference, amount, description: Joi.string().max(500) }),
+  Joi.object({
+    user_id: userId,
+    reference,
+    amount,
+    description: Joi.string().max(500),
+    api_key_id: Joi.number()
+      .integer()
+      .min(1)
+      .allow(null)
+      .description(
+        "The API key the charge is made with: the key's spend limit and concurrent-jobs limit apply (402 / 429), and its counters move.",
+      ),
+  }),
   'ChargeRequest',
 );
 export const chargeReply = named(
@@ -92,6 +105,54 @@ export const ledgerEntry = named(
 );
 export const ledgerReply = named(Joi.object({ entries: Joi.array().items(ledgerEntry).required() }), 'LedgerReply');
 
+const apiKeyId = Joi.number().integer().min(1).required();
+const spendLimit = Joi.number()
+  .integer()
+  .min(1)
+  .max(SPEND_LIMIT_MAX)
+  .allow(null)
+  .description('Most credits the key may spend per calendar month (UTC); null: no limit.');
+const maxConcurrentJobs = Joi.number()
+  .integer()
+  .min(1)
+  .max(MAX_CONCURRENT_JOBS_MAX)
+  .allow(null)
+  .description('Most jobs of the key running at once; null: no limit.');
+
+/** Sets a key's limits (both fields, null lifting one). The caller has checked the key is the user's. */
+export const setKeyLimitsRequest = named(
+  Joi.object({
+    user_id: userId,
+    api_key_id: apiKeyId,
+    spend_limit: spendLimit.required(),
+    max_concurrent_jobs: maxConcurrentJobs.required(),
+  }),
+  'SetKeyLimitsRequest',
+);
+export const keyLimitsView = named(
+  Joi.object({
+    api_key_id: apiKeyId,
+    spend_limit: spendLimit.required(),
+    max_concurrent_jobs: maxConcurrentJobs.required(),
+    spent_this_period: credits.description('Credits the key spent this calendar month (UTC), refunds deducted.'),
+    active_jobs: credits.description('Jobs of the key charged and not yet ended.'),
+  }),
+  'KeyLimits',
+);
+export const keyLimitsRequest = named(
+  Joi.object({ user_id: userId, api_key_ids: Joi.array().items(apiKeyId).max(1000).required() }),
+  'KeyLimitsRequest',
+);
+export const keyLimitsReply = named(
+  Joi.object({
+    keys: Joi.array()
+      .items(keyLimitsView)
+      .required()
+      .description('One per key asked for, in the order asked; a key never charged nor limited has nulls and zeros.'),
+  }),
+  'KeyLimitsReply',
+);
+
 export const billingRpc = {
   queue: QUEUES.billingRpc,
   methods: {
@@ -100,5 +161,14 @@ export const billingRpc = {
     grant: rpcMethod<T.GrantRequest, T.GrantReply>('billing.grant', grantRequest),
     account: rpcMethod<T.AccountRequest, T.AccountReply>('billing.account', accountRequest),
     ledger: rpcMethod<T.LedgerRequest, T.LedgerReply>('billing.ledger', ledgerRequest),
+  },
+} satisfies RpcService<Record<string, AnyRpcMethod>>;
+
+/** Billing's per-key limits, on a queue of their own (the money path's queue stays the hot one). */
+export const billingKeyLimitsRpc = {
+  queue: QUEUES.billingKeyLimitsRpc,
+  methods: {
+    set: rpcMethod<T.SetKeyLimitsRequest, T.KeyLimits>('billing.key-limits.set', setKeyLimitsRequest),
+    get: rpcMethod<T.KeyLimitsRequest, T.KeyLimitsReply>('billing.key-limits.get', keyLimitsRequest),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

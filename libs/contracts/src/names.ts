@@ -9,6 +9,8 @@ export const EXCHANGES = {
 
 export const QUEUES = {
   billingRpc: 'billing.rpc',
+  /** Per-key spend and concurrency limits (set, read). */
+  billingKeyLimitsRpc: 'billing.key-limits.rpc',
   jobsRpc: 'jobs.rpc',
   editorRpc: 'editor.rpc',
   exportsRpc: 'exports.rpc',
@@ -17,6 +19,8 @@ export const QUEUES = {
   webhooksJobEvents: 'webhooks.job-event.deliver',
   /** webhook-dispatcher's work queue of recovered events to send again (POST /api/v1/webhook/recover). */
   webhooksResends: 'webhooks.delivery.resend',
+  /** billing's queue of job ends (frees a key's concurrent-jobs slot). */
+  billingJobEnds: 'billing.job-event.release',
 } as const;
 
 export const ROUTING_KEYS = {

@@ -592,6 +592,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Price a generation without submitting it
+         * @description The body of a video or image submit plus `model` (a catalog id). Validated exactly as the submit, with the same messages; answers what the submit would charge and whether the balance (and the key’s monthly spend limit, if set) covers it. Nothing is charged, no job is made.
+         *
+         *     Scope: none (any active key).
+         */
+        post: operations["estimateCost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/media/{key}": {
         parameters: {
             query?: never;
@@ -947,6 +969,16 @@ export interface components {
             credits_remaining: number;
             /** @description `/api/v1/jobs/<job_id>`, relative to the base URL. */
             poll_url: string;
+        };
+        EstimateReply: {
+            /** @enum {string} */
+            model: "vidgen-2.0" | "vidgen-2.0-fast" | "imagegen-2";
+            /** @description What the submit would charge. */
+            credits: number;
+            /** @description The current balance (as GET /api/v1/account). */
+            credits_remaining: number;
+            /** @description Whether the balance covers it, and the key's monthly spend limit (if it has one) leaves room for it. */
+            affordable: boolean;
         };
         /** @description Video job: { video: <url> }; image job: { images: [<url>, ...] }; null otherwise. */
         JobResult: {
@@ -3959,6 +3991,224 @@ export interface operations {
                 };
             };
             /** @description `Delivery not found`, or `Webhook endpoint not found` (the key has no webhook URL). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body whose Content-Type is not application/json (or a +json type), or in a charset other than UTF-8. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request: `Idempotency-Key has already been used with a different request (endpoint or body); use a new key for a new request`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over 60 requests in the key’s current minute. A refused request counts as used. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Required"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; retry with exponential backoff. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerError"];
+                };
+            };
+            /** @description A service the request needs did not answer in time, or the language-model credential is not configured (instruct). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerError"];
+                };
+            };
+        };
+    };
+    estimateCost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a repeat of the same request with the same key replays the first answer instead of running again (kept 24 h, per user). 1-255 characters, else 400. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What to generate, 1-4000 characters. */
+                    prompt: string;
+                    /**
+                     * Format: uri
+                     * @description Reference image (https); makes the request image-to-video. Not allowed with fast: true.
+                     */
+                    image_url?: string | null;
+                    /**
+                     * @description Use the fast text-to-video variant (vidgen-2.0-fast).
+                     * @default false
+                     */
+                    fast?: boolean | null;
+                    /**
+                     * @description Length of the video in seconds.
+                     * @default 5
+                     * @enum {integer|null}
+                     */
+                    duration_seconds?: 4 | 5 | 6 | 8 | 10 | 15 | null;
+                    /**
+                     * @description Frame aspect ratio.
+                     * @default 16:9
+                     * @enum {string|null}
+                     */
+                    aspect_ratio?: "16:9" | "9:16" | "1:1" | "4:3" | "3:4" | "21:9" | null;
+                    /**
+                     * @description Output resolution.
+                     * @default 720p
+                     * @enum {string|null}
+                     */
+                    resolution?: "480p" | "720p" | null;
+                    /**
+                     * @description Native sound effects and ambient audio.
+                     * @default true
+                     */
+                    generate_audio?: boolean | null;
+                    /** @description Seed for reproducible output; random when omitted. */
+                    seed?: number | null;
+                    /**
+                     * @description The catalog model to price.
+                     * @enum {string}
+                     */
+                    model: "vidgen-2.0" | "vidgen-2.0-fast";
+                } | {
+                    /** @description What to generate, 1-4000 characters. */
+                    prompt: string;
+                    /**
+                     * @description 1-9 https reference images; when non-empty the request is an edit.
+                     * @default []
+                     */
+                    image_urls?: string[] | null;
+                    /**
+                     * @description How many images to generate.
+                     * @default 1
+                     */
+                    num_images?: number | null;
+                    /**
+                     * @description Image aspect ratio.
+                     * @default 1:1
+                     * @enum {string|null}
+                     */
+                    aspect_ratio?: "1:1" | "16:9" | "9:16" | "4:3" | "3:4" | null;
+                    /** @description Seed for reproducible output; random when omitted. */
+                    seed?: number | null;
+                    /**
+                     * @description The catalog model to price.
+                     * @constant
+                     */
+                    model: "imagegen-2";
+                };
+            };
+        };
+        responses: {
+            /** @description The price. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstimateReply"];
+                };
+            };
+            /** @description Validation error; the message names the field (`Invalid JSON body`, `Request body must be a JSON object`, `prompt is required (non-empty string)`, `unknown field: ...`, `Malformed URL`, `prompt must not contain control characters`, `JSON body nested too deeply (max 64 levels)`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Missing Authorization header` or `Invalid or revoked API key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the operation’s scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopeError"];
+                };
+            };
+            /** @description Not found (`Job not found`, `Project not found`, `Video not found`, `Asset not found`, `Clip not found`, `Not found`). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -1,6 +1,7 @@
 import type { Migration } from '@mf/db';
 import { balancesLedger } from './0001_balances_ledger';
 import { lockBatch } from './0002_lock_batch';
+import { keyLimits } from './0003_key_limits';
 
 /** In order. Append only. */
-export const migrations: Migration[] = [balancesLedger, lockBatch];
+export const migrations: Migration[] = [balancesLedger, lockBatch, keyLimits];

@@ -168,6 +168,10 @@ export interface ChargeRequest {
   reference: string;
   amount: number;
   description?: string;
+  /**
+   * The API key the charge is made with: the key's spend limit and concurrent-jobs limit apply (402 / 429), and its counters move.
+   */
+  api_key_id?: number | null;
 }
 
 export interface Clip {
@@ -354,6 +358,32 @@ export interface Error {
   error: string;
 }
 
+export interface EstimateReply {
+  model: 'vidgen-2.0' | 'vidgen-2.0-fast' | 'imagegen-2';
+  /**
+   * What the submit would charge.
+   */
+  credits: number;
+  /**
+   * The current balance (as GET /api/v1/account).
+   */
+  credits_remaining: number;
+  /**
+   * Whether the balance covers it, and the key's monthly spend limit (if it has one) leaves room for it.
+   */
+  affordable: boolean;
+}
+
+export type EstimateRequest =
+  /**
+   * A video submit body plus `model`. For vidgen-2.0-fast, `fast` may be left out (it is true).
+   */
+  | VideoEstimateRequest
+  /**
+   * An image submit body plus `model`.
+   */
+  | ImageEstimateRequest;
+
 export interface ExportBody {
   /**
    * The target video; defaults to the project's default video.
@@ -453,6 +483,36 @@ export interface GrantRequest {
 export interface ImageCredits {
   per_image: number;
   example_1_image: number;
+}
+
+/**
+ * An image submit body plus `model`.
+ */
+export interface ImageEstimateRequest {
+  /**
+   * What to generate, 1-4000 characters.
+   */
+  prompt: string;
+  /**
+   * 1-9 https reference images; when non-empty the request is an edit.
+   */
+  image_urls: string[];
+  /**
+   * How many images to generate.
+   */
+  num_images: number;
+  /**
+   * Image aspect ratio.
+   */
+  aspect_ratio: '1:1' | '16:9' | '9:16' | '4:3' | '3:4';
+  /**
+   * Seed for reproducible output; random when omitted.
+   */
+  seed: number;
+  /**
+   * The catalog model to price.
+   */
+  model: 'imagegen-2';
 }
 
 export interface ImageGenerateRequest {
@@ -761,6 +821,49 @@ export type JsonRpcMessage = ({
     [x: string]: unknown;
   }[];
 
+export interface KeyLimits {
+  api_key_id: number;
+  /**
+   * Most credits the key may spend per calendar month (UTC); null: no limit.
+   */
+  spend_limit: number | null;
+  /**
+   * Most jobs of the key running at once; null: no limit.
+   */
+  max_concurrent_jobs: number | null;
+  /**
+   * Credits the key spent this calendar month (UTC), refunds deducted.
+   */
+  spent_this_period: number;
+  /**
+   * Jobs of the key charged and not yet ended.
+   */
+  active_jobs: number;
+}
+
+export interface KeyLimitsBody {
+  /**
+   * Most credits the key may spend per calendar month (UTC); null or absent: no limit.
+   */
+  spend_limit?: number | null;
+  /**
+   * Most jobs of the key running at once; null or absent: no limit.
+   */
+  max_concurrent_jobs?: number | null;
+}
+
+export interface KeyLimitsReply {
+  /**
+   * One per key asked for, in the order asked; a key never charged nor limited has nulls and zeros.
+   */
+  keys: KeyLimits[];
+}
+
+export interface KeyLimitsRequest {
+  user_id: number;
+  api_key_ids: number[];
+}
+
 export interface LedgerEntry {
   id: number;
   kind: 'charge' | 'refund' | 'grant';
@@ -892,6 +995,15 @@ export interface ModelList {
   models: Model[];
 }
 
+export interface ModelListWithPrices {
+  models: Model[];
+  price_table: PriceRow[];
+  /**
+   * How a job is priced from the table: charged once when submitted, refunded if it fails.
+   */
+  price_rule: string;
+}
+
 export interface ModelSpec {
   id: 'vidgen-2.0' | 'vidgen-2.0-fast' | 'imagegen-2';
   type: 'video' | 'image';
@@ -945,6 +1057,19 @@ export interface ParamSpec {
   min_items?: number;
   max_items?: number;
   format?: 'https-url';
+}
+
+export interface PriceRow {
+  model: 'vidgen-2.0' | 'vidgen-2.0-fast' | 'imagegen-2';
+  /**
+   * Video: the resolution this rate is for; null for images.
+   */
+  resolution: '480p' | '720p' | null;
+  /**
+   * What one credits_per_unit pays for.
+   */
+  unit: 'second' | 'image';
+  credits_per_unit: number;
 }
 
 export interface Project {
@@ -1198,6 +1323,19 @@ export interface SetEndpointRequest {
   url: string;
 }
 
+export interface SetKeyLimitsRequest {
+  user_id: number;
+  api_key_id: number;
+  /**
+   * Most credits the key may spend per calendar month (UTC); null: no limit.
+   */
+  spend_limit: number | null;
+  /**
+   * Most jobs of the key running at once; null: no limit.
+   */
+  max_concurrent_jobs: number | null;
+}
+
 export interface SubmitIdempotency {
   key: string;
   window_hours: number;
@@ -1320,6 +1458,48 @@ export interface VideoCredits {
   };
   audio_surcharge_per_second: number;
   example_5s_with_audio: number;
+}
+
+/**
+ * A video submit body plus `model`. For vidgen-2.0-fast, `fast` may be left out (it is true).
+ */
+export interface VideoEstimateRequest {
+  /**
+   * What to generate, 1-4000 characters.
+   */
+  prompt: string;
+  /**
+   * Reference image (https); makes the request image-to-video. Not allowed with fast: true.
+   */
+  image_url: string;
+  /**
+   * Use the fast text-to-video variant (vidgen-2.0-fast).
+   */
+  fast: boolean;
+  /**
+   * Length of the video in seconds.
+   */
+  duration_seconds: 4 | 5 | 6 | 8 | 10 | 15;
+  /**
+   * Frame aspect ratio.
+   */
+  aspect_ratio: '16:9' | '9:16' | '1:1' | '4:3' | '3:4' | '21:9';
+  /**
+   * Output resolution.
+   */
+  resolution: '480p' | '720p';
+  /**
+   * Native sound effects and ambient audio.
+   */
+  generate_audio: boolean;
+  /**
+   * Seed for reproducible output; random when omitted.
+   */
+  seed: number;
+  /**
+   * The catalog model to price.
+   */
+  model: 'vidgen-2.0' | 'vidgen-2.0-fast';
 }
 
 export interface VideoGenerateRequest {

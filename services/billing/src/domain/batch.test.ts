@@ -112,6 +112,18 @@ describe('planning a batch of charges and refunds', () => {
     expect(batchKeys([charge(3, 'job:b', 1), charge(1, 'job:a', 1), refund(3, 'job:b')])).toEqual({
       users: [1, 3],
       references: ['job:a', 'job:b'],
+      keys: [],
     });
+  });
+
+  it('names the keys the charges are made with, sorted, each once with its user', () => {
+    const withKey = (user_id: number, reference: string, api_key_id: number): BatchOp => ({
+      kind: 'charge',
+      req: { user_id, reference, amount: 1, api_key_id },
+    });
+    expect(batchKeys([withKey(3, 'job:c', 9), withKey(1, 'job:a', 4), withKey(3, 'job:d', 9)]).keys).toEqual([
+      { api_key_id: 4, user_id: 1 },
+      { api_key_id: 9, user_id: 3 },
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import type { ChargeReply, ChargeRequest, LedgerKind, RefundReply, RefundRequest } from '@mf/contracts';
 import { AppError } from '@mf/errors';
+import { KeyCounters } from './key-limits';
 
 /**
  * The rules of charges and refunds applied to a batch, in arrival order, as pure computation: the
@@ -9,9 +10,22 @@ import { AppError } from '@mf/errors';
  * committed one after the other.
  */
 
-export type BatchOp = { kind: 'charge'; req: ChargeRequest } | { kind: 'refund'; req: RefundRequest };
+/** A job ended (its terminal event): it stops counting against its key's concurrent-jobs limit. */
+export interface ReleaseRequest {
+  user_id: number;
+  reference: string;
+}
+export interface ReleaseReply {
+  released: boolean;
+}
 
-export type BatchOutcome = { ok: true; reply: ChargeReply | RefundReply } | { ok: false; error: AppError };
+export type BatchOp =
+  | { kind: 'charge'; req: ChargeRequest }
+  | { kind: 'refund'; req: RefundRequest }
+  | { kind: 'release'; req: ReleaseRequest };
+
+export type BatchOutcome =
+  { ok: true; reply: ChargeReply | RefundReply | ReleaseReply } | { ok: false; error: AppError };
 
 /** A ledger row of one of the batch's references, as stored. */
 export interface LedgerRow {
@@ -39,21 +53,36 @@ export interface BatchPlan {
   entries: NewEntry[];
 }
 
-/** The users and references a batch touches: what must be locked and read before planning it. */
-export function batchKeys(ops: readonly BatchOp[]): { users: number[]; references: string[] } {
+/**
+ * The users, references and charging keys (with their users) a batch touches: what must be locked
+ * and read before planning it. Refunds and releases find their keys in the key charges.
+ */
+export function batchKeys(ops: readonly BatchOp[]): {
+  users: number[];
+  references: string[];
+  keys: { api_key_id: number; user_id: number }[];
+} {
   const users = [...new Set(ops.map((o) => o.req.user_id))].sort((a, b) => a - b);
   const references = [...new Set(ops.map((o) => o.req.reference))].sort();
-  return { users, references };
+  const keys = new Map<number, number>();
+  for (const o of ops) if (o.kind === 'charge' && o.req.api_key_id) keys.set(o.req.api_key_id, o.req.user_id);
+  return {
+    users,
+    references,
+    keys: [...keys].sort(([a], [b]) => a - b).map(([api_key_id, user_id]) => ({ api_key_id, user_id })),
+  };
 }
 
 /**
  * Plans a batch. `balances` holds the locked current balance of every user of the batch (0 for a
- * user without one); `existing` the ledger rows of the batch's references.
+ * user without one); `existing` the ledger rows of the batch's references; `keys` the locked
+ * limits and counters of the batch's keys, which it updates (the caller writes its changes).
  */
 export function planBatch(
   ops: readonly BatchOp[],
   balances: ReadonlyMap<number, number>,
   existing: readonly LedgerRow[],
+  keys: KeyCounters = KeyCounters.none(),
 ): BatchPlan {
   const balance = new Map(balances);
   const byReference = new Map<string, LedgerRow[]>();
@@ -75,6 +104,7 @@ export function planBatch(
       remember({ reference: op.req.reference, kind, user_id: userId, amount });
     };
 
+    if (op.kind === 'release') return { ok: true, reply: { released: keys.released(op.req.reference) } };
     if (op.kind === 'charge') {
       const req = op.req;
       if (charged) {
@@ -84,9 +114,13 @@ export function planBatch(
       }
       // A reference closed by a refund (e.g. the crash sweeper's, arriving first) is never charged.
       if (refunded) return fail(AppError.conflict(`reference ${req.reference} is closed (already refunded)`));
+      // The key's limits first (429 concurrent jobs, 402 spend limit), then the balance.
+      const refusal = req.api_key_id ? keys.refusal(req.api_key_id, req.amount) : null;
+      if (refusal) return fail(refusal);
       const current = balanceOf(userId);
       if (current < req.amount) return fail(AppError.insufficientCredits(req.amount, current));
       write('charge', req.amount, current - req.amount, req.description ?? null);
+      if (req.api_key_id) keys.charged(req.reference, req.api_key_id, req.amount);
       return { ok: true, reply: { charged: req.amount, credits_remaining: current - req.amount, duplicate: false } };
     }
 
@@ -99,6 +133,7 @@ export function planBatch(
     const amount = charged?.amount ?? 0;
     const after = balanceOf(userId) + amount;
     write('refund', amount, after, req.reason ?? null);
+    keys.refunded(req.reference);
     return { ok: true, reply: { refunded: amount, credits_remaining: after, duplicate: false } };
   };
 

@@ -1,10 +1,11 @@
 import type { Bus } from '@mf/bus';
-import { billingRpc } from '@mf/contracts';
+import { billingKeyLimitsRpc, billingRpc } from '@mf/contracts';
 import type { Knex } from '@mf/db';
 import { account, ledgerEntries } from '../usecases/account.usecase';
 import { charge } from '../usecases/charge.usecase';
 import { grant } from '../usecases/grant.usecase';
 import type { GroupCommitter } from '../usecases/group-commit';
+import { keyLimits, setKeyLimits } from '../usecases/key-limits.usecase';
 import { refund } from '../usecases/refund.usecase';
 
 /** Binds billing's RPC methods to its use cases. */
@@ -23,6 +24,15 @@ export function serveBillingRpc(
       account: (req) => account(db, req.user_id),
       ledger: (req) => ledgerEntries(db, req),
     },
+    { prefetch },
+  );
+}
+
+/** Binds the per-key limits' RPC methods (a queue of their own). */
+export function serveKeyLimitsRpc(bus: Bus, db: Knex, prefetch: number): Promise<void> {
+  return bus.serveRpc(
+    billingKeyLimitsRpc,
+    { set: (req) => setKeyLimits(db, req), get: (req) => keyLimits(db, req) },
     { prefetch },
   );
 }

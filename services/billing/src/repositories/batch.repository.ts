@@ -1,42 +1,93 @@
 import type { Knex } from '@mf/db';
 import type { LedgerRow, NewEntry } from '../domain/batch';
+import type { KeyCharge, KeyState } from '../domain/key-limits';
 
 /** The SQL of a group-committed batch; both statements run inside the caller's transaction. */
 
 export interface LockedState {
   balances: Map<number, number>;
   ledger: LedgerRow[];
+  keys: KeyState[];
+  keyCharges: KeyCharge[];
+  /** The database's current month, YYYY-MM-DD of its first day. */
+  period: string;
 }
 
-/** Locks the batch's references and users and reads their state (migration 0002's lock_batch, one round trip). */
-export async function lockAndRead(trx: Knex.Transaction, references: string[], users: number[]): Promise<LockedState> {
-  const { rows } = await trx.raw<{
-    rows: { state: { balances: Record<string, number | string>; ledger: LedgerRow[] } }[];
-  }>('SELECT lock_batch(?::text[], ?::bigint[]) AS state', [references, users]);
-  const { balances, ledger } = rows[0].state;
-  return {
-    balances: new Map(Object.entries(balances).map(([user, credits]) => [Number(user), Number(credits)])),
-    ledger: ledger.map((r) => ({ ...r, user_id: Number(r.user_id), amount: Number(r.amount) })),
-  };
+interface RawState {
+  balances: Record<string, number | string>;
+  ledger: LedgerRow[];
+  keys: KeyState[];
+  key_charges: KeyCharge[];
+  period: string;
 }
 
 /**
- * Writes a planned batch in one statement: the final balances (rows locked by lockAndRead, so the
- * values are exact) and the new ledger rows. ON CONFLICT is a safety net only: the reference locks
- * and the plan already leave out every repeat.
+ * Locks the batch's references, users and keys and reads their state (migration 0003's lock_batch,
+ * one round trip).
+ */
+export async function lockAndRead(
+  trx: Knex.Transaction,
+  references: string[],
+  users: number[],
+  keys: { api_key_id: number; user_id: number }[] = [],
+): Promise<LockedState> {
+  const { rows } = await trx.raw<{ rows: { state: RawState }[] }>(
+    'SELECT lock_batch(?::text[], ?::bigint[], ?::bigint[], ?::bigint[]) AS state',
+    [references, users, keys.map((k) => k.api_key_id), keys.map((k) => k.user_id)],
+  );
+  const { balances, ledger, keys: keyRows, key_charges, period } = rows[0].state;
+  const num = (v: number | string | null) => (v === null ? null : Number(v));
+  return {
+    balances: new Map(Object.entries(balances).map(([user, credits]) => [Number(user), Number(credits)])),
+    ledger: ledger.map((r) => ({ ...r, user_id: Number(r.user_id), amount: Number(r.amount) })),
+    keys: keyRows.map((k) => ({
+      ...k,
+      api_key_id: Number(k.api_key_id),
+      spend_limit: num(k.spend_limit),
+      max_concurrent_jobs: num(k.max_concurrent_jobs),
+      spent: Number(k.spent),
+      active: Number(k.active),
+    })),
+    keyCharges: key_charges.map((c) => ({ ...c, api_key_id: Number(c.api_key_id), amount: Number(c.amount) })),
+    period,
+  };
+}
+
+export interface KeyChanges {
+  keys: KeyState[];
+  newCharges: KeyCharge[];
+  ended: string[];
+}
+
+/**
+ * Writes a planned batch in one statement: the final balances and key counters (rows locked by
+ * lockAndRead, so the values are exact), the new ledger rows, the new key charges (in their final
+ * state) and the end of older ones. ON CONFLICT is a safety net only: the reference locks and the
+ * plan already leave out every repeat.
  */
 export async function writeBatch(
   trx: Knex.Transaction,
   balances: Map<number, number>,
   entries: NewEntry[],
+  keys: KeyChanges = { keys: [], newCharges: [], ended: [] },
 ): Promise<void> {
-  if (entries.length === 0) return;
+  if (entries.length === 0 && keys.keys.length === 0) return;
   const users = [...balances.keys()];
   await trx.raw(
     `WITH changed AS (
        UPDATE balances AS b SET credits = v.credits, updated_at = now()
        FROM unnest(?::bigint[], ?::bigint[]) AS v(user_id, credits)
        WHERE b.user_id = v.user_id
+     ), key_counters AS (
+       UPDATE key_limits AS k SET period_start = v.period_start, spent = v.spent, active = v.active, updated_at = now()
+       FROM unnest(?::bigint[], ?::date[], ?::bigint[], ?::integer[]) AS v(api_key_id, period_start, spent, active)
+       WHERE k.api_key_id = v.api_key_id
+     ), key_charged AS (
+       INSERT INTO key_charges (reference, api_key_id, period_start, amount, active)
+       SELECT * FROM unnest(?::text[], ?::bigint[], ?::date[], ?::bigint[], ?::boolean[])
+       ON CONFLICT (reference) DO NOTHING
+     ), key_ended AS (
+       UPDATE key_charges SET active = false WHERE reference = ANY (?::text[])
      )
      INSERT INTO ledger (user_id, kind, reference, amount, balance_after, description)
      SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::text[])
@@ -44,6 +95,16 @@ export async function writeBatch(
     [
       users,
       users.map((u) => balances.get(u) ?? 0),
+      keys.keys.map((k) => k.api_key_id),
+      keys.keys.map((k) => k.period_start),
+      keys.keys.map((k) => k.spent),
+      keys.keys.map((k) => k.active),
+      keys.newCharges.map((c) => c.reference),
+      keys.newCharges.map((c) => c.api_key_id),
+      keys.newCharges.map((c) => c.period_start),
+      keys.newCharges.map((c) => c.amount),
+      keys.newCharges.map((c) => c.active),
+      keys.ended,
       entries.map((e) => e.user_id),
       entries.map((e) => e.kind),
       entries.map((e) => e.reference),

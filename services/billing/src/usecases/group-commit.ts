@@ -1,6 +1,7 @@
 import type { Knex } from '@mf/db';
 import type { Logger } from '@mf/logger';
 import { batchKeys, planBatch, type BatchOp, type BatchOutcome } from '../domain/batch';
+import { KeyCounters } from '../domain/key-limits';
 import { lockAndRead, writeBatch } from '../repositories/batch.repository';
 
 interface Waiting {
@@ -18,7 +19,7 @@ export interface GroupCommitOptions {
 }
 
 /**
- * Group commit for charges and refunds: operations that arrive while a batch is being committed
+ * Group commit for charges, refunds and job ends (key limits, domain/key-limits.ts): operations that arrive while a batch is being committed
  * wait for it and then go together, in arrival order, in one transaction of two statements
  * (lock_batch, then one write). Alone, an operation is committed at once, so a single caller
  * waits for nothing. Every caller is answered only after its batch has committed: a crash before
@@ -78,11 +79,12 @@ export class GroupCommitter {
   }
 
   private apply(ops: BatchOp[]): Promise<BatchOutcome[]> {
-    const { users, references } = batchKeys(ops);
+    const { users, references, keys } = batchKeys(ops);
     return this.db.transaction(async (trx) => {
-      const state = await lockAndRead(trx, references, users);
-      const plan = planBatch(ops, state.balances, state.ledger);
-      await writeBatch(trx, plan.balances, plan.entries);
+      const state = await lockAndRead(trx, references, users, keys);
+      const counters = new KeyCounters(state.keys, state.keyCharges, state.period);
+      const plan = planBatch(ops, state.balances, state.ledger, counters);
+      await writeBatch(trx, plan.balances, plan.entries, counters.changes());
       return plan.outcomes;
     });
   }

@@ -6,6 +6,7 @@ describe('admin CLI help', () => {
     'user:role',
     'key:create',
     'key:revoke',
+    'key:limits',
     'credits:grant',
     'webhook:set',
     'webhook:clear',

@@ -10,6 +10,7 @@ import { createLogger } from '@mf/logger';
 import { migrations } from '../../migrations';
 import { loadGatewayConfig } from '../config';
 import { createApiKey, revokeApiKey } from '../core/usecases/api-keys.usecase';
+import { setKeyLimits } from '../core/usecases/key-limits.usecase';
 import { createUser, grantCredits, requireUserByEmail, ROLES, setUserRole } from '../core/usecases/users.usecase';
 import { clearWebhook, getWebhook, listWebhookDeliveries, setWebhook } from '../core/usecases/webhooks.usecase';
 
@@ -20,6 +21,8 @@ const USAGE = `usage: npm run --silent admin -- <command> [flags]   (--help: thi
   user:role     --email E --role admin|user              -> {user_id, email, role}
   key:create    --email E --scopes s1,s2|all [--name N]  -> {id, key, prefix, scopes}
   key:revoke    --id N                                   -> {id, revoked_at}
+  key:limits    --id N [--spend-limit N|none] [--max-concurrent-jobs N|none]
+                (credits per calendar month; jobs at once; left out = none) -> {api_key_id, spend_limit, max_concurrent_jobs, spent_this_period, active_jobs}
   credits:grant --email E --amount N                     -> {credits_remaining}
   webhook:set        --key-id N --url U                  -> {url, secret?} (secret only when newly generated)
   webhook:clear      --key-id N                          -> {cleared}
@@ -50,6 +53,12 @@ function atMost(n: number, max: number, name: string): number {
   return n;
 }
 
+/** A limit flag: `none` (or left out) is no limit; digits are a number; anything else goes to validation as is. */
+function limitFlag(value: string | undefined): number | string | null {
+  if (value === undefined || value === 'none') return null;
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
+
 const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
   'user:create': async (flags, ctx) => {
     const credits =
@@ -73,6 +82,11 @@ const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
     return { id: k.id, key: k.key, prefix: k.prefix, scopes: k.scopes };
   },
   'key:revoke': async (flags, ctx) => revokeApiKey(ctx.db, positiveInt(need(flags, 'id'), 'id')),
+  'key:limits': async (flags, ctx) =>
+    setKeyLimits({ db: ctx.db, bus: await ctx.bus() }, positiveInt(need(flags, 'id'), 'id'), {
+      spend_limit: limitFlag(flags['spend-limit']),
+      max_concurrent_jobs: limitFlag(flags['max-concurrent-jobs']),
+    }),
   'credits:grant': async (flags, ctx) => {
     const user = await requireUserByEmail(ctx.db, need(flags, 'email'));
     const amount = positiveInt(need(flags, 'amount'), 'amount');
@@ -118,6 +132,8 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
         url: { type: 'string' },
         limit: { type: 'string' },
         role: { type: 'string' },
+        'spend-limit': { type: 'string' },
+        'max-concurrent-jobs': { type: 'string' },
       },
       strict: true,
     }).values;

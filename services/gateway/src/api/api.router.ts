@@ -14,6 +14,7 @@ import { generateRoutes } from './routes/generate.routes';
 import { jobsRoutes } from './routes/jobs.routes';
 import { editorRoutes } from './routes/editor.routes';
 import { webhookRoutes } from './routes/webhook.routes';
+import { estimateRoutes } from './routes/estimate.routes';
 
 export interface ApiDeps {
   db: Knex;
@@ -46,6 +47,7 @@ export function apiRouter(deps: ApiDeps): Router {
   );
   api.use(modelsRoutes(deps.falEndpoints));
   api.use(accountRoutes(deps.bus));
+  api.use(estimateRoutes(deps.bus));
   api.use(generateRoutes(deps.bus, { submitTimeoutMs: deps.submitTimeoutMs }));
   api.use(jobsRoutes(deps.bus));
   api.use(editorRoutes(deps.bus, { instructTimeoutMs: deps.instructTimeoutMs, exportTimeoutMs: deps.exportTimeoutMs }));

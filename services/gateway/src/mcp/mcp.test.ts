@@ -310,6 +310,18 @@ describe('the MCP endpoint', () => {
     ]);
   });
 
+  it('adds a price table to the models, from the catalog: per second of video at each resolution, per image', async () => {
+    const result = await call('list_models');
+    expect(result.structuredContent?.price_table).toEqual([
+      { model: 'vidgen-2.0', resolution: '720p', unit: 'second', credits_per_unit: 227 },
+      { model: 'vidgen-2.0', resolution: '480p', unit: 'second', credits_per_unit: 101 },
+      { model: 'vidgen-2.0-fast', resolution: '720p', unit: 'second', credits_per_unit: 181 },
+      { model: 'vidgen-2.0-fast', resolution: '480p', unit: 'second', credits_per_unit: 181 },
+      { model: 'imagegen-2', resolution: null, unit: 'image', credits_per_unit: 50 },
+    ]);
+    expect(result.structuredContent?.price_rule).toMatch(/credits_per_unit x duration_seconds/);
+  });
+
   describe('editor tools', () => {
     // [tool, arguments, RPC method, RPC request fields besides user_id and project_id, timeout]
     const cases: [string, Record<string, unknown>, string, Record<string, unknown>, number | undefined][] = [

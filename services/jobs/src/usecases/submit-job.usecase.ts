@@ -51,6 +51,8 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
       reference: chargeReference(job.id),
       amount: job.cost,
       description: chargeDescription(job),
+      // The key's spend and concurrent-jobs limits apply in billing, with the debit (429 / 402).
+      api_key_id: job.api_key_id,
     });
     creditsRemaining = charge.credits_remaining;
   } catch (err) {

@@ -3,6 +3,7 @@ import { h, replace } from '../dom.js';
 import { time } from '../format.js';
 import { announce, confirmDialog, empty, field, loading, pageHeading, secretBox, showError, withBusy } from '../ui.js';
 import { deliveryLog } from './key-deliveries.js';
+import { limitsCard } from '../key-limits.js';
 import { revokeKey, scopeList } from './keys.js';
 
 export async function keyPage(ctx) {
@@ -216,5 +217,5 @@ export async function keyPage(ctx) {
   if (webhook) showWebhook(webhook);
   else current.textContent = 'The webhook could not be loaded.';
   heading.textContent = `API key “${key.name || key.prefix}”`;
-  replace(body, details, webhookSection, logSection);
+  replace(body, details, limitsCard(key), webhookSection, logSection);
 }

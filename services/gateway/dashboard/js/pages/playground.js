@@ -5,6 +5,7 @@ import { resultFileName } from '../job-input.js';
 import { jobPreview } from '../media.js';
 import { poller } from '../poll.js';
 import { paramField, readParams } from '../param-fields.js';
+import { serverPrice } from '../playground-estimate.js';
 import { announce, badge, field, loading, pageHeading, showError, withBusy } from '../ui.js';
 
 const SCOPE_OF = { video: 'video:write', image: 'image:write' };
@@ -127,6 +128,7 @@ export async function playgroundPage(ctx) {
   const cost = h('p', { class: 'cost', role: 'status' });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Run');
   const runSlot = h('div');
+  const refreshPrice = serverPrice(cost);
   let fields = [];
   let model = models[0];
 
@@ -155,6 +157,8 @@ export async function playgroundPage(ctx) {
           ],
     );
     submit.textContent = price === null ? 'Run' : `Run (${credits(price)})`;
+    if (price !== null)
+      refreshPrice({ model: model.id, ...currentInput() }, runWith.value ? Number(runWith.value) : null);
   };
   const buildForm = () => {
     model = models.find((m) => m.id === modelSelect.value) || models[0];
@@ -175,6 +179,7 @@ export async function playgroundPage(ctx) {
     updateCost();
   };
   modelSelect.addEventListener('change', buildForm);
+  runWith.addEventListener('change', updateCost);
 
   const form = h(
     'form',

@@ -1,5 +1,6 @@
 import { withIdempotencyKeyDocs } from './idempotency-docs';
 import { componentSchemas, headers, responses, securitySchemes } from './components';
+import { estimatePaths } from './estimate-paths';
 import { apiPaths } from './operations';
 import { mcpPaths, mediaPaths, metaPaths, webhooks } from './other-paths';
 import { webhookPaths } from './webhook-paths';
@@ -12,7 +13,7 @@ import { webhookPaths } from './webhook-paths';
  * API reference page): no repository paths or internal wording in it.
  */
 function build() {
-  const paths = { ...metaPaths, ...apiPaths, ...webhookPaths, ...mediaPaths, ...mcpPaths };
+  const paths = { ...metaPaths, ...apiPaths, ...webhookPaths, ...estimatePaths, ...mediaPaths, ...mcpPaths };
   return {
     openapi: '3.1.0',
     info: {

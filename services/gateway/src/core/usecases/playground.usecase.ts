@@ -14,7 +14,7 @@ import {
 export const PLAYGROUND_KEY_NOT_FOUND = 'API key not found';
 
 /** The key a playground run uses: null for the session, else one of the user's active keys. */
-async function playgroundKey(
+export async function playgroundKey(
   db: Knex,
   userId: number,
   raw: unknown,

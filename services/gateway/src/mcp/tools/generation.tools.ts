@@ -11,7 +11,7 @@ import {
   jobsPage,
   jobView,
   listJobsQuery,
-  modelList,
+  modelListWithPrices,
   NUM_IMAGES_MAX,
   VIDEO_ASPECT_RATIOS,
   VIDEO_DURATIONS,
@@ -21,7 +21,8 @@ import {
 import { AppError } from '@mf/errors';
 import { GENERATION_SCOPES, generationType, submitGeneration } from '../../core/usecases/generate.usecase';
 import { getJob, JOB_ID, JOBS_LIST_SCOPE, listJobs } from '../../core/usecases/jobs.usecase';
-import { listModelsFor, MODELS_SCOPE } from '../../core/usecases/list-models.usecase';
+import { MODELS_SCOPE } from '../../core/usecases/list-models.usecase';
+import { listModelsWithPrices } from '../../core/usecases/price-table.usecase';
 import { toolArgs } from '../schemas';
 import { list, opts, READ_ONLY, scopeLine, type ToolSpec } from './tool';
 
@@ -66,16 +67,16 @@ export const GENERATION_TOOLS: readonly ToolSpec[] = [
     name: 'list_models',
     title: 'List generation models',
     description: [
-      'List the generation models: id, type (image or video), capabilities, accepted parameters (params: type, default, enum, limits) and prices in credits.',
+      "List the generation models: id, type (image or video), capabilities, accepted parameters (params: type, default, enum, limits) and prices in credits, with a flat price_table (credits per second of video at each resolution, per image) and the price_rule to compute a request's cost.",
       'Free and read-only. Use it to choose parameters or check a price before generate_media.',
       scopeLine(MODELS_SCOPE),
     ].join(' '),
     input: toolArgs({}),
-    output: modelList,
+    output: modelListWithPrices,
     annotations: READ_ONLY,
     // async so a scope refusal (thrown) is a rejection, as in every other tool.
     // eslint-disable-next-line @typescript-eslint/require-await
-    run: async (_args, ctx) => listModelsFor(ctx.auth, ctx.falEndpoints),
+    run: async (_args, ctx) => listModelsWithPrices(ctx.auth, ctx.falEndpoints),
   },
   {
     name: 'job_status',

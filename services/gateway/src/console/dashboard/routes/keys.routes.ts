@@ -1,7 +1,9 @@
 import { Router } from 'express';
 import { AppError } from '@mf/errors';
 import { findKeyById, listKeysOfUser, type ApiKeyRow } from '../../../core/repositories/api-keys.repository';
+import type { KeyLimits } from '@mf/contracts';
 import { createApiKey, revokeApiKey } from '../../../core/usecases/api-keys.usecase';
+import { limitsOfKeys, setKeyLimits } from '../../../core/usecases/key-limits.usecase';
 import { idParam, objectBody, stringField } from '../body';
 import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
@@ -16,6 +18,8 @@ export interface KeyView {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Its limits and this month's counters; null when billing did not answer (listing keys must still work). */
+  limits?: Omit<KeyLimits, 'api_key_id'> | null;
 }
 
 /** A key as the dashboard lists it: never its hash, never the full key. */
@@ -31,6 +35,18 @@ export function keyView(k: ApiKeyRow): KeyView {
   };
 }
 
+const NO_LIMITS = { spend_limit: null, max_concurrent_jobs: null, spent_this_period: 0, active_jobs: 0 };
+
+function limitsView(k: KeyLimits | undefined): Omit<KeyLimits, 'api_key_id'> | null {
+  if (!k) return null;
+  return {
+    spend_limit: k.spend_limit,
+    max_concurrent_jobs: k.max_concurrent_jobs,
+    spent_this_period: k.spent_this_period,
+    active_jobs: k.active_jobs,
+  };
+}
+
 function scopesField(body: Record<string, unknown>): string[] {
   const v = body.scopes;
   if (!Array.isArray(v) || !v.every((s): s is string => typeof s === 'string'))
@@ -43,8 +59,14 @@ export function keysRoutes(deps: DashboardDeps): Router {
   const router = Router();
 
   router.get('/keys', async (req, res) => {
-    const keys = await listKeysOfUser(deps.db, sessionOf(req).userId);
-    res.json({ keys: keys.map(keyView) });
+    const userId = sessionOf(req).userId;
+    const keys = await listKeysOfUser(deps.db, userId);
+    const limits = await limitsOfKeys(
+      deps.bus,
+      userId,
+      keys.map((k) => k.id),
+    ).catch(() => null);
+    res.json({ keys: keys.map((k) => ({ ...keyView(k), limits: limitsView(limits?.get(k.id)) })) });
   });
 
   router.post('/keys', async (req, res) => {
@@ -57,7 +79,13 @@ export function keysRoutes(deps: DashboardDeps): Router {
     );
     const row = await findKeyById(deps.db, created.id);
     if (!row) throw AppError.internal();
-    res.status(201).json({ key: keyView(row), secret_key: created.key });
+    // A new key has no limits and has spent nothing: known without asking billing.
+    res.status(201).json({ key: { ...keyView(row), limits: NO_LIMITS }, secret_key: created.key });
+  });
+
+  router.put('/keys/:id/limits', async (req, res) => {
+    const id = idParam(req.params.id, KEY_NOT_FOUND);
+    res.json(limitsView(await setKeyLimits(deps, id, req.body, sessionOf(req).userId)));
   });
 
   router.delete('/keys/:id', async (req, res) => {

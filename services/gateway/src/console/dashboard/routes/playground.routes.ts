@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { DEFAULT_SCOPE, SCOPE_DESCRIPTIONS, SCOPES, TYPICAL_KEY_SCOPES } from '@mf/contracts';
 import { requestId } from '@mf/http';
 import { listModels } from '../../../core/usecases/list-models.usecase';
+import { estimatePlayground } from '../../../core/usecases/estimate.usecase';
 import { runPlayground } from '../../../core/usecases/playground.usecase';
 import { objectBody } from '../body';
 import type { DashboardDeps } from '../deps';
@@ -38,6 +39,12 @@ export function playgroundRoutes(deps: DashboardDeps): Router {
     res
       .status(202)
       .json(await runPlayground(deps.db, deps.bus, sessionOf(req).userId, req.params.type, objectBody(req.body), opts));
+  });
+
+  // {api_key_id: null | <one of the user's active keys>, input: <the public estimate body>}: the run's price.
+  router.post('/estimate', async (req, res) => {
+    const userId = sessionOf(req).userId;
+    res.json(await estimatePlayground(deps.db, deps.bus, userId, objectBody(req.body), requestId(req)));
   });
 
   return router;
