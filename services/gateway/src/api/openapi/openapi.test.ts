@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { openApiDocument } from './document';
 
@@ -13,23 +16,31 @@ interface Problem {
 
 /**
  * @redocly/openapi-core is ESM-only, which jest's CommonJS runtime cannot load: the lint runs in a
- * plain node process (the document goes in through an environment variable, the problems come back
- * as JSON), with the recommended rules.
+ * plain node process (the document goes in as a file, named by an environment variable: it is larger
+ * than one environment string may be; the problems come back as JSON), with the recommended rules.
  */
 const LINT_SCRIPT = `
+import { readFileSync } from 'node:fs';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 const config = await createConfig({ extends: ['recommended'] });
-const problems = await lintFromString({ source: process.env.OPENAPI_SOURCE, absoluteRef: '/openapi.json', config });
+const problems = await lintFromString({ source: readFileSync(process.env.OPENAPI_FILE, 'utf8'), absoluteRef: '/openapi.json', config });
 process.stdout.write(JSON.stringify(problems.map((p) => ({ ruleId: p.ruleId, severity: p.severity, message: p.message, pointer: p.location[0]?.pointer }))));
 `;
 
 async function lint(doc: unknown): Promise<Problem[]> {
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', LINT_SCRIPT], {
-    cwd: __dirname,
-    env: { ...process.env, OPENAPI_SOURCE: JSON.stringify(doc) },
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  return JSON.parse(stdout) as Problem[];
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mf-openapi-lint-'));
+  try {
+    const file = path.join(dir, 'openapi.json');
+    await fs.writeFile(file, JSON.stringify(doc));
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', LINT_SCRIPT], {
+      cwd: __dirname,
+      env: { ...process.env, OPENAPI_FILE: file },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return JSON.parse(stdout) as Problem[];
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 }
 
 const show = (problems: Problem[]) =>
