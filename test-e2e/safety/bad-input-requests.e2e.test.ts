@@ -24,7 +24,11 @@ const LONG = 'a'.repeat(10_000);
 
 /** The 404 message of each kind of path parameter. */
 function notFoundMessage(op: Operation, param: string): string {
-  if (param === 'id') return op.template.startsWith('/api/v1/jobs/') ? 'Job not found' : 'Project not found';
+  if (param === 'id') {
+    if (op.template.startsWith('/api/v1/jobs/')) return 'Job not found';
+    if (op.template.startsWith('/api/v1/webhook/deliveries/')) return 'Delivery not found';
+    return 'Project not found';
+  }
   return (
     { videoId: 'Video not found', assetId: 'Asset not found', clipId: 'Clip not found' }[param] ??
     `unknown parameter ${param}`

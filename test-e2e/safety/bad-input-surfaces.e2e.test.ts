@@ -51,6 +51,11 @@ const DASHBOARD_FIELD_TYPES: Record<string, PropertySchema> = {
   // The playground: null runs with the session, a key's id with that key.
   api_key_id: { type: ['integer', 'null'] },
   input: { type: 'object' },
+  // A key's limits: null (or left out) means no limit of that kind.
+  spend_limit: { type: ['integer', 'null'] },
+  max_concurrent_jobs: { type: ['integer', 'null'] },
+  // Webhook recover: an ISO 8601 timestamp.
+  since: { type: 'string' },
 };
 
 /** The 404 message of a dashboard path with an :id. */
@@ -143,6 +148,8 @@ describe('bad input on the dashboard API, the MCP endpoint and OAuth', () => {
       '/signin': { email: 'nobody@example.test', password: PASSWORD },
       '/keys': { name: 'k', scopes: ['models:read'] },
       '/keys/:id/webhook': { url: 'https://example.com/hook' },
+      '/keys/:id/limits': { spend_limit: 1000, max_concurrent_jobs: 5 },
+      '/keys/:id/webhook/recover': { since: new Date().toISOString() },
       '/admin/users/:id/credits': { amount: 1 },
       '/generate/video': { api_key_id: null, input: { prompt: 'p' } },
       '/generate/image': { api_key_id: null, input: { prompt: 'p' } },

@@ -139,6 +139,8 @@ export const BASE_BODIES: Record<string, Record<string, unknown>> = {
   moveClip: { idx: 1 },
   updateContext: { context_md: 'notes' },
   setAspectRatio: { aspect_ratio: '16:9' },
+  recoverWebhookDeliveries: { since: '2026-01-01T00:00:00Z' },
+  sendWebhookTest: { type: 'job.completed' },
 };
 
 /** Text a database or a parser chokes on; each must be refused as text (400) wherever it appears. */

@@ -38,8 +38,11 @@ export class UsageRecorder {
       this.buffer = [];
       this.touched = new Set();
       try {
-        await insertUsage(this.db, rows);
-        await touchKeys(this.db, keys, new Date());
+        // One transaction: a reader that sees a request's usage row also sees its key stamped as used.
+        await this.db.transaction(async (trx) => {
+          await insertUsage(trx, rows);
+          await touchKeys(trx, keys, new Date());
+        });
       } catch (err) {
         this.logger.warn(
           { err: (err as Error).message, rows: rows.length },
