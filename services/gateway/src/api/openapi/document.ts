@@ -1,6 +1,7 @@
 import { withIdempotencyKeyDocs } from './idempotency-docs';
 import { componentSchemas, headers, responses, securitySchemes } from './components';
 import { estimatePaths } from './estimate-paths';
+import { editorPaths } from './editor-paths';
 import { apiPaths } from './operations';
 import { mcpPaths, mediaPaths, metaPaths, webhooks } from './other-paths';
 import { webhookPaths } from './webhook-paths';
@@ -13,7 +14,15 @@ import { webhookPaths } from './webhook-paths';
  * API reference page): no repository paths or internal wording in it.
  */
 function build() {
-  const paths = { ...metaPaths, ...apiPaths, ...webhookPaths, ...estimatePaths, ...mediaPaths, ...mcpPaths };
+  const paths = {
+    ...metaPaths,
+    ...apiPaths,
+    ...editorPaths,
+    ...webhookPaths,
+    ...estimatePaths,
+    ...mediaPaths,
+    ...mcpPaths,
+  };
   return {
     openapi: '3.1.0',
     info: {
