@@ -929,6 +929,10 @@ export interface components {
             source: "api" | "editor" | "dashboard";
             /** @description The editor project of an `editor` job; null otherwise. */
             project_id: string | null;
+            /** @description Percent done: 0-100 while processing when the provider can tell, null when it cannot (and for failed or cancelled jobs), 100 when completed. */
+            progress: number | null;
+            /** @description The job's place in the upstream's queue before it starts, when the provider tells; absent otherwise. */
+            queue_position?: number;
         };
         JobsPage: {
             jobs: components["schemas"]["Job"][];

@@ -1,5 +1,5 @@
 import type { Bus } from '@mf/bus';
-import { jobEvents, type EventDef, type JobEventPayload } from '@mf/contracts';
+import { eventIdOf, jobEvents, type EventDef, type JobEventPayload } from '@mf/contracts';
 import type { Knex } from '@mf/db';
 import { lockUnpublished, markPublished } from '../repositories/outbox.repository';
 
@@ -21,7 +21,9 @@ export async function relayOutbox(db: Knex, bus: Bus, batch = 100): Promise<numb
       const def = DEFS[row.routing_key];
       if (!def) throw new Error(`outbox row ${row.id} has unknown routing key ${row.routing_key}`);
       try {
-        await bus.publishEvent(def, row.payload as JobEventPayload, { messageId: row.message_id });
+        // The log's id goes along, so a stream can resume from a live event by the same id.
+        const payload = { ...(row.payload as JobEventPayload), event_id: eventIdOf(row.id) };
+        await bus.publishEvent(def, payload, { messageId: row.message_id });
       } catch {
         break; // broker trouble: keep the rest for the next run, in order
       }
