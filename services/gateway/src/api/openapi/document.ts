@@ -1,5 +1,6 @@
 import { withIdempotencyKeyDocs } from './idempotency-docs';
 import { componentSchemas, headers, responses, securitySchemes } from './components';
+import { eventPaths } from './event-paths';
 import { apiPaths } from './operations';
 import { mcpPaths, mediaPaths, metaPaths, webhooks } from './other-paths';
 
@@ -11,7 +12,7 @@ import { mcpPaths, mediaPaths, metaPaths, webhooks } from './other-paths';
  * API reference page): no repository paths or internal wording in it.
  */
 function build() {
-  const paths = { ...metaPaths, ...apiPaths, ...mediaPaths, ...mcpPaths };
+  const paths = { ...metaPaths, ...apiPaths, ...eventPaths, ...mediaPaths, ...mcpPaths };
   return {
     openapi: '3.1.0',
     info: {
@@ -33,6 +34,11 @@ function build() {
       { name: 'Account', description: 'Credit balance.' },
       { name: 'Generation', description: 'Asynchronous video and image generation.' },
       { name: 'Jobs', description: 'Listing, polling and cancelling generation jobs.' },
+      {
+        name: 'Events',
+        description:
+          'Job events: the per-user event log and its server-sent event streams (progress and state changes).',
+      },
       { name: 'Editor', description: 'The chat-driven video editor: projects, agent turns and export.' },
       {
         name: 'Editor direct edits',
