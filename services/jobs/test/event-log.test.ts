@@ -35,7 +35,10 @@ describe('progress and the per-user event log against the real database', () => 
   const pollNow = (jobId: string) => h.db('jobs').update({ next_poll_at: h.db.fn.now() }).where({ id: jobId });
   /** Lets the last progress event be older than the one-a-second limit. */
   const ageProgressEvent = (jobId: string) =>
-    h.db('jobs').update({ progress_event_at: h.db.raw(`now() - interval '2 seconds'`) }).where({ id: jobId });
+    h
+      .db('jobs')
+      .update({ progress_event_at: h.db.raw(`now() - interval '2 seconds'`) })
+      .where({ id: jobId });
 
   it('shows progress as a percent while processing, as null when the provider cannot tell, and 100 once completed', async () => {
     const u = newUser(500);

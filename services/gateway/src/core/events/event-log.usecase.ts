@@ -5,13 +5,20 @@ import {
   jobsRpc,
   listEventsQuery,
   validateQuery,
+  type Validated,
   type EventsPage,
+  type ListEventsQuery,
   type LogEvent,
 } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import type { AuthContext } from '../auth/auth-context';
 import { valid } from '../usecases/validated';
 import type { StreamEvent } from './live-event';
+
+/** The query of GET /api/v1/events, by its one definition (@mf/contracts event-log.ts). */
+function validateListEventsQuery(query: Record<string, unknown>): Validated<ListEventsQuery> {
+  return validateQuery(listEventsQuery, query);
+}
 
 export interface EventCallOptions {
   correlationId?: string;
@@ -24,7 +31,7 @@ export async function listEvents(
   query: Record<string, unknown>,
   opts: EventCallOptions = {},
 ): Promise<EventsPage> {
-  const q = valid(validateQuery(listEventsQuery, query));
+  const q: ListEventsQuery = valid(validateListEventsQuery(query));
   return bus.rpc(
     jobsRpc,
     'events',

@@ -22,9 +22,9 @@ const TYPES: readonly string[] = JOB_EVENT_TYPES;
  */
 export function liveEventOf(routingKey: string, payload: unknown): LiveEvent | null {
   if (!TYPES.includes(routingKey)) return null;
-  const { error, value } = jobEventSchema.validate(payload, { convert: false });
-  if (error) return null;
-  const p = value as JobEventPayload;
+  const checked = jobEventSchema.validate(payload, { convert: false });
+  if (checked.error) return null;
+  const p = checked.value as JobEventPayload;
   if (!p.event_id || !p.job) return null;
   return { id: p.event_id, type: routingKey as JobEventType, jobId: p.job_id, userId: p.user_id, data: p.job };
 }
