@@ -19,3 +19,6 @@ export {
 export { verifyWebhook, computeSignature, signWebhook, parseSignatureHeader } from './webhooks';
 export type { VerifyWebhookOptions, WebhookHeaders } from './webhooks';
 export type * from './types';
+export type { EventsApi, JobsStreams } from './streams';
+export type { StreamOptions } from './event-stream';
+export { parseEventBlock } from './event-stream';
