@@ -7,7 +7,15 @@ import { pipeline } from 'node:stream/promises';
 import { checkFlags, didYouMean, int, parseArgs, str, UsageError, type Parsed } from './cli-args';
 import { MediaforgeClient, unreachable } from './client';
 import { ApiError, JobFailedError } from './errors';
-import type { GenerateImageParams, GenerateVideoParams, Job, ListJobsParams, SubmitResponse } from './types';
+import { listen } from './cli-listen';
+import type {
+  GenerateImageParams,
+  GenerateVideoParams,
+  Job,
+  JobEventType,
+  ListJobsParams,
+  SubmitResponse,
+} from './types';
 
 const USAGE = `Usage: mediaforge <command> [options]
 
@@ -21,6 +29,8 @@ Commands:
   cancel <id>     cancel a processing job
   models          list the models
   account         show the credit balance
+  listen --forward-to URL [--events job.completed,...]
+                  POST each of your job events to URL, signed like a webhook (prints the secret)
 
 Environment: MEDIAFORGE_API_KEY (required), MEDIAFORGE_BASE_URL (default http://localhost:8080).
 Output is JSON on stdout; progress and errors go to stderr. --out implies --wait.`;
@@ -53,8 +63,10 @@ async function waitWithProgress(client: MediaforgeClient, jobId: string): Promis
       maxIntervalMs: 5000,
       timeoutMs: 30 * 60_000,
       onPoll: (job) => {
-        if (job.status !== status) {
-          status = job.status;
+        // The percentage when the provider tells (the job's event stream carries every step).
+        const now = job.status === 'processing' && job.progress !== null ? `processing ${job.progress}%` : job.status;
+        if (now !== status) {
+          status = now;
           if (!tty) err.write(`${jobId}: ${status} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
         }
       },
@@ -68,7 +80,7 @@ async function waitWithProgress(client: MediaforgeClient, jobId: string): Promis
   }
 }
 
-const COMMANDS = ['generate', 'job', 'jobs', 'cancel', 'models', 'account', 'help'];
+const COMMANDS = ['generate', 'job', 'jobs', 'cancel', 'models', 'account', 'listen', 'help'];
 const VIDEO_FLAGS = [
   'prompt',
   'duration',
@@ -226,6 +238,16 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         checkFlags(p, []);
         print(await client.listModels());
         return 0;
+      case 'listen': {
+        checkFlags(p, ['forward-to', 'events']);
+        const forwardTo = str(p, 'forward-to');
+        if (!forwardTo) throw new UsageError('--forward-to is required');
+        const events = str(p, 'events')?.split(',') as JobEventType[] | undefined;
+        const stop = new AbortController();
+        process.once('SIGINT', () => stop.abort());
+        await listen(client, { forwardTo, events, signal: stop.signal });
+        return 0;
+      }
       case 'account':
         checkFlags(p, []);
         print(await client.getAccount());
