@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConnectionError, JobFailedError, WaitTimeoutError, errorFromResponse, parseRetryAfter } from './errors';
+import { ConnectionError, errorFromResponse, parseRetryAfter } from './errors';
 import { eventsApi, jobsStreams, pollForJob, waitByStream, type EventsApi, type JobsStreams } from './streams';
 import type {
   Account,
