@@ -72,6 +72,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
         ...api,
         publicBaseUrl: config.PUBLIC_BASE_URL,
         logger,
+        events: streams.hub,
         verifiers: [apiKeyVerifier(db), oauthTokenVerifier(db)],
       }),
     );
