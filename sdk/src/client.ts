@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConnectionError, errorFromResponse, parseRetryAfter } from './errors';
-import { eventsApi, jobsStreams, pollForJob, waitByStream, type EventsApi, type JobsStreams } from './streams';
+import { eventsApi, jobsStreams, pollForJob, streamTransport, waitByStream } from './streams';
+import type { EventsApi, JobsStreams, WaitForJobOptions } from './streams';
 import type {
   Account,
   AddClipParams,
@@ -66,19 +67,8 @@ export interface RequestOptions {
   idempotencyKey?: string;
 }
 
-export interface WaitForJobOptions {
-  /** First poll interval (default 1000 ms); grows x1.5 per poll up to maxIntervalMs. */
-  intervalMs?: number;
-  /** Longest interval between polls (default 10000 ms). */
-  maxIntervalMs?: number;
-  /** Give up after this long with a WaitTimeoutError (default 15 min). */
-  timeoutMs?: number;
-  /** Called with every job read (every event of its stream, or every poll). */
-  onPoll?: (job: Job, elapsedMs: number) => void;
-  signal?: AbortSignal;
-  /** Follow the job's event stream, polling only when it cannot be had (default true); false: poll. */
-  stream?: boolean;
-}
+/** waitForJob's options (streams.ts). */
+export type { WaitForJobOptions } from './streams';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -148,12 +138,7 @@ export class MediaforgeClient {
     this.timeoutMs = options.timeoutMs;
     this.retryBaseMs = options.retryBaseMs ?? 500;
     this.retryMaxMs = options.retryMaxMs ?? 20_000;
-    const transport = {
-      baseUrl: this.baseUrl,
-      apiKey: this.apiKey,
-      userAgent: this.userAgent,
-      fetchImpl: this.fetchImpl,
-    };
+    const transport = streamTransport(this.baseUrl, this.apiKey, this.userAgent, this.fetchImpl);
     this.jobs = jobsStreams(transport);
     this.events = eventsApi(transport, (query, signal) =>
       this.request({ method: 'GET', path: '/events', query, opts: { signal } }),

@@ -19,6 +19,15 @@ export interface EventsApi {
   list(params?: { after?: string; limit?: number }, opts?: { signal?: AbortSignal }): Promise<EventsPage>;
 }
 
+export function streamTransport(
+  baseUrl: string,
+  apiKey: string,
+  userAgent: string,
+  fetchImpl: StreamTransport['fetchImpl'],
+): StreamTransport {
+  return { baseUrl, apiKey, userAgent, fetchImpl };
+}
+
 export function jobsStreams(t: StreamTransport): JobsStreams {
   return {
     stream: (id, options = {}) =>
@@ -38,7 +47,9 @@ export function eventsApi(
 }
 
 export interface WaitOptions {
+  /** Give up after this long with a WaitTimeoutError (default 15 min). */
   timeoutMs?: number;
+  /** Called with every job read (every event of its stream, or every poll). */
   onPoll?: (job: Job, elapsedMs: number) => void;
   signal?: AbortSignal;
 }
@@ -88,6 +99,12 @@ export interface PollOptions extends WaitOptions {
   intervalMs?: number;
   /** Longest interval between polls (default 10000 ms). */
   maxIntervalMs?: number;
+}
+
+/** Options of client.waitForJob. */
+export interface WaitForJobOptions extends PollOptions {
+  /** Follow the job's event stream, polling only when it cannot be had (default true); false: poll. */
+  stream?: boolean;
 }
 
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
