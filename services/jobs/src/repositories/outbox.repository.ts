@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JobEventPayload } from '@mf/contracts';
-import type { Knex } from '@mf/db';
+import { rawRowsOf, type Knex } from '@mf/db';
 
 export interface OutboxRow {
   id: number;
@@ -35,6 +35,17 @@ export async function addToOutbox(trx: Knex.Transaction, routingKey: string, pay
     user_id: payload.user_id,
     job_id: payload.job_id,
   });
+}
+
+/** Namespace and key of the relay's advisory lock: one relay publishes at a time. */
+const RELAY_LOCK = [EVENT_ORDER_LOCK + 1, 0] as const;
+
+/** Takes the relay's turn for this transaction; false when another relay has it now. */
+export async function takeRelayTurn(trx: Knex.Transaction): Promise<boolean> {
+  const [row] = await rawRowsOf<{ ok: boolean }>(
+    trx.raw('SELECT pg_try_advisory_xact_lock(?, ?) AS ok', [...RELAY_LOCK]),
+  );
+  return row?.ok === true;
 }
 
 /** The oldest unpublished events, locked for this relay (others skip them). */
