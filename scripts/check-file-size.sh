@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAX=300
-over=$(git ls-files -co --exclude-standard -- '*.ts' '*.mts' '*.js' '*.mjs' \
+over=$(git ls-files -co --exclude-standard -- '*.ts' '*.mts' '*.js' '*.mjs' | sort -u \
   | grep -Ev '(^|/)(node_modules|dist|generated)/|\.test\.|(^|/)test/|^test-e2e/|^bench/|\.d\.ts$' \
   | while read -r f; do [ -f "$f" ] && n=$(wc -l <"$f") && [ "$n" -gt "$MAX" ] && echo "  $f: $n lines"; done || true)
 if [ -n "$over" ]; then

@@ -10,7 +10,8 @@ import { MediaforgeClient, unreachable } from './client';
 import { TRIGGER_USAGE, trigger } from './cli-trigger';
 import { estimateOfImage, estimateOfVideo } from './estimate';
 import { ApiError, JobFailedError } from './errors';
-import type { Job, ListJobsParams, SubmitResponse } from './types';
+import { listen } from './cli-listen';
+import type { Job, JobEventType, ListJobsParams, SubmitResponse } from './types';
 
 const USAGE = `Usage: mediaforge <command> [options]
 
@@ -27,6 +28,8 @@ Commands:
   models          list the models
   account         show the credit balance
 ${TRIGGER_USAGE}
+  listen --forward-to URL [--events job.completed,...]
+                  POST each of your job events to URL, signed like a webhook (prints the secret)
 
 Environment: MEDIAFORGE_API_KEY (required), MEDIAFORGE_BASE_URL (default http://localhost:8080).
 Output is JSON on stdout; progress and errors go to stderr. --out implies --wait.`;
@@ -59,8 +62,10 @@ async function waitWithProgress(client: MediaforgeClient, jobId: string): Promis
       maxIntervalMs: 5000,
       timeoutMs: 30 * 60_000,
       onPoll: (job) => {
-        if (job.status !== status) {
-          status = job.status;
+        // The percentage when the provider tells (the job's event stream carries every step).
+        const now = job.status === 'processing' && job.progress !== null ? `processing ${job.progress}%` : job.status;
+        if (now !== status) {
+          status = now;
           if (!tty) err.write(`${jobId}: ${status} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
         }
       },
@@ -74,7 +79,7 @@ async function waitWithProgress(client: MediaforgeClient, jobId: string): Promis
   }
 }
 
-const COMMANDS = ['generate', 'estimate', 'job', 'jobs', 'cancel', 'models', 'account', 'trigger', 'help'];
+const COMMANDS = ['generate', 'estimate', 'job', 'jobs', 'cancel', 'models', 'account', 'trigger', 'listen', 'help'];
 const VIDEO_FLAGS = [...VIDEO_PARAM_FLAGS, 'wait', 'out'];
 const IMAGE_FLAGS = [...IMAGE_PARAM_FLAGS, 'wait', 'out'];
 const JOBS_FLAGS = ['status', 'model', 'type', 'limit', 'starting-after', 'all'];
@@ -204,6 +209,16 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         checkFlags(p, []);
         print(await client.listModels());
         return 0;
+      case 'listen': {
+        checkFlags(p, ['forward-to', 'events']);
+        const forwardTo = str(p, 'forward-to');
+        if (!forwardTo) throw new UsageError('--forward-to is required');
+        const events = str(p, 'events')?.split(',') as JobEventType[] | undefined;
+        const stop = new AbortController();
+        process.once('SIGINT', () => stop.abort());
+        await listen(client, { forwardTo, events, signal: stop.signal });
+        return 0;
+      }
       case 'account':
         checkFlags(p, []);
         print(await client.getAccount());

@@ -342,6 +342,7 @@ describe('waitForJob', () => {
     srv = await server(() => ({ status: 200, body: ++n < 6 ? job('processing') : job('completed') }));
     const polls: string[] = [];
     const done = await client(srv.url).waitForJob('job_1', {
+      stream: false,
       intervalMs: 40,
       maxIntervalMs: 100,
       onPoll: (j) => polls.push(j.status),
@@ -362,7 +363,7 @@ describe('waitForJob', () => {
       { status: 200, body: job('failed') },
     ]);
     const err = await client(srv.url)
-      .waitForJob('job_1', { intervalMs: 5 })
+      .waitForJob('job_1', { stream: false, intervalMs: 5 })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(JobFailedError);
     expect(err).toMatchObject({ status: 'failed', job: { job_id: 'job_1', error: 'Generation timed out' } });
@@ -370,7 +371,7 @@ describe('waitForJob', () => {
 
   it('rejects with JobFailedError when the job is cancelled', async () => {
     srv = await server([{ status: 200, body: job('cancelled') }]);
-    await expect(client(srv.url).waitForJob('job_1')).rejects.toMatchObject({
+    await expect(client(srv.url).waitForJob('job_1', { stream: false })).rejects.toMatchObject({
       name: 'JobFailedError',
       status: 'cancelled',
     });
@@ -378,9 +379,9 @@ describe('waitForJob', () => {
 
   it('rejects with WaitTimeoutError after timeoutMs', async () => {
     srv = await server([{ status: 200, body: job('processing') }]);
-    await expect(client(srv.url).waitForJob('job_1', { intervalMs: 20, timeoutMs: 120 })).rejects.toBeInstanceOf(
-      WaitTimeoutError,
-    );
+    await expect(
+      client(srv.url).waitForJob('job_1', { stream: false, intervalMs: 20, timeoutMs: 120 }),
+    ).rejects.toBeInstanceOf(WaitTimeoutError);
   });
 
   it('a polling 503 is retried, not fatal', async () => {
@@ -392,7 +393,18 @@ describe('waitForJob', () => {
       },
       { status: 200, body: job('completed') },
     ]);
-    await expect(client(srv.url).waitForJob('job_1')).resolves.toMatchObject({ status: 'completed' });
+    await expect(client(srv.url).waitForJob('job_1', { stream: false })).resolves.toMatchObject({
+      status: 'completed',
+    });
+  });
+
+  it('falls back to polling when the server has no event stream for the job', async () => {
+    // Every answer is the job as JSON, the stream's too: not an event stream, so wait polls.
+    srv = await server(() => ({ status: 200, body: job('completed') }));
+    await expect(client(srv.url).waitForJob('job_1', { intervalMs: 5 })).resolves.toMatchObject({
+      status: 'completed',
+    });
+    expect(srv.seen.map((s) => s.url)).toEqual(['/api/v1/jobs/job_1/events', '/api/v1/jobs/job_1']);
   });
 });
 

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ConnectionError, JobFailedError, WaitTimeoutError, errorFromResponse, parseRetryAfter } from './errors';
+import { ConnectionError, errorFromResponse, parseRetryAfter } from './errors';
+import { eventsApi, jobsStreams, pollForJob, streamTransport, waitByStream } from './streams';
+import type { EventsApi, JobsStreams, WaitForJobOptions } from './streams';
 import type {
   Account,
   AddClipParams,
@@ -68,17 +70,8 @@ export interface RequestOptions {
   idempotencyKey?: string;
 }
 
-export interface WaitForJobOptions {
-  /** First poll interval (default 1000 ms); grows x1.5 per poll up to maxIntervalMs. */
-  intervalMs?: number;
-  /** Longest interval between polls (default 10000 ms). */
-  maxIntervalMs?: number;
-  /** Give up after this long with a WaitTimeoutError (default 15 min). */
-  timeoutMs?: number;
-  /** Called with every job read. */
-  onPoll?: (job: Job, elapsedMs: number) => void;
-  signal?: AbortSignal;
-}
+/** waitForJob's options (streams.ts). */
+export type { WaitForJobOptions } from './streams';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -134,6 +127,10 @@ export class MediaforgeClient {
   private readonly retryMaxMs: number;
   /** The key's webhook deliveries: list, detail, resend, recover, sample events (webhook-deliveries.ts). */
   readonly webhook = new WebhookDeliveries((call) => this.request(call));
+  /** A job's events as they happen: `for await (const e of client.jobs.stream(id))` (streams.ts). */
+  readonly jobs: JobsStreams;
+  /** The key owner's event log: `events.stream()`, `events.list()` (streams.ts). */
+  readonly events: EventsApi;
 
   constructor(options: MediaforgeClientOptions) {
     if (!options || !options.baseUrl) throw new TypeError('MediaforgeClient: baseUrl is required');
@@ -146,6 +143,11 @@ export class MediaforgeClient {
     this.timeoutMs = options.timeoutMs;
     this.retryBaseMs = options.retryBaseMs ?? 500;
     this.retryMaxMs = options.retryMaxMs ?? 20_000;
+    const transport = streamTransport(this.baseUrl, this.apiKey, this.userAgent, this.fetchImpl);
+    this.jobs = jobsStreams(transport);
+    this.events = eventsApi(transport, (query, signal) =>
+      this.request({ method: 'GET', path: '/events', query, opts: { signal } }),
+    );
   }
 
   // ---- models, account ----
@@ -211,25 +213,15 @@ export class MediaforgeClient {
   }
 
   /**
-   * Polls a job until it ends: resolves the completed Job; rejects with JobFailedError when it
+   * Waits for a job by its event stream (polling when the stream cannot be had, or with
+   * `stream: false`) until it ends: resolves the completed Job; rejects with JobFailedError when it
    * fails or is cancelled, WaitTimeoutError after timeoutMs. Intervals grow x1.5 from intervalMs up
    * to maxIntervalMs (each poll itself retries 429/5xx as any GET does).
    */
   async waitForJob(id: string, options: WaitForJobOptions = {}): Promise<Job> {
-    const { intervalMs = 1000, maxIntervalMs = 10_000, timeoutMs = 15 * 60_000, onPoll, signal } = options;
-    const started = Date.now();
-    let interval = Math.max(1, intervalMs);
-    let last: Job | null = null;
-    for (;;) {
-      last = await this.getJob(id, { signal });
-      onPoll?.(last, Date.now() - started);
-      if (last.status === 'completed') return last;
-      if (last.status === 'failed' || last.status === 'cancelled') throw new JobFailedError(last);
-      const left = timeoutMs - (Date.now() - started);
-      if (left <= 0) throw new WaitTimeoutError(id, timeoutMs, last);
-      await sleep(Math.min(interval, left), signal);
-      interval = Math.min(maxIntervalMs, Math.ceil(interval * 1.5));
-    }
+    const getJob = (signal?: AbortSignal) => this.getJob(id, { signal });
+    if (options.stream === false) return pollForJob(getJob, id, options);
+    return waitByStream(this.jobs, id, options, (timeoutMs) => pollForJob(getJob, id, { ...options, timeoutMs }));
   }
 
   // ---- editor: the contract's operations ----

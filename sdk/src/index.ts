@@ -31,3 +31,6 @@ export type {
   WebhookTestResponse,
   WebhookTestType,
 } from './webhook-deliveries';
+export type { EventsApi, JobsStreams } from './streams';
+export type { StreamOptions } from './event-stream';
+export { parseEventBlock } from './event-stream';

@@ -110,3 +110,14 @@ export interface WebhookEvent {
   /** The body: the Job object (model is the upstream endpoint path), without `input`. */
   data: WebhookJob;
 }
+
+/** The events of a job (server-sent events and the event log, docs/events.md). */
+export type JobEventType = Schemas['LogEvent']['type'];
+/** One streamed event: its id (resume after it with Last-Event-ID), its type, the Job at that moment. */
+export interface JobEvent {
+  id: string | null;
+  type: JobEventType;
+  data: Job;
+}
+export type LogEvent = Schemas['LogEvent'];
+export type EventsPage = Schemas['EventsPage'];

@@ -54,6 +54,7 @@ describe('generation jobs with the local provider', () => {
       },
       source: 'api',
       project_id: null,
+      progress: 100,
     });
     const media = await downloadAndProbe(job.result.video);
     expect(media.contentType).toBe('video/mp4');

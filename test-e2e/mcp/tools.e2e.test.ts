@@ -138,6 +138,7 @@ describe('the MCP endpoint', () => {
       input: { prompt: 'a lighthouse at dusk', image_urls: [], num_images: 1, aspect_ratio: '1:1', seed: 3 },
       source: 'api',
       project_id: null,
+      progress: 100,
     });
     // Without job_id, job_status lists the caller's jobs, newest first (the key has jobs:read).
     const page = await call('job_status', { type: 'image', limit: 1 });

@@ -117,8 +117,9 @@ describe('@mediaforge/sdk against the fleet', () => {
       const completed = receiver.received.find((r) => r.headers['x-service-event'] === 'job.completed')!;
       const event = verifyWebhook({ payload: completed.rawBody, headers: completed.headers, secret });
       expect(event).toMatchObject({ type: 'job.completed', id: completed.headers['x-service-event-id'], attempt: 1 });
-      // The Job object's fields (its input aside), with the upstream endpoint path as model.
-      const { input: _input, ...jobFields } = job;
+      // The Job object's fields (its input and progress aside: webhooks are sent once a job ended),
+      // with the upstream endpoint path as model.
+      const { input: _input, progress: _progress, ...jobFields } = job;
       expect(event.data).toEqual({ ...jobFields, model: 'fal-ai/imagegen-2' });
       // A Buffer body works the same.
       expect(

@@ -1,5 +1,6 @@
 import type { Channel } from 'amqplib';
 import type { EventDef, RpcReplyOf, RpcRequestOf } from '@mf/contracts';
+import { broadcastConsumer, type BroadcastSpec } from './broadcast';
 import { BrokerConnection } from './connection';
 import { eventConsumer } from './consumer';
 import { Deliveries, type DeliveryDeps } from './deliveries';
@@ -99,6 +100,14 @@ export class Bus {
   /** Consumes events from a durable queue with broker-held retries and a dead-letter queue (see consumer.ts). */
   consume(spec: ConsumerSpec): Promise<void> {
     return this.connection.attach(eventConsumer(spec, this.publisher, this.serving));
+  }
+
+  /**
+   * Receives every matching event in this process (each replica its own exclusive queue), now if
+   * connected and on every reconnect; events published while disconnected are not received.
+   */
+  subscribe(spec: BroadcastSpec): Promise<void> {
+    return this.connection.attach(broadcastConsumer(spec, this.serving.log));
   }
 
   /** Declares extra topology on the current connection and on every reconnect. */

@@ -12,3 +12,4 @@ export type {
 } from './types';
 export { BusUnavailableError, RpcTimeoutError } from './errors';
 export { backoffDelay } from './backoff';
+export type { BroadcastHandler, BroadcastSpec } from './broadcast';

@@ -4,6 +4,8 @@ export * from './rpc';
 export * from './billing';
 export * from './job-events';
 export * from './jobs';
+export * from './event-log-request';
+export * from './event-log';
 export * from './webhooks';
 export * from './editor';
 export * from './exports';

@@ -3,6 +3,7 @@ import { imageParams, videoParams } from './api/generation';
 import type * as T from './generated/types';
 import { QUEUES } from './names';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
+import { listEventsRequest } from './event-log-request';
 import { named } from './schema/rules';
 
 /**
@@ -79,6 +80,21 @@ export const jobView = named(
       .allow(null)
       .required()
       .description('The editor project of an `editor` job; null otherwise.'),
+    progress: Joi.number()
+      .integer()
+      .min(0)
+      .max(100)
+      .allow(null)
+      .required()
+      .description(
+        'Percent done: 0-100 while processing when the provider can tell, null when it cannot (and for failed or cancelled jobs), 100 when completed.',
+      ),
+    queue_position: Joi.number()
+      .integer()
+      .min(0)
+      .description(
+        "The job's place in the upstream's queue before it starts, when the provider tells; absent otherwise.",
+      ),
   }),
   'Job',
 );
@@ -275,5 +291,7 @@ export const jobsRpc = {
       providerCallbackRequest,
     ),
     attempts: rpcMethod<T.JobRef, T.JobAttemptsReply>('jobs.attempts', jobRef),
+    /** The user's event log (one job's, given job_id), oldest first after a cursor. */
+    events: rpcMethod<T.ListEventsRequest, T.EventsPage>('jobs.events', listEventsRequest),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

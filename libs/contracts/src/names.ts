@@ -27,6 +27,10 @@ export const ROUTING_KEYS = {
   jobCompleted: 'job.completed',
   jobFailed: 'job.failed',
   jobCancelled: 'job.cancelled',
+  /** The job was accepted by an upstream (the first event of every job). Streams and the event log only. */
+  jobProcessing: 'job.processing',
+  /** The job's progress changed (at most once a second per job). Streams and the event log only. */
+  jobProgress: 'job.progress',
   /** Binding pattern for every job event. */
   jobAll: 'job.*',
   /** The dispatcher asks itself to send an attempt's event again (one message per recovered event). */

@@ -49,6 +49,8 @@ export interface RunFfmpegOptions {
   cwd?: string;
   /** How long ffmpeg gets to exit after SIGTERM before SIGKILL (default 2000 ms). */
   killGraceMs?: number;
+  /** Called with ffmpeg's output time (µs) as it encodes (its `-progress` report on stdout). */
+  onProgress?: (outTimeUs: number) => void;
 }
 
 /**
@@ -58,7 +60,8 @@ export interface RunFfmpegOptions {
  * running processes can trust it.
  */
 export async function runFfmpeg(args: string[], opts: RunFfmpegOptions): Promise<void> {
-  await runProcess(opts.ffmpegPath, ['-nostdin', '-hide_banner', ...args], { ...opts, binary: 'ffmpeg' });
+  const progress = opts.onProgress ? ['-progress', 'pipe:1', '-nostats'] : [];
+  await runProcess(opts.ffmpegPath, ['-nostdin', '-hide_banner', ...progress, ...args], { ...opts, binary: 'ffmpeg' });
 }
 
 /** Keeps this much of stderr: enough for ffmpeg's final error lines. */
@@ -73,6 +76,8 @@ export interface RunProcessOptions {
   killGraceMs?: number;
   captureStdout?: boolean;
   binary?: string;
+  /** Reads stdout as ffmpeg's `-progress` key=value lines (instead of capturing it). */
+  onProgress?: (outTimeUs: number) => void;
 }
 
 /** Spawns a media tool and settles after it exited; rejects with FfmpegError. Shared with probe. */
@@ -84,7 +89,7 @@ export function runProcess(command: string, args: string[], opts: RunProcessOpti
     const child = spawn(command, args, {
       cwd: opts.cwd,
       shell: false,
-      stdio: ['ignore', opts.captureStdout ? 'pipe' : 'ignore', 'pipe'],
+      stdio: ['ignore', opts.captureStdout || opts.onProgress ? 'pipe' : 'ignore', 'pipe'],
       windowsHide: true,
     });
 
@@ -100,10 +105,14 @@ export function runProcess(command: string, args: string[], opts: RunProcessOpti
       // Trim only now and then so a chatty process does not cost a copy per chunk.
       if (stderr.length > 2 * STDERR_TAIL_BYTES) stderr = stderr.subarray(stderr.length - STDERR_TAIL_BYTES);
     });
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      if (stdoutBytes <= MAX_STDOUT_BYTES) stdoutChunks.push(chunk);
-    });
+    const onProgress = opts.onProgress;
+    if (onProgress && !opts.captureStdout) {
+      child.stdout?.on('data', progressReader(onProgress));
+    } else
+      child.stdout?.on('data', (chunk: Buffer) => {
+        stdoutBytes += chunk.length;
+        if (stdoutBytes <= MAX_STDOUT_BYTES) stdoutChunks.push(chunk);
+      });
 
     const stop = (reason: 'timeout' | 'aborted') => {
       if (stoppedFor || settled) return;
@@ -147,4 +156,22 @@ export function runProcess(command: string, args: string[], opts: RunProcessOpti
         );
     });
   });
+}
+
+/** Parses ffmpeg's `-progress` output (key=value lines) and reports each `out_time_us`. */
+export function progressReader(onProgress: (outTimeUs: number) => void): (chunk: Buffer) => void {
+  let pending = '';
+  return (chunk) => {
+    pending += chunk.toString('utf8');
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    if (pending.length > 4096) pending = '';
+    for (const line of lines) {
+      const [key, value] = line.trim().split('=');
+      // out_time_ms is also in microseconds (an old ffmpeg misnomer); either will do.
+      if (key !== 'out_time_us' && key !== 'out_time_ms') continue;
+      const us = Number(value);
+      if (Number.isFinite(us) && us >= 0) onProgress(us);
+    }
+  };
 }

@@ -614,6 +614,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read your event log
+         * @description Every change of every job of the key owner (processing, progress, completed, failed, cancelled), oldest first after the cursor `after`. Pass `next_cursor` as `after` for the next page; `next_cursor` is null at the end, and a later call with the last id seen returns what came since. Events are kept as long as jobs (about 30 days).
+         *
+         *     Scope: none (any active key).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream your events (server-sent events)
+         * @description Every event of every job of the key owner as it happens, as `text/event-stream`; it does not end by itself. Without `Last-Event-ID` it starts with the next event; with it, it first sends every event after that one. Each event: `event:` one of `job.processing`, `job.progress`, `job.completed`, `job.failed`, `job.cancelled`; `id:` the event id; `data:` the Job object as JSON (the same as `GET /api/v1/jobs/{id}`). A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.
+         *
+         *     Scope: none (any active key).
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream a job’s events (server-sent events)
+         * @description The job’s events as `text/event-stream`. The first event is the job’s current state (under the id of its latest event); then one event per change; the stream ends after `job.completed`, `job.failed` or `job.cancelled`. With `Last-Event-ID` it sends the job’s events after that one instead of the current state. Same access as `GET /api/v1/jobs/{id}`: another user’s job is a 404 `Job not found`. Each event: `event:` one of `job.processing`, `job.progress`, `job.completed`, `job.failed`, `job.cancelled`; `id:` the event id; `data:` the Job object as JSON (the same as `GET /api/v1/jobs/{id}`). A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.
+         *
+         *     Scope: none (any active key).
+         */
+        get: operations["streamJobEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/media/{key}": {
         parameters: {
             query?: never;
@@ -1047,6 +1113,7 @@ export interface components {
         };
         /** @description The accepted request as it ran: every default applied, and the seed used (send it again to reproduce the job). */
         JobInput: components["schemas"]["VideoParams"] | components["schemas"]["ImageParams"];
+        /** @description The Job object as it was at this event (as GET /api/v1/jobs/:id). */
         Job: {
             job_id: string;
             /** @enum {string} */
@@ -1077,11 +1144,34 @@ export interface components {
             source: "api" | "editor" | "dashboard";
             /** @description The editor project of an `editor` job; null otherwise. */
             project_id: string | null;
+            /** @description Percent done: 0-100 while processing when the provider can tell, null when it cannot (and for failed or cancelled jobs), 100 when completed. */
+            progress: number | null;
+            /** @description The job's place in the upstream's queue before it starts, when the provider tells; absent otherwise. */
+            queue_position?: number;
         };
         JobsPage: {
             jobs: components["schemas"]["Job"][];
             /** @description Older jobs match: ask again with `starting_after`. */
             has_more: boolean;
+        };
+        LogEvent: {
+            /** @description The event id (`evt_` and 16 digits): ids sort. */
+            id: string;
+            /** @enum {string} */
+            type: "job.processing" | "job.progress" | "job.completed" | "job.failed" | "job.cancelled";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            created_at: string;
+            job_id: string;
+            data: components["schemas"]["Job"];
+        };
+        EventsPage: {
+            /** @description Oldest first, after the cursor. */
+            events: components["schemas"]["LogEvent"][];
+            /** @description Pass as `after` for the next page; null at the end (for now). */
+            next_cursor: string | null;
         };
         CancelJobReply: {
             job_id: string;
@@ -4290,6 +4380,161 @@ export interface operations {
                     "application/json": components["schemas"]["ServerError"];
                 };
             };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description An event id: the events after it. Absent: from the oldest kept (about 30 days). */
+                after?: string;
+                /** @description Events per page, 1-100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resume after this event id (EventSource sends it by itself on reconnect): every later event is sent once, none is missed. Not an event id: 400. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description `no-cache`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example event: job.progress
+                     *     id: evt_0000000000000042
+                     *     data: {"job_id":"job_...","status":"processing","progress":40,...}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Over the API rate limit (`retry_after`; opening a stream counts as one request), or this key already holds 10 open streams. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamJobEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resume after this event id (EventSource sends it by itself on reconnect): every later event is sent once, none is missed. Not an event id: 400. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description The job id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job’s event stream. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description `no-cache`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example event: job.progress
+                     *     id: evt_0000000000000042
+                     *     data: {"job_id":"job_...","status":"processing","progress":40,...}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `Job not found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Over the API rate limit (`retry_after`; opening a stream counts as one request), or this key already holds 10 open streams. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMedia: {

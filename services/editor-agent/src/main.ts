@@ -7,6 +7,7 @@ import { createLlmClient } from './agent/create-llm';
 import { loadEditorAgentConfig } from './config';
 import { createAudioGenerator } from './media/create-audio';
 import { serveEditorRpc } from './messaging/editor-rpc.server';
+import { JobSettledListener } from './messaging/job-settled.listener';
 import type { EditorContext } from './usecases/context';
 
 runMain('editor-agent', loadEditorAgentConfig, (config, logger) => ({
@@ -54,7 +55,9 @@ runMain('editor-agent', loadEditorAgentConfig, (config, logger) => ({
       probe: probeFile,
       llm,
       audio: createAudioGenerator(config, { download, probe: probeFile }),
+      jobSettled: new JobSettledListener(),
     };
+    await ctx.jobSettled?.start(bus);
     await serveEditorRpc(bus, ctx);
   },
 }));

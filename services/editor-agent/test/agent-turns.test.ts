@@ -125,6 +125,9 @@ class FakeJobs {
     attempts: async () => {
       throw new Error('not used');
     },
+    events: async () => {
+      throw new Error('not used');
+    },
   };
 
   private async finish(job: FakeJob, outcome: 'complete' | 'fail'): Promise<void> {

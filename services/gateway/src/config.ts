@@ -16,6 +16,8 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv, RateLimitConfig {
   SIGNIN_FAILURES_PER_IP: number;
   SIGNUPS_PER_IP_PER_HOUR: number;
   SIGNUP_CREDITS: number;
+  STREAMS_PER_KEY: number;
+  SSE_HEARTBEAT_MS: number;
 }
 
 const schema = Joi.object<GatewayConfig>({
@@ -62,6 +64,10 @@ const schema = Joi.object<GatewayConfig>({
   SIGNIN_FAILURES_PER_IP: Joi.number().integer().min(1).default(30),
   /** Dashboard sign-ups allowed per client IP in an hour. */
   SIGNUPS_PER_IP_PER_HOUR: Joi.number().integer().min(1).default(10),
+  /** Server-sent event streams one API key may hold open at once on one gateway; more get 429. */
+  STREAMS_PER_KEY: Joi.number().integer().min(1).default(10),
+  /** How often an idle event stream gets a `:` comment (keeps proxies from closing it), ms. */
+  SSE_HEARTBEAT_MS: Joi.number().integer().min(10).default(15_000),
   ...storageEnv,
 });
 

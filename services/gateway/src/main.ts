@@ -18,6 +18,8 @@ import { oauthRouter, oauthTokenVerifier } from './console/oauth';
 import { openApiRoutes } from './api/openapi/openapi.routes';
 import { limiterFromConfig } from './core/ratelimit/limiter-from-config';
 import { UsageRecorder } from './core/usage/usage-recorder';
+import { startLiveFeed } from './core/events/live-feed';
+import { Streams } from './api/sse/streams';
 
 runMain('gateway', loadGatewayConfig, (config, logger) => ({
   schema: 'gateway',
@@ -40,6 +42,11 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       failuresPerIp: { ...DEFAULT_THROTTLE_RULES.failuresPerIp, points: config.SIGNIN_FAILURES_PER_IP },
       signUpsPerIp: { ...DEFAULT_THROTTLE_RULES.signUpsPerIp, points: config.SIGNUPS_PER_IP_PER_HOUR },
     });
+    const streams = new Streams({ perKey: config.STREAMS_PER_KEY, sse: { heartbeatMs: config.SSE_HEARTBEAT_MS } });
+    await startLiveFeed(bus, streams.hub);
+    // Open streams would hold the HTTP server's close until the shutdown timeout: end them first
+    // (clients reconnect, to another replica, with Last-Event-ID).
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => streams.closeAll());
     router.use(mediaRoutes(storage));
     router.use(providerCallbackRoutes(bus));
     // One limiter for /api/v1 and /api/mcp: the per-key limit covers both.
@@ -56,6 +63,8 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       idempotency: idempotency.middleware,
       publicBaseUrl: config.PUBLIC_BASE_URL,
       webhookTestTimeoutMs: config.WEBHOOK_TEST_TIMEOUT_MS,
+      streams,
+      logger,
     };
     router.use(openApiRoutes()); // public: before the authenticated /api/v1 router
     router.use('/api/v1', apiRouter(api));
@@ -64,6 +73,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       mcpRouter({
         ...api,
         logger,
+        events: streams.hub,
         verifiers: [apiKeyVerifier(db), oauthTokenVerifier(db)],
       }),
     );

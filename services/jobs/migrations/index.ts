@@ -4,6 +4,7 @@ import { jobsByUser } from './0002_jobs_by_user';
 import { submitIdempotency } from './0003_submit_idempotency';
 import { jobOrigin } from './0004_job_origin';
 import { jobAttempts } from './0005_job_attempts';
+import { eventLog } from './0006_event_log';
 
 /** In order. Append only. */
-export const migrations: Migration[] = [jobsOutbox, jobsByUser, submitIdempotency, jobOrigin, jobAttempts];
+export const migrations: Migration[] = [jobsOutbox, jobsByUser, submitIdempotency, jobOrigin, jobAttempts, eventLog];

@@ -126,10 +126,14 @@ describe('jobs lifecycle against the real database and broker', () => {
       // Two relays racing publish every row once.
       await Promise.all([relayOutbox(h.db, h.bus), relayOutbox(h.db, h.bus)]);
       const until = Date.now() + 10_000;
-      while (received.length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      while (received.length < 6 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
       await new Promise((r) => setTimeout(r, 200));
+      // Each job: job.processing when the upstream took it, then its one terminal event.
       expect(received.map((e) => [e.key, e.payload.job_id]).sort()).toEqual(
         [
+          ['job.processing', done.job_id],
+          ['job.processing', failed.job_id],
+          ['job.processing', cancelled.job_id],
           ['job.cancelled', cancelled.job_id],
           ['job.completed', done.job_id],
           ['job.failed', failed.job_id],
@@ -152,7 +156,10 @@ describe('jobs lifecycle against the real database and broker', () => {
         error: 'it broke',
         result: null,
       });
-      expect(new Set(received.map((e) => e.id)).size).toBe(3);
+      expect(new Set(received.map((e) => e.id)).size).toBe(6);
+      // The log's ids travel with each event and sort as the events were written.
+      expect(completed.job).toMatchObject({ job_id: done.job_id, status: 'completed', progress: 100 });
+      expect(completed.event_id).toMatch(/^evt_\d{16}$/);
       expect(await h.db('outbox').whereNull('published_at').count({ n: '*' }).first()).toEqual({ n: 0 });
       expect(h.billing.balance(u)).toBe(100); // 150 - 3 x 50, then failed and cancelled refunded; completed kept
       await ch.deleteQueue(queue).catch(() => undefined);

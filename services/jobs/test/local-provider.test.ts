@@ -187,13 +187,29 @@ describe('LocalProvider', () => {
     const done = await settle(provider, requestId, job);
 
     expect(requestId).toBe('local:job_video1');
-    expect(first).toEqual({ state: 'running' });
+    expect(first.state).toBe('running');
     const mp4 = path.join(workDir, 'job_video1', 'output.mp4');
     expect(done).toEqual({ state: 'completed', outputs: [{ kind: 'file', path: mp4, contentType: 'video/mp4' }] });
     const info = await probe(mp4, { ffprobePath });
     expect(info.video).toMatchObject({ codec: 'h264', width: 854, height: 480 });
     expect(info.audio?.codec).toBe('aac');
     expect(Math.abs(info.durationSec - 4)).toBeLessThanOrEqual(1 / 24);
+  });
+
+  it('reports real progress from ffmpeg while it renders: fractions between 0 and 1 that never go back', async () => {
+    const { provider } = harness();
+    const job = longVideo('job_progress1');
+    const { requestId } = await provider.submit(job);
+    const seen: number[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const status = await provider.status(requestId, job);
+      if (status.state !== 'running') break;
+      if (status.progress !== undefined) seen.push(status.progress);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const midway = seen.filter((p) => p > 0 && p < 1);
+    expect(midway.length).toBeGreaterThan(0);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
   });
 
   it('renders a video without audio when generate_audio is false', async () => {

@@ -144,7 +144,7 @@ describe('routes with fallback against the real database and broker (scripted pr
     ]);
     expect(money(job_id)).toEqual({ charges: 1, refunded: null });
     expect(h.billing.balance(u)).toBe(1000 - IMAGE_COST);
-    expect(await eventsOf(job_id)).toEqual([ROUTING_KEYS.jobCompleted]);
+    expect(await eventsOf(job_id)).toEqual([ROUTING_KEYS.jobProcessing, ROUTING_KEYS.jobCompleted]);
   });
 
   it('moves on when the first upstream reports a failure after taking the job, still charged once', async () => {
@@ -158,7 +158,7 @@ describe('routes with fallback against the real database and broker (scripted pr
       ['second', 'succeeded'],
     ]);
     expect(money(job_id)).toEqual({ charges: 1, refunded: null });
-    expect(await eventsOf(job_id)).toEqual([ROUTING_KEYS.jobCompleted]);
+    expect(await eventsOf(job_id)).toEqual([ROUTING_KEYS.jobProcessing, ROUTING_KEYS.jobCompleted]);
   });
 
   describe('a crash between attempts (the process restarted in the middle)', () => {
@@ -211,7 +211,7 @@ describe('routes with fallback against the real database and broker (scripted pr
         [3, 'succeeded', null],
       ]);
       expect(money(job_id)).toEqual({ charges: 1, refunded: null });
-      expect(await eventsOf(job_id)).toEqual([ROUTING_KEYS.jobCompleted]);
+      expect(await eventsOf(job_id)).toEqual([ROUTING_KEYS.jobProcessing, ROUTING_KEYS.jobCompleted]);
     });
 
     it('after the next upstream took the job, before the job recorded it: the restarted service adopts that request, never submits twice', async () => {
@@ -260,7 +260,7 @@ describe('routes with fallback against the real database and broker (scripted pr
       expect([...second2.statusCalls.keys()]).toEqual([`second-${job_id}-2`]);
       expect((await getJob(after.ctx, { user_id: u, job_id })).status).toBe('completed');
       expect(money(job_id)).toEqual({ charges: 1, refunded: null });
-      expect(await eventsOf(job_id)).toEqual([ROUTING_KEYS.jobCompleted]);
+      expect(await eventsOf(job_id)).toEqual([ROUTING_KEYS.jobProcessing, ROUTING_KEYS.jobCompleted]);
       quiet.mockRestore();
     });
   });
@@ -322,7 +322,7 @@ describe('routes with fallback against the real database and broker (scripted pr
       ['second', 'succeeded', null],
     ]);
     expect(money(job_id)).toEqual({ charges: 1, refunded: null });
-    expect(await eventsOf(job_id)).toEqual([ROUTING_KEYS.jobCompleted]);
+    expect(await eventsOf(job_id)).toEqual([ROUTING_KEYS.jobProcessing, ROUTING_KEYS.jobCompleted]);
   });
 
   it('skips a provider whose circuit opened after N failures in a row for its cool-down, then tries it again', async () => {
@@ -384,7 +384,7 @@ describe('routes with fallback against the real database and broker (scripted pr
     ]);
     expect(money(job_id)).toEqual({ charges: 1, refunded: IMAGE_COST });
     expect(h.billing.balance(u)).toBe(1000);
-    expect(await eventsOf(job_id)).toEqual([jobEvents.cancelled.routingKey]);
+    expect(await eventsOf(job_id)).toEqual([ROUTING_KEYS.jobProcessing, jobEvents.cancelled.routingKey]);
   });
 
   describe('when every route fails', () => {
@@ -431,7 +431,7 @@ describe('routes with fallback against the real database and broker (scripted pr
       expect(second.cancels).toEqual([`second-${job_id}-2`]);
       expect(money(job_id)).toEqual({ charges: 1, refunded: IMAGE_COST });
       expect(h.billing.balance(u)).toBe(1000);
-      expect(await eventsOf(job_id)).toEqual([jobEvents.failed.routingKey]);
+      expect(await eventsOf(job_id)).toEqual([ROUTING_KEYS.jobProcessing, jobEvents.failed.routingKey]);
       // A late poll changes nothing: the job has one outcome.
       await poll(ctx, job_id);
       expect(money(job_id)).toEqual({ charges: 1, refunded: IMAGE_COST });

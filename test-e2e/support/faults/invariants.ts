@@ -64,7 +64,8 @@ export async function snapshot(db: Client): Promise<Snapshot> {
   );
   const outbox = (
     await db.query<OutboxRow>(
-      "SELECT message_id::text, routing_key, payload->>'job_id' AS job_id, published_at IS NOT NULL AS published FROM jobs.outbox",
+      // The webhook events: job.processing and job.progress are in the log too, for streams only.
+      "SELECT message_id::text, routing_key, payload->>'job_id' AS job_id, published_at IS NOT NULL AS published FROM jobs.outbox WHERE routing_key IN ('job.completed', 'job.failed', 'job.cancelled')",
     )
   ).rows;
   const deliveries = (

@@ -384,6 +384,17 @@ export type EstimateRequest =
    */
   | ImageEstimateRequest;
 
+export interface EventsPage {
+  /**
+   * Oldest first, after the cursor.
+   */
+  events: LogEvent[];
+  /**
+   * Pass as `after` for the next page; null at the end (for now).
+   */
+  next_cursor: string | null;
+}
+
 export interface ExportBody {
   /**
    * The target video; defaults to the project's default video.
@@ -660,6 +671,14 @@ export interface Job {
    * The editor project of an `editor` job; null otherwise.
    */
   project_id: string | null;
+  /**
+   * Percent done: 0-100 while processing when the provider can tell, null when it cannot (and for failed or cancelled jobs), 100 when completed.
+   */
+  progress: number | null;
+  /**
+   * The job's place in the upstream's queue before it starts, when the provider tells; absent otherwise.
+   */
+  queue_position?: number;
 }
 
 export interface JobAttemptsReply {
@@ -695,7 +714,7 @@ export interface JobEventPayload {
    * The API key the job was submitted with (webhooks are configured per key); null for a dashboard playground job.
    */
   api_key_id: number | null;
-  status: 'completed' | 'failed' | 'cancelled';
+  status: 'processing' | 'completed' | 'failed' | 'cancelled';
   /**
    * Model id (vidgen-2.0, ...).
    */
@@ -719,6 +738,14 @@ export interface JobEventPayload {
    */
   source?: 'api' | 'editor' | 'dashboard';
   project_id?: string | null;
+  /**
+   * The event log's id of this event (set by the outbox relay; absent in the stored row).
+   */
+  event_id?: string;
+  /**
+   * The Job object at this event (as GET /api/v1/jobs/:id): what streams send. Absent in events written before it existed.
+   */
+  job?: Job;
 }
 
 export type JobInput = VideoParams | ImageParams;
@@ -760,6 +787,14 @@ export interface JobListItem {
    * The editor project of an `editor` job; null otherwise.
    */
   project_id: string | null;
+  /**
+   * Percent done: 0-100 while processing when the provider can tell, null when it cannot (and for failed or cancelled jobs), 100 when completed.
+   */
+  progress: number | null;
+  /**
+   * The job's place in the upstream's queue before it starts, when the provider tells; absent otherwise.
+   */
+  queue_position?: number;
   api_key_id: number | null;
 }
 
@@ -906,6 +941,33 @@ export interface ListDeliveriesRequest {
   starting_after?: number;
 }
 
+export interface ListEventsQuery {
+  /**
+   * An event id: the events after it. Absent: from the oldest kept (about 30 days).
+   */
+  after?: string;
+  /**
+   * Events per page, 1-100.
+   */
+  limit: number;
+}
+
+export interface ListEventsRequest {
+  user_id: number;
+  /**
+   * The events after this one; from the oldest kept when absent.
+   */
+  after?: string;
+  /**
+   * 1-100, default 50.
+   */
+  limit?: number;
+  /**
+   * Only this job’s events.
+   */
+  job_id?: string;
+}
+
 export interface ListJobsQuery {
   /**
    * Jobs per page, 1-100.
@@ -963,6 +1025,23 @@ export interface ListWebhookDeliveriesQuery {
    * A delivery `id`: the attempts older than it.
    */
   starting_after?: number;
+}
+
+export interface LogEvent {
+  /**
+   * The event id (`evt_` and 16 digits): ids sort.
+   */
+  id: string;
+  type: 'job.processing' | 'job.progress' | 'job.completed' | 'job.failed' | 'job.cancelled';
+  /**
+   * ISO 8601, UTC.
+   */
+  created_at: string;
+  job_id: string;
+  /**
+   * The Job object as it was at this event (as GET /api/v1/jobs/:id).
+   */
+  data: Job;
 }
 
 export interface Model {

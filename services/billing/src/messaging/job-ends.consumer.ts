@@ -29,6 +29,9 @@ export function consumeJobEnds(bus: Bus, committer: GroupCommitter, prefetch: nu
       [jobEvents.completed.routingKey]: handler(jobEvents.completed),
       [jobEvents.failed.routingKey]: handler(jobEvents.failed),
       [jobEvents.cancelled.routingKey]: handler(jobEvents.cancelled),
+      // Not ends: acknowledged and ignored (the queue is bound to every job event).
+      [jobEvents.processing.routingKey]: eventHandler(jobEvents.processing, () => Promise.resolve('ack' as const)),
+      [jobEvents.progress.routingKey]: eventHandler(jobEvents.progress, () => Promise.resolve('ack' as const)),
     },
     prefetch,
     retryDelaysMs: [1_000, 10_000, 60_000],

@@ -139,7 +139,7 @@ async function runJob(state: TurnState, request: SubmitJobRequest): Promise<Tool
 }
 
 /**
- * Polls the job until it leaves processing. Past settings.mediaWaitMs (or the turn's time) the job
+ * Waits for the job's terminal event (polling as the safety net) until it leaves processing. Past settings.mediaWaitMs (or the turn's time) the job
  * is cancelled, which refunds it; if it finished meanwhile, that outcome stands.
  */
 async function waitForJob(
@@ -151,7 +151,7 @@ async function waitForJob(
   const ref = { user_id: state.userId, job_id: jobId };
   const until = Math.min(Date.now() + ctx.settings.mediaWaitMs, state.deadline + WAIT_GRACE_MS);
   for (;;) {
-    await sleep(ctx.settings.mediaPollMs);
+    await (ctx.jobSettled?.wait(jobId, until - Date.now()) ?? sleep(ctx.settings.mediaPollMs));
     try {
       const r = await ctx.bus.rpc(jobsRpc, 'getResult', ref);
       if (r.status !== 'processing') return r;

@@ -5,6 +5,7 @@ import type { ProbeResult } from '@mf/media';
 import type { Storage } from '@mf/storage';
 import type { LlmClient } from '../agent/llm-client';
 import type { AudioGenerator } from '../media/audio';
+import type { JobSettledListener } from '../messaging/job-settled.listener';
 
 /** Everything the editor use cases need, passed in (tests give fakes). */
 export interface EditorContext {
@@ -21,6 +22,8 @@ export interface EditorContext {
   llm: LlmClient | null;
   /** Voice (TTS), music and sound effects. */
   audio: AudioGenerator;
+  /** Wakes a turn when its generation ends (job events); without it, waits poll every mediaPollMs. */
+  jobSettled?: JobSettledListener;
 }
 
 export interface EditorSettings {

@@ -2,6 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import type { Bus } from '@mf/bus';
 import type { FalEndpoints } from '@mf/catalog';
 import type { Knex } from '@mf/db';
+import type { Logger } from '@mf/logger';
 import { answerMethodNotAllowed, jsonBody } from '@mf/http';
 import type { RateLimiter } from '../core/ratelimit/rate-limiter';
 import type { UsageRecorder } from '../core/usage/usage-recorder';
@@ -15,6 +16,8 @@ import { jobsRoutes } from './routes/jobs.routes';
 import { editorRoutes } from './routes/editor.routes';
 import { webhookRoutes } from './routes/webhook.routes';
 import { estimateRoutes } from './routes/estimate.routes';
+import { eventsRoutes } from './routes/events.routes';
+import type { Streams } from './sse/streams';
 
 export interface ApiDeps {
   db: Knex;
@@ -33,6 +36,9 @@ export interface ApiDeps {
   webhookTestTimeoutMs: number;
   /** Idempotency-Key handling of POSTs (../idempotency): after the body parser, before the routes. */
   idempotency: RequestHandler;
+  /** This replica's server-sent event streams (fed by the broker's job events). */
+  streams: Streams;
+  logger: Logger;
 }
 
 /** /api/v1: authenticate, record usage, rate-limit, parse the body, Idempotency-Key, then the routes. */
@@ -50,6 +56,7 @@ export function apiRouter(deps: ApiDeps): Router {
   api.use(estimateRoutes(deps.bus));
   api.use(generateRoutes(deps.bus, { submitTimeoutMs: deps.submitTimeoutMs }));
   api.use(jobsRoutes(deps.bus));
+  api.use(eventsRoutes(deps.bus, deps.streams, deps.logger));
   api.use(editorRoutes(deps.bus, { instructTimeoutMs: deps.instructTimeoutMs, exportTimeoutMs: deps.exportTimeoutMs }));
   api.use(
     webhookRoutes(deps.bus, {

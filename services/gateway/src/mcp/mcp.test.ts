@@ -263,6 +263,7 @@ describe('the MCP endpoint', () => {
     input: { prompt: 'a fox', image_urls: [], num_images: 1, aspect_ratio: '1:1', seed: 4 },
     source: 'api',
     project_id: null,
+    progress: 100,
   };
 
   it('reads a job of the caller, and answers an id that cannot exist with "Job not found" without asking', async () => {

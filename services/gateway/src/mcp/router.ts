@@ -14,6 +14,7 @@ import { mcpAuthenticate, resourceMetadataUrl, type TokenVerifier } from './auth
 import { admitBatch, BATCH_TOO_LARGE, MAX_BATCH, refuseBeyondAdmitted } from './batch-limit';
 import { invalidParamsAnswer } from './invalid-params';
 import { buildMcpServer } from './server';
+import type { EventHub } from '../core/events/event-hub';
 
 export interface McpDeps {
   bus: Bus;
@@ -31,6 +32,8 @@ export interface McpDeps {
   logger: Logger;
   /** How often long tool calls report progress (tests shorten it). */
   progressIntervalMs?: number;
+  /** Live job events (the generations' real progress in long tools' notifications). */
+  events?: EventHub;
 }
 
 /** JSON-RPC "method not allowed", as the SDK's stateless examples answer GET and DELETE. */
@@ -84,6 +87,7 @@ export function mcpRouter(deps: McpDeps): Router {
         submitTimeoutMs: deps.submitTimeoutMs,
         instructTimeoutMs: deps.instructTimeoutMs,
         exportTimeoutMs: deps.exportTimeoutMs,
+        events: deps.events,
       },
       { logger: deps.logger, progressIntervalMs: deps.progressIntervalMs },
     );

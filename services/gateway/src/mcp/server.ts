@@ -10,6 +10,7 @@ import {
 import { isAppError } from '@mf/errors';
 import type { Logger } from '@mf/logger';
 import { inputJsonSchema, outputJsonSchema } from './schemas';
+import { withToolProgress } from './tool-progress';
 import { TOOLS, type ToolContext, type ToolSpec } from './tools';
 
 /** How often a long tool call reports progress to a client that asked for it (its timers reset on each). */
@@ -40,20 +41,9 @@ function success(value: object): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
-/** Runs `work`, calling `report` with a rising count every `intervalMs` until it settles. */
-async function withProgress<T>(
-  intervalMs: number,
-  report: (n: number) => Promise<void>,
-  work: () => Promise<T>,
-): Promise<T> {
-  let n = 0;
-  // A lost notification only costs the client a timer reset: never fail the call for it.
-  const timer = setInterval(() => void report(++n).catch(() => undefined), intervalMs);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
+/** The project a long editor tool works on, to follow its generations' progress. */
+function projectIdOf(args: Record<string, unknown> | undefined): string | undefined {
+  return typeof args?.project_id === 'string' ? args.project_id : undefined;
 }
 
 export interface McpServerOptions {
@@ -97,13 +87,18 @@ export function buildMcpServer(
       const value =
         token === undefined
           ? await run()
-          : await withProgress(
-              progressIntervalMs,
-              (progress) =>
-                extra.sendNotification({
-                  method: 'notifications/progress',
-                  params: { progressToken: token, progress, message: `${tool.name} still running` },
-                }),
+          : await withToolProgress(
+              {
+                toolName: tool.name,
+                intervalMs: progressIntervalMs,
+                report: (r) =>
+                  extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...r } }),
+                events: ctx.events && {
+                  hub: ctx.events,
+                  userId: ctx.auth.userId,
+                  projectId: projectIdOf(request.params.arguments),
+                },
+              },
               run,
             );
       return success(value);

@@ -52,6 +52,12 @@ export interface JobRow {
   routes: AttemptRoute[];
   /** The current attempt fails (next route) when still running then; null: only the job's deadline. */
   attempt_deadline_at: Date | null;
+  /** The current attempt's progress, 0-100, when its provider tells; null otherwise. */
+  progress: number | null;
+  /** The upstream queue position before the current attempt starts, when its provider tells. */
+  queue_position: number | null;
+  /** When the last progress event was written (at most one a second). */
+  progress_event_at: Date | null;
 }
 
 /** The current attempt's number; a job written before attempts were recorded has made one. */
@@ -152,7 +158,18 @@ export function toView(row: JobRow, publicBaseUrl: string): Job {
     input: inputOf(row),
     source: row.source,
     project_id: row.project_id,
+    progress: progressOf(row),
+    ...(row.status === 'processing' && row.queue_position !== null && row.queue_position !== undefined
+      ? { queue_position: row.queue_position }
+      : {}),
   };
+}
+
+/** 100 once completed; the provider's figure while processing (null when it cannot tell); null otherwise. */
+export function progressOf(row: Pick<JobRow, 'status' | 'progress'>): number | null {
+  if (row.status === 'completed') return 100;
+  if (row.status === 'processing') return row.progress ?? null;
+  return null;
 }
 
 export function toEventPayload(row: JobRow, publicBaseUrl: string): JobEventPayload {
@@ -172,6 +189,7 @@ export function toEventPayload(row: JobRow, publicBaseUrl: string): JobEventPayl
     error: view.error,
     source: row.source,
     project_id: row.project_id,
+    job: view,
   };
 }
 

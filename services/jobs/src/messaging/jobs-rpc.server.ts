@@ -2,6 +2,7 @@ import type { Bus } from '@mf/bus';
 import { jobsRpc } from '@mf/contracts';
 import type { JobsContext } from '../usecases/context';
 import { cancelJob } from '../usecases/cancel-job.usecase';
+import { listEvents } from '../usecases/event-log.usecase';
 import { getJob, getJobAttempts, getJobResult, listJobs, providerCallback } from '../usecases/read-jobs.usecase';
 import { submitJob } from '../usecases/submit-job.usecase';
 
@@ -15,5 +16,6 @@ export function serveJobsRpc(bus: Bus, ctx: JobsContext, wakePoller: () => void)
     list: (req) => listJobs(ctx, req),
     providerCallback: (req) => providerCallback(ctx, req, wakePoller),
     attempts: (req) => getJobAttempts(ctx, req),
+    events: (req) => listEvents(ctx, req),
   });
 }

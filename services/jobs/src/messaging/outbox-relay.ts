@@ -1,7 +1,7 @@
 import type { Bus } from '@mf/bus';
-import { jobEvents, type EventDef, type JobEventPayload } from '@mf/contracts';
+import { eventIdOf, jobEvents, type EventDef, type JobEventPayload } from '@mf/contracts';
 import type { Knex } from '@mf/db';
-import { lockUnpublished, markPublished } from '../repositories/outbox.repository';
+import { lockUnpublished, markPublished, takeRelayTurn } from '../repositories/outbox.repository';
 
 const DEFS: Record<string, EventDef<JobEventPayload>> = Object.fromEntries(
   Object.values(jobEvents).map((d) => [d.routingKey, d]),
@@ -15,13 +15,18 @@ const DEFS: Record<string, EventDef<JobEventPayload>> = Object.fromEntries(
 export async function relayOutbox(db: Knex, bus: Bus, batch = 100): Promise<number> {
   if (!bus.connected) return 0;
   return db.transaction(async (trx) => {
+    // One relay at a time (across replicas), so events are published in id order: a stream that
+    // skips ids it has passed would otherwise lose an event another relay published late.
+    if (!(await takeRelayTurn(trx))) return 0;
     const rows = await lockUnpublished(trx, batch);
     const published: number[] = [];
     for (const row of rows) {
       const def = DEFS[row.routing_key];
       if (!def) throw new Error(`outbox row ${row.id} has unknown routing key ${row.routing_key}`);
       try {
-        await bus.publishEvent(def, row.payload as JobEventPayload, { messageId: row.message_id });
+        // The log's id goes along, so a stream can resume from a live event by the same id.
+        const payload = { ...(row.payload as JobEventPayload), event_id: eventIdOf(row.id) };
+        await bus.publishEvent(def, payload, { messageId: row.message_id });
       } catch {
         break; // broker trouble: keep the rest for the next run, in order
       }

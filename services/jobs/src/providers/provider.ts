@@ -34,8 +34,8 @@ export type ProviderOutput =
   | { kind: 'download'; contentType?: string; download: (destPath: string) => Promise<void> };
 
 export type ProviderStatus =
-  /** progress: 0..1 when the upstream tells (logs, progress messages). */
-  | { state: 'running'; progress?: number }
+  /** progress: 0..1 when the upstream tells (logs, progress messages); queuePosition: its place in the upstream's queue before it starts. */
+  | { state: 'running'; progress?: number; queuePosition?: number }
   | { state: 'completed'; outputs: ProviderOutput[] }
   /** error: a message safe to show the job's owner (never upstream text). */
   | { state: 'failed'; error: string };

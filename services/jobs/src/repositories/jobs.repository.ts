@@ -21,6 +21,9 @@ export async function insertJob(
     | 'cancelled_by'
     | 'attempt'
     | 'attempt_deadline_at'
+    | 'progress'
+    | 'queue_position'
+    | 'progress_event_at'
   >,
 ): Promise<JobRow> {
   const [created] = await rowsOf<JobRow>(

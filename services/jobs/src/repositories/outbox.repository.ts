@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Knex } from '@mf/db';
+import type { JobEventPayload } from '@mf/contracts';
+import { rawRowsOf, type Knex } from '@mf/db';
 
 export interface OutboxRow {
   id: number;
@@ -8,9 +9,43 @@ export interface OutboxRow {
   payload: unknown;
 }
 
-/** Writes an event in the caller's transaction: it exists if and only if the state change does. */
-export async function addToOutbox(trx: Knex.Transaction, routingKey: string, payload: unknown): Promise<void> {
-  await trx('outbox').insert({ message_id: randomUUID(), routing_key: routingKey, payload: JSON.stringify(payload) });
+/** A row of the event log (the outbox read per user). */
+export interface LogRow {
+  id: string;
+  routing_key: string;
+  job_id: string;
+  payload: JobEventPayload;
+  created_at: Date;
+}
+
+/** Namespace of the per-user advisory lock that orders a user's events (any constant unique to it). */
+const EVENT_ORDER_LOCK = 1_869_575_029;
+
+/**
+ * Writes an event in the caller's transaction: it exists if and only if the state change does.
+ * The user's advisory lock, held to the commit, makes the ids of one user's events become visible
+ * in id order: a reader resuming after an id never misses a smaller id that committed later.
+ */
+export async function addToOutbox(trx: Knex.Transaction, routingKey: string, payload: JobEventPayload): Promise<void> {
+  await trx.raw('SELECT pg_advisory_xact_lock(?, ?)', [EVENT_ORDER_LOCK, payload.user_id % 2_147_483_647]);
+  await trx('outbox').insert({
+    message_id: randomUUID(),
+    routing_key: routingKey,
+    payload: JSON.stringify(payload),
+    user_id: payload.user_id,
+    job_id: payload.job_id,
+  });
+}
+
+/** Namespace and key of the relay's advisory lock: one relay publishes at a time. */
+const RELAY_LOCK = [EVENT_ORDER_LOCK + 1, 0] as const;
+
+/** Takes the relay's turn for this transaction; false when another relay has it now. */
+export async function takeRelayTurn(trx: Knex.Transaction): Promise<boolean> {
+  const [row] = await rawRowsOf<{ ok: boolean }>(
+    trx.raw('SELECT pg_try_advisory_xact_lock(?, ?) AS ok', [...RELAY_LOCK]),
+  );
+  return row?.ok === true;
 }
 
 /** The oldest unpublished events, locked for this relay (others skip them). */
@@ -28,9 +63,25 @@ export async function markPublished(trx: Knex.Transaction, ids: number[]): Promi
   if (ids.length) await trx('outbox').update({ published_at: trx.fn.now() }).whereIn('id', ids);
 }
 
+/** A user's events (one job's, given jobId) after the row id `after`, oldest first. */
+export async function listLogRows(
+  db: Knex,
+  q: { userId: number; after: number; limit: number; jobId?: string },
+): Promise<LogRow[]> {
+  const query = db('outbox')
+    .select('id', 'routing_key', 'job_id', 'payload', 'created_at')
+    .where({ user_id: q.userId })
+    .andWhere('id', '>', q.after)
+    .orderBy('id')
+    .limit(q.limit);
+  if (q.jobId) query.andWhere({ job_id: q.jobId });
+  return query;
+}
+
+/** The log is kept as long as jobs are: published events older than that go. */
 export async function deletePublishedBefore(db: Knex, days: number): Promise<void> {
   await db('outbox')
     .whereNotNull('published_at')
-    .andWhere('published_at', '<', db.raw(`now() - (? * interval '1 day')`, [days]))
+    .andWhere('created_at', '<', db.raw(`now() - (? * interval '1 day')`, [days]))
     .delete();
 }

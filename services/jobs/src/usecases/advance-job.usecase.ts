@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { currentAttempt, outputKey, type JobRow } from '../domain/job';
-import { findAttempt, OPEN_STATES, setAttemptProgress } from '../repositories/attempts.repository';
+import { findAttempt, OPEN_STATES } from '../repositories/attempts.repository';
 import { claimDueJobs, schedulePoll, transition } from '../repositories/jobs.repository';
 import type { ProviderOutput, ProviderStatus } from '../providers/provider';
 import {
@@ -13,6 +13,7 @@ import {
   NO_PROVIDER_TOOK_IT,
 } from './attempts.usecase';
 import type { JobsContext } from './context';
+import { reportProgress } from './progress.usecase';
 import { completeJob, failJob } from './transitions';
 
 export const TIMED_OUT = 'Generation timed out';
@@ -77,7 +78,7 @@ export async function advanceJob(ctx: JobsContext, job: JobRow): Promise<void> {
     return;
   }
   if (status.state === 'running') {
-    if (status.progress !== undefined) await setAttemptProgress(ctx.db, job.id, currentAttempt(job), status.progress);
+    await reportProgress(ctx, job, { progress: status.progress, queuePosition: status.queuePosition });
     await schedulePoll(ctx.db, job.id, ctx.settings.pollIntervalMs);
     return;
   }

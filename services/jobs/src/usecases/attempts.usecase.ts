@@ -6,6 +6,7 @@ import { transition } from '../repositories/jobs.repository';
 import type { AttemptOutcome } from '../routing/provider-metrics';
 import type { AttemptRoute } from '../routing/routing';
 import type { JobsContext } from './context';
+import { startProcessing } from './transitions';
 
 /**
  * Routing with fallback (docs/providers.md). A job tries its routes in order, one attempt each; an
@@ -76,11 +77,11 @@ export async function launchAttempts(
   const first = index;
   while (index < routes.length) {
     if (opts.budgetEndsAt !== undefined && index > first && Date.now() >= opts.budgetEndsAt) {
-      const handed = await transition(
-        ctx.db,
+      const handed = await startProcessing(
+        ctx,
         job.id,
         'submitting',
-        { status: 'processing', provider_request_id: null, next_poll_at: new Date() },
+        { provider_request_id: null, next_poll_at: new Date() },
         guard,
       );
       return handed ? { kind: 'deferred', job: handed } : { kind: 'lost' };
@@ -116,6 +117,8 @@ async function claimAttempt(
         upstream_model: route.model ?? job.upstream_model,
         provider_request_id: null,
         attempt_deadline_at: null,
+        progress: null,
+        queue_position: null,
       },
       guard,
     );
@@ -171,12 +174,11 @@ async function tryRoute(
   ctx.routing.metrics.submitDuration.observe({ provider: route.provider, outcome: 'accepted' }, seconds());
   await markAttemptRunning(ctx.db, job.id, n, requestId);
   const timeoutMs = ctx.routing.spec(route.provider)?.attemptTimeoutMs;
-  const started = await transition(
-    ctx.db,
+  const started = await startProcessing(
+    ctx,
     job.id,
     from,
     {
-      status: 'processing',
       provider_request_id: requestId,
       attempt_deadline_at: timeoutMs ? new Date(Date.now() + timeoutMs) : null,
       next_poll_at: new Date(Date.now() + Math.min(ctx.settings.pollIntervalMs, 1000)),

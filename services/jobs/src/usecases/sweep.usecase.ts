@@ -63,6 +63,6 @@ export async function sweepRetention(ctx: JobsContext, retentionDays: number): P
     ctx.db,
     expired.map((j) => j.id),
   );
-  await deletePublishedBefore(ctx.db, 7);
+  await deletePublishedBefore(ctx.db, retentionDays); // the event log lives as long as the jobs
   return expired.length;
 }

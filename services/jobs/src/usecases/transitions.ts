@@ -74,3 +74,25 @@ async function endWithRefund(
   await settleRefund(ctx, ended);
   return ended;
 }
+
+/**
+ * submitting -> processing (an upstream took the job, or the submit's budget ran out and the poller
+ * goes on): the change and the job.processing event in one transaction. `attempt` guards as in
+ * `transition`. Other moves of a processing job (the next route) are not events.
+ */
+export async function startProcessing(
+  ctx: JobsContext,
+  jobId: string,
+  from: 'submitting' | 'processing',
+  changes: Partial<Omit<JobRow, 'params' | 'routes'>>,
+  attempt: number,
+): Promise<JobRow | undefined> {
+  const row = await ctx.db.transaction(async (trx) => {
+    const moved = await transition(trx, jobId, from, { ...changes, status: 'processing' }, attempt);
+    if (moved && from === 'submitting')
+      await addToOutbox(trx, ROUTING_KEYS.jobProcessing, toEventPayload(moved, ctx.settings.publicBaseUrl));
+    return moved;
+  });
+  if (row && from === 'submitting') ctx.kickRelay();
+  return row;
+}

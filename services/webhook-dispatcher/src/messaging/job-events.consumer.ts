@@ -9,7 +9,7 @@ export interface JobEventsConsumerOptions {
   retryDelaysMs: number[];
 }
 
-/** Consumes every job.* event and delivers it to the key's webhook. */
+/** Consumes every job.* event and delivers the terminal ones to the key's webhook. */
 export function consumeJobEvents(bus: Bus, deps: DeliveryDeps, opts: JobEventsConsumerOptions): Promise<void> {
   const handler = (def: EventDef<JobEventPayload>) =>
     eventHandler(def, (payload, ctx) =>
@@ -27,6 +27,9 @@ export function consumeJobEvents(bus: Bus, deps: DeliveryDeps, opts: JobEventsCo
       [jobEvents.completed.routingKey]: handler(jobEvents.completed),
       [jobEvents.failed.routingKey]: handler(jobEvents.failed),
       [jobEvents.cancelled.routingKey]: handler(jobEvents.cancelled),
+      // Streams and the event log only: webhooks are sent for the terminal events.
+      [jobEvents.processing.routingKey]: eventHandler(jobEvents.processing, () => Promise.resolve('ack' as const)),
+      [jobEvents.progress.routingKey]: eventHandler(jobEvents.progress, () => Promise.resolve('ack' as const)),
     },
     prefetch: opts.prefetch,
     retryDelaysMs: opts.retryDelaysMs,

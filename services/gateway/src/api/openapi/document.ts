@@ -2,6 +2,7 @@ import { withIdempotencyKeyDocs } from './idempotency-docs';
 import { componentSchemas, headers, responses, securitySchemes } from './components';
 import { estimatePaths } from './estimate-paths';
 import { editorPaths } from './editor-paths';
+import { eventPaths } from './event-paths';
 import { apiPaths } from './operations';
 import { mcpPaths, mediaPaths, metaPaths, webhooks } from './other-paths';
 import { webhookPaths } from './webhook-paths';
@@ -20,6 +21,7 @@ function build() {
     ...editorPaths,
     ...webhookPaths,
     ...estimatePaths,
+    ...eventPaths,
     ...mediaPaths,
     ...mcpPaths,
   };
@@ -44,6 +46,11 @@ function build() {
       { name: 'Account', description: 'Credit balance.' },
       { name: 'Generation', description: 'Asynchronous video and image generation.' },
       { name: 'Jobs', description: 'Listing, polling and cancelling generation jobs.' },
+      {
+        name: 'Events',
+        description:
+          'Job events: the per-user event log and its server-sent event streams (progress and state changes).',
+      },
       { name: 'Editor', description: 'The chat-driven video editor: projects, agent turns and export.' },
       {
         name: 'Editor direct edits',

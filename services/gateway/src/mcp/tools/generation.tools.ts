@@ -82,7 +82,7 @@ export const GENERATION_TOOLS: readonly ToolSpec[] = [
     name: 'job_status',
     title: 'Get a generation job, or list your jobs',
     description: [
-      'With job_id: read a generation job started with generate_media: status (processing, completed, failed or cancelled), credits_consumed, timestamps, its input (prompt and parameters as used, the seed included), and the result.',
+      'With job_id: read a generation job started with generate_media: status (processing, completed, failed or cancelled), progress (0-100 while processing when the provider can tell, else null; 100 when completed), credits_consumed, timestamps, its input (prompt and parameters as used, the seed included), and the result.',
       'Poll it every 2-5 seconds while status is processing (images take seconds, videos one to several minutes).',
       'Stop when status is completed (result.images: https URLs of the images; result.video: https URL of the mp4), failed (error says why; the credits were refunded) or cancelled (refunded).',
       "Only jobs of the key's owner are visible: any other id answers 'Job not found'. Jobs older than about 30 days may be gone (same answer). Free; any key, no scope needed.",

@@ -2,6 +2,7 @@ import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type Joi from 'joi';
 import type { Bus } from '@mf/bus';
 import type { FalEndpoints } from '@mf/catalog';
+import type { EventHub } from '../../core/events/event-hub';
 import type { AuthContext } from '../../http/auth.middleware';
 
 /** What a tool call runs with: the caller of this HTTP request and the gateway's settings. */
@@ -14,6 +15,8 @@ export interface ToolContext {
   submitTimeoutMs: number;
   instructTimeoutMs: number;
   exportTimeoutMs: number;
+  /** This replica's live job events: long tools report their generation's real progress from them. */
+  events?: EventHub;
 }
 
 export interface ToolSpec {

@@ -86,7 +86,14 @@ export class FalProvider implements Provider {
     if (res.status < 200 || res.status >= 300) throw new Error(`fal status poll failed: HTTP ${res.status}`);
 
     const state = field(res.data, 'status');
-    if (state === 'IN_QUEUE' || state === 'IN_PROGRESS') return { state: 'running' };
+    if (state === 'IN_QUEUE') {
+      // Queue position before the start is not progress: the Job shows it as queue_position.
+      const position = field(res.data, 'queue_position');
+      return typeof position === 'number' && Number.isInteger(position) && position >= 0
+        ? { state: 'running', queuePosition: position }
+        : { state: 'running' };
+    }
+    if (state === 'IN_PROGRESS') return { state: 'running' };
     if (state !== 'COMPLETED') throw new Error('fal status poll answered an unknown state');
     const error = field(res.data, 'error');
     if (typeof error === 'string' && error.length > 0) {

@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '@mf/logger';
 import { FfmpegError } from '@mf/media';
@@ -10,6 +9,7 @@ import {
   type ProviderOutput,
   type ProviderStatus,
 } from '../provider';
+import { allExist, atomically } from './local-files';
 import { nthSeed } from './render-common';
 import { renderImage } from './render-image';
 import { RenderQueue } from './render-queue';
@@ -56,6 +56,8 @@ interface Entry {
   phase: Phase;
   error?: string;
   abort: AbortController;
+  /** 0..1 while rendering: ffmpeg's output time over the video's duration, or the images done. */
+  progress?: number;
   /** Resolves when the background work has stopped (never rejects). */
   settled: Promise<void>;
 }
@@ -103,7 +105,8 @@ export class LocalProvider implements Provider {
       const entry = this.entries.get(requestId);
       if (entry?.phase === 'cancelled') return { state: 'failed', error: LOCAL_ERRORS.cancelled };
       if (entry?.phase === 'failed') return { state: 'failed', error: entry.error ?? LOCAL_ERRORS.render };
-      if (entry && isActive(entry.phase)) return { state: 'running' };
+      if (entry && isActive(entry.phase))
+        return entry.phase === 'rendering' ? { state: 'running', progress: entry.progress ?? 0 } : { state: 'running' };
 
       const outputs = this.outputs(job);
       if (await allExist(outputs)) return { state: 'completed', outputs };
@@ -206,7 +209,7 @@ export class LocalProvider implements Provider {
         entry.phase = entry.phase === 'queued' ? 'rendering' : entry.phase;
         this.deps.onRenderStart?.(requestId);
         try {
-          await this.render(job, references, signal);
+          await this.render(job, references, signal, (fraction) => (entry.progress = fraction));
         } finally {
           this.deps.onRenderEnd?.(requestId);
         }
@@ -251,7 +254,12 @@ export class LocalProvider implements Provider {
     return files;
   }
 
-  private async render(job: ProviderJob, references: string[], signal: AbortSignal): Promise<void> {
+  private async render(
+    job: ProviderJob,
+    references: string[],
+    signal: AbortSignal,
+    onProgress: (fraction: number) => void,
+  ): Promise<void> {
     const common = { ffmpegPath: this.deps.ffmpegPath, timeoutMs: this.deps.renderTimeoutMs, signal };
     const outputs = this.outputs(job);
     try {
@@ -268,6 +276,7 @@ export class LocalProvider implements Provider {
             seed: p.seed,
             audio: p.generate_audio,
             referenceImage: references[0],
+            onProgress,
           }),
         );
       } else {
@@ -284,6 +293,7 @@ export class LocalProvider implements Provider {
               references,
             }),
           );
+          onProgress((i + 1) / outputs.length);
         }
       }
     } catch (cause) {
@@ -297,32 +307,4 @@ export class LocalProvider implements Provider {
 
 function isActive(phase: Phase): boolean {
   return phase === 'queued' || phase === 'rendering';
-}
-
-/**
- * Writes `file` through a temporary name unique to this process and renames it into place, so a
- * file under the final name is always complete, even with another replica rendering the same job.
- */
-async function atomically(file: string, write: (tmp: string) => Promise<void>): Promise<void> {
-  const tmp = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
-  );
-  try {
-    await write(tmp);
-    await rename(tmp, file);
-  } finally {
-    await rm(tmp, { force: true }).catch(() => undefined);
-  }
-}
-
-async function allExist(outputs: Array<{ path: string }>): Promise<boolean> {
-  for (const o of outputs) {
-    const s = await stat(o.path).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return null;
-      throw err;
-    });
-    if (!s?.isFile() || s.size === 0) return false;
-  }
-  return true;
 }

@@ -26,6 +26,8 @@ export interface RenderVideoOptions {
   signal?: AbortSignal;
   /** Font for the prompt (default DejaVu Sans). */
   fontFile?: string;
+  /** Called as ffmpeg encodes, with the fraction of the video written (0..1). */
+  onProgress?: (fraction: number) => void;
 }
 
 const SAMPLE_RATE = 48_000;
@@ -123,8 +125,15 @@ export async function renderVideo(opts: RenderVideoOptions): Promise<void> {
     fileArg(opts.outFile),
   ];
 
+  const onProgress = opts.onProgress;
   await withScratch(opts.outFile, layout.text, (cwd) =>
-    runFfmpeg(args, { ffmpegPath: opts.ffmpegPath, timeoutMs: opts.timeoutMs, signal: opts.signal, cwd }),
+    runFfmpeg(args, {
+      ffmpegPath: opts.ffmpegPath,
+      timeoutMs: opts.timeoutMs,
+      signal: opts.signal,
+      cwd,
+      onProgress: onProgress ? (us) => onProgress(Math.min(1, us / 1e6 / exactDuration)) : undefined,
+    }),
   );
 }
 

@@ -1,0 +1,58 @@
+import Joi from 'joi';
+import { EVENT_ID, EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX } from './event-log-request';
+import { jobView } from './jobs';
+import { named, says } from './schema/rules';
+
+/**
+ * The per-user event log (docs/events.md): every job state change and progress step, with an id that
+ * sorts. Webhooks, the server-sent event streams and GET /api/v1/events read the same rows.
+ */
+export const JOB_EVENT_TYPES = [
+  'job.processing',
+  'job.progress',
+  'job.completed',
+  'job.failed',
+  'job.cancelled',
+] as const;
+export type JobEventType = (typeof JOB_EVENT_TYPES)[number];
+/** Event types after which a job's stream ends. */
+export const TERMINAL_EVENT_TYPES: readonly JobEventType[] = ['job.completed', 'job.failed', 'job.cancelled'];
+
+export const logEvent = named(
+  Joi.object({
+    id: Joi.string().pattern(EVENT_ID).required().description('The event id (`evt_` and 16 digits): ids sort.'),
+    type: Joi.string()
+      .valid(...JOB_EVENT_TYPES)
+      .required(),
+    created_at: Joi.string().isoDate().required().description('ISO 8601, UTC.'),
+    job_id: Joi.string().required(),
+    data: jobView.required().description('The Job object as it was at this event (as GET /api/v1/jobs/:id).'),
+  }),
+  'LogEvent',
+);
+
+export const eventsPage = named(
+  Joi.object({
+    events: Joi.array().items(logEvent).required().description('Oldest first, after the cursor.'),
+    next_cursor: Joi.string()
+      .pattern(EVENT_ID)
+      .allow(null)
+      .required()
+      .description('Pass as `after` for the next page; null at the end (for now).'),
+  }),
+  'EventsPage',
+);
+
+/** The query of GET /api/v1/events. */
+export const listEventsQuery = named(
+  Joi.object({
+    after: says(Joi.string().pattern(EVENT_ID), 'after must be an event id (evt_...)').description(
+      'An event id: the events after it. Absent: from the oldest kept (about 30 days).',
+    ),
+    limit: says(
+      Joi.number().integer().min(1).max(EVENTS_PAGE_MAX).default(EVENTS_PAGE_DEFAULT),
+      `limit must be an integer between 1 and ${EVENTS_PAGE_MAX}`,
+    ).description(`Events per page, 1-${EVENTS_PAGE_MAX}.`),
+  }),
+  'ListEventsQuery',
+);

@@ -1,0 +1,55 @@
+import type { EventHub } from '../core/events/event-hub';
+
+/** One progress notification: MCP requires `progress` to rise with each. */
+export interface ProgressReport {
+  progress: number;
+  total?: number;
+  message: string;
+}
+
+/** A heartbeat step: small, so a known percentage stays readable in `progress`. */
+const HEARTBEAT_STEP = 0.01;
+
+/**
+ * Progress of a long tool call: a heartbeat every `intervalMs` (it resets the client's request
+ * timer), and, when `events` is given, the real percentage of each generation the editor runs for
+ * the tool's project (`job.progress` events of its `editor` jobs) as soon as it is reported, with
+ * total 100. Values only rise (a heartbeat adds a hundredth).
+ */
+export async function withToolProgress<T>(
+  opts: {
+    toolName: string;
+    intervalMs: number;
+    report: (r: ProgressReport) => Promise<void>;
+    events?: { hub: EventHub; userId: number; projectId?: string };
+  },
+  work: () => Promise<T>,
+): Promise<T> {
+  let value = 0;
+  let known: { jobId: string; percent: number } | null = null;
+  const send = (r: ProgressReport) => void opts.report(r).catch(() => undefined); // a lost one only costs a timer reset
+  const timer = setInterval(() => {
+    value += HEARTBEAT_STEP;
+    send(
+      known
+        ? { progress: value, total: 100, message: `${opts.toolName}: generating ${known.jobId}, ${known.percent}%` }
+        : { progress: value, message: `${opts.toolName} still running` },
+    );
+  }, opts.intervalMs);
+  const ev = opts.events;
+  const stop = ev?.projectId
+    ? ev.hub.subscribe(ev.userId, (e) => {
+        const job = e.data;
+        if (job.source !== 'editor' || job.project_id !== ev.projectId || job.progress === null) return;
+        known = { jobId: job.job_id, percent: job.progress };
+        value = Math.max(value + HEARTBEAT_STEP, job.progress);
+        send({ progress: value, total: 100, message: `${opts.toolName}: generating ${job.job_id}, ${job.progress}%` });
+      })
+    : undefined;
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+    stop?.();
+  }
+}

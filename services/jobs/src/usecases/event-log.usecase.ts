@@ -1,0 +1,60 @@
+import {
+  EVENTS_PAGE_DEFAULT,
+  eventIdOf,
+  JOB_EVENT_TYPES,
+  rowIdOf,
+  type EventsPage,
+  type Job,
+  type JobEventType,
+  type ListEventsRequest,
+  type LogEvent,
+} from '@mf/contracts';
+import { toView } from '../domain/job';
+import { findJob } from '../repositories/jobs.repository';
+import { listLogRows, type LogRow } from '../repositories/outbox.repository';
+import type { JobsContext } from './context';
+
+const TYPES: readonly string[] = JOB_EVENT_TYPES;
+
+/**
+ * A page of the user's event log (one job's, given job_id), oldest first after the cursor.
+ * `next_cursor` is the last event's id when the page is full, null at the end (for now: a later
+ * call with the last id seen returns what came since).
+ */
+export async function listEvents(ctx: JobsContext, req: ListEventsRequest): Promise<EventsPage> {
+  const limit = req.limit ?? EVENTS_PAGE_DEFAULT;
+  const rows = await listLogRows(ctx.db, {
+    userId: req.user_id,
+    after: req.after ? rowIdOf(req.after) : 0,
+    limit,
+    jobId: req.job_id,
+  });
+  const events: LogEvent[] = [];
+  for (const row of rows) {
+    const event = await toLogEvent(ctx, row);
+    if (event) events.push(event);
+  }
+  const last = rows.at(-1);
+  return { events, next_cursor: rows.length === limit && last ? eventIdOf(last.id) : null };
+}
+
+async function toLogEvent(ctx: JobsContext, row: LogRow): Promise<LogEvent | null> {
+  if (!TYPES.includes(row.routing_key)) return null;
+  const data = row.payload.job ?? (await legacyView(ctx, row));
+  if (!data) return null;
+  return {
+    id: eventIdOf(row.id),
+    type: row.routing_key as JobEventType,
+    created_at: row.created_at.toISOString(),
+    job_id: row.job_id,
+    data,
+  };
+}
+
+/** An event written before events carried the Job: the job as it is now, in the event's status. */
+async function legacyView(ctx: JobsContext, row: LogRow): Promise<Job | null> {
+  const job = await findJob(ctx.db, row.job_id);
+  if (!job) return null;
+  const view = toView(job, ctx.settings.publicBaseUrl);
+  return { ...view, status: row.payload.status, progress: row.payload.status === 'completed' ? 100 : null };
+}

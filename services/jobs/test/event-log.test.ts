@@ -1,0 +1,135 @@
+import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
+import { cancelJob } from '../src/usecases/cancel-job.usecase';
+import { listEvents } from '../src/usecases/event-log.usecase';
+import { getJob } from '../src/usecases/read-jobs.usecase';
+import { submitJob } from '../src/usecases/submit-job.usecase';
+import { producedFile, startHarness, type Harness } from './support/jobs-harness';
+
+const image = (user: number, prompt = 'p') => ({
+  user_id: user,
+  api_key_id: 1,
+  type: 'image' as const,
+  params: { prompt, image_urls: [], num_images: 1 as const, aspect_ratio: '1:1' as const, seed: 1 },
+});
+
+describe('progress and the per-user event log against the real database', () => {
+  let h: Harness;
+  let user = 900;
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+  beforeEach(() => {
+    h.provider.next = () => ({ state: 'running' });
+    h.provider.submitError = null;
+  });
+
+  const newUser = (credits: number): number => {
+    user++;
+    h.billing.balances.set(user, credits);
+    return user;
+  };
+  const pollNow = (jobId: string) => h.db('jobs').update({ next_poll_at: h.db.fn.now() }).where({ id: jobId });
+  /** Lets the last progress event be older than the one-a-second limit. */
+  const ageProgressEvent = (jobId: string) =>
+    h
+      .db('jobs')
+      .update({ progress_event_at: h.db.raw(`now() - interval '2 seconds'`) })
+      .where({ id: jobId });
+
+  it('shows progress as a percent while processing, as null when the provider cannot tell, and 100 once completed', async () => {
+    const u = newUser(500);
+    const { job_id } = await submitJob(h.ctx, image(u));
+    expect((await getJob(h.ctx, { user_id: u, job_id })).progress).toBeNull();
+
+    h.provider.next = () => ({ state: 'running', progress: 0.427 });
+    await pollNow(job_id);
+    await advanceDueJobs(h.ctx, 50);
+    expect((await getJob(h.ctx, { user_id: u, job_id })).progress).toBe(42);
+
+    const file = producedFile(h.mediaDir, 'progress.png');
+    h.provider.next = () => ({ state: 'completed', outputs: [{ kind: 'file', path: file, contentType: 'image/png' }] });
+    await pollNow(job_id);
+    await advanceDueJobs(h.ctx, 50);
+    expect(await getJob(h.ctx, { user_id: u, job_id })).toMatchObject({ status: 'completed', progress: 100 });
+  });
+
+  it('shows the upstream queue position before the start, and drops it once the job ended', async () => {
+    const u = newUser(500);
+    const { job_id } = await submitJob(h.ctx, image(u));
+    h.provider.next = () => ({ state: 'running', queuePosition: 3 });
+    await pollNow(job_id);
+    await advanceDueJobs(h.ctx, 50);
+    expect(await getJob(h.ctx, { user_id: u, job_id })).toMatchObject({ progress: null, queue_position: 3 });
+    await cancelJob(h.ctx, { user_id: u, job_id });
+    expect(await getJob(h.ctx, { user_id: u, job_id })).not.toHaveProperty('queue_position');
+  });
+
+  it('writes a job.progress event when the percent changes, at most one a second per job', async () => {
+    const u = newUser(500);
+    const { job_id } = await submitJob(h.ctx, image(u));
+    for (const p of [0.1, 0.2, 0.3]) {
+      h.provider.next = () => ({ state: 'running', progress: p });
+      await pollNow(job_id);
+      await advanceDueJobs(h.ctx, 50);
+    }
+    // Three changes within a second: the first is an event, the others only update the job.
+    let page = await listEvents(h.ctx, { user_id: u, job_id });
+    expect(page.events.map((e) => [e.type, e.data.progress])).toEqual([
+      ['job.processing', null],
+      ['job.progress', 10],
+    ]);
+    expect((await getJob(h.ctx, { user_id: u, job_id })).progress).toBe(30);
+
+    await ageProgressEvent(job_id);
+    h.provider.next = () => ({ state: 'running', progress: 0.5 });
+    await pollNow(job_id);
+    await advanceDueJobs(h.ctx, 50);
+    // The same percent again is no change, hence no event, whatever the time.
+    await ageProgressEvent(job_id);
+    await pollNow(job_id);
+    await advanceDueJobs(h.ctx, 50);
+    page = await listEvents(h.ctx, { user_id: u, job_id });
+    expect(page.events.map((e) => [e.type, e.data.progress])).toEqual([
+      ['job.processing', null],
+      ['job.progress', 10],
+      ['job.progress', 50],
+    ]);
+  });
+
+  it('lists only the user’s own events, oldest first, in pages whose cursor resumes without gap or duplicate', async () => {
+    const u = newUser(1000);
+    const other = newUser(1000);
+    const mine: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      mine.push((await submitJob(h.ctx, image(u, `mine ${i}`))).job_id);
+      await submitJob(h.ctx, image(other, `theirs ${i}`));
+    }
+    for (const job_id of mine.slice(0, 2)) await cancelJob(h.ctx, { user_id: u, job_id });
+
+    const all = await listEvents(h.ctx, { user_id: u, limit: 100 });
+    expect(all.next_cursor).toBeNull();
+    expect(all.events.map((e) => [e.type, e.job_id])).toEqual([
+      ...mine.map((id) => ['job.processing', id]),
+      ['job.cancelled', mine[0]],
+      ['job.cancelled', mine[1]],
+    ]);
+    const ids = all.events.map((e) => e.id);
+    expect([...ids].sort()).toEqual(ids);
+    expect(all.events[5].data).toMatchObject({ job_id: mine[0], status: 'cancelled', progress: null });
+
+    const walked: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await listEvents(h.ctx, { user_id: u, limit: 3, ...(after ? { after } : {}) });
+      walked.push(...page.events.map((e) => e.id));
+      if (!page.next_cursor) break;
+      after = page.next_cursor;
+    }
+    expect(walked).toEqual(ids);
+    expect((await listEvents(h.ctx, { user_id: u, after: ids[ids.length - 1] })).events).toEqual([]);
+  });
+});
