@@ -9,8 +9,10 @@ import {
   type ProviderOutput,
   type ProviderStatus,
 } from '../provider';
+import { fetchReferences } from './fetch-references';
 import { allExist, atomically } from './local-files';
 import { nthSeed } from './render-common';
+import { LOCAL_ERRORS, RenderFailure } from './render-failure';
 import { renderImage } from './render-image';
 import { RenderQueue } from './render-queue';
 import { renderVideo } from './render-video';
@@ -34,15 +36,6 @@ export interface LocalProviderDeps {
   onRenderEnd?: (requestId: string) => void;
 }
 
-/** Messages a client may see: nothing from ffmpeg, no paths. */
-export const LOCAL_ERRORS = {
-  fetch: 'reference image could not be fetched',
-  render: 'rendering failed',
-  timeout: 'rendering timed out',
-  cancelled: 'cancelled',
-  unknown: 'unknown request',
-} as const;
-
 const REQUEST_PREFIX = 'local:';
 /** Job ids become directory names: only these characters, so no path can escape workDir. */
 const SAFE_JOB_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -60,17 +53,6 @@ interface Entry {
   progress?: number;
   /** Resolves when the background work has stopped (never rejects). */
   settled: Promise<void>;
-}
-
-/** A failure whose client-safe message is already chosen. */
-class RenderFailure extends Error {
-  constructor(
-    readonly safeMessage: string,
-    options?: { cause?: unknown },
-  ) {
-    super(safeMessage, options);
-    this.name = 'RenderFailure';
-  }
 }
 
 /**
@@ -203,7 +185,7 @@ export class LocalProvider implements Provider {
     try {
       const dir = this.dirOf(job.jobId);
       await mkdir(dir, { recursive: true });
-      const references = await this.fetchReferences(job, dir, signal);
+      const references = await fetchReferences(this.deps.fetchReference, job, dir, signal);
 
       await this.queue.run(async () => {
         entry.phase = entry.phase === 'queued' ? 'rendering' : entry.phase;
@@ -226,32 +208,6 @@ export class LocalProvider implements Provider {
           : { err: cause };
       log.warn(detail, `local render failed: ${entry.error}`);
     }
-  }
-
-  private async fetchReferences(job: ProviderJob, dir: string, signal: AbortSignal): Promise<string[]> {
-    const urls = job.type === 'video' ? (job.params.image_url ? [job.params.image_url] : []) : job.params.image_urls;
-    // No extension: ffmpeg reads them with the image2 demuxer, which detects the image type.
-    const files = urls.map((_, i) => path.join(dir, `ref-${i}`));
-    // async: a fetchReference that throws synchronously still counts as a failed fetch.
-    const fetches = Promise.all(urls.map(async (url, i) => this.deps.fetchReference(url, files[i])));
-    fetches.catch(() => undefined); // still settles after an abort; its failure no longer matters then
-    // fetchReference takes no signal: a cancel stops waiting for it rather than waiting it out.
-    let onAbort = () => {};
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason as Error);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    aborted.catch(() => undefined);
-    try {
-      signal.throwIfAborted();
-      await Promise.race([fetches, aborted]);
-    } catch (cause) {
-      if (signal.aborted) throw cause;
-      throw new RenderFailure(LOCAL_ERRORS.fetch, { cause });
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
-    return files;
   }
 
   private async render(
@@ -308,3 +264,5 @@ export class LocalProvider implements Provider {
 function isActive(phase: Phase): boolean {
   return phase === 'queued' || phase === 'rendering';
 }
+
+export { LOCAL_ERRORS } from './render-failure';
