@@ -1,6 +1,7 @@
 import { followStream, type StreamOptions, type StreamTransport } from './event-stream';
 import { JobFailedError, WaitTimeoutError } from './errors';
 import type { EventsPage, Job, JobEvent } from './types';
+import { sleep } from './transport';
 
 /** `client.jobs`: a job's events as they happen. */
 export interface JobsStreams {
@@ -106,20 +107,6 @@ export interface WaitForJobOptions extends PollOptions {
   /** Follow the job's event stream, polling only when it cannot be had (default true); false: poll. */
   stream?: boolean;
 }
-
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(signal!.reason as Error);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 
 /** Polls a job until it ends (intervals growing x1.5): the fallback of waitByStream, and `stream: false`. */
 export async function pollForJob(

@@ -28,7 +28,7 @@ export interface Call {
   opts?: RequestOptions;
 }
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     // The signal's reason, as fetch rejects with it (an AbortError or the caller's own reason).
     if (signal?.aborted) return reject(signal.reason as Error);

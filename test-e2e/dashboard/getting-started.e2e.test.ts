@@ -251,8 +251,8 @@ describe('getting started on the dashboard API', () => {
         })
       ).status,
     ).toBe(404);
-    expect((await s.post(`/keys/${key.id}/webhook/test`, { body: { event: 'job.failed' } })).body).toEqual({
-      error: 'event must be one of webhook.test, job.completed',
+    expect((await s.post(`/keys/${key.id}/webhook/test`, { body: { event: 'job.progress' } })).body).toEqual({
+      error: 'event must be one of webhook.test, job.completed, job.failed, job.cancelled',
     });
   });
 });

@@ -188,6 +188,8 @@ describe('the dashboard on every host and screen', () => {
             expect(await p.getByLabel('Test event').locator('option').allTextContents()).toEqual([
               'webhook.test: a ping',
               'job.completed: a sample completed video job',
+              'job.failed: a sample failed job',
+              'job.cancelled: a sample cancelled job',
             ]);
           });
 

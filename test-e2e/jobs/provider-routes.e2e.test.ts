@@ -91,6 +91,7 @@ describe('jobs routed across providers with fallback', () => {
         'input',
         'job_id',
         'model',
+        'progress',
         'project_id',
         'result',
         'source',

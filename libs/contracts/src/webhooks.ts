@@ -129,21 +129,20 @@ export const webhookPayload = named(
 );
 
 /** One attempt with what was sent and what came back (null for attempts older than the detail log). */
-export const deliveryDetail = named(
-  deliveryView.keys({
-    request_headers: Joi.object()
-      .pattern(/.*/, Joi.string())
-      .allow(null)
-      .required()
-      .description('The headers sent, signature included.'),
-    request_body: Joi.string().allow(null).required().description('The raw body sent.'),
-    response_body: Joi.string()
-      .allow(null)
-      .required()
-      .description('The first 4 KB of the answer body; null when there was no answer.'),
-  }),
-  'DeliveryDetail',
-);
+export const deliveryDetailKeys = {
+  request_headers: Joi.object()
+    .pattern(/.*/, Joi.string())
+    .allow(null)
+    .required()
+    .description('The headers sent, signature included.'),
+  request_body: Joi.string().allow(null).required().description('The raw body sent.'),
+  response_body: Joi.string()
+    .allow(null)
+    .required()
+    .description('The first 4 KB of the answer body; null when there was no answer.'),
+};
+
+export const deliveryDetail = named(deliveryView.keys(deliveryDetailKeys), 'DeliveryDetail');
 export const deliveryRequest = named(
   Joi.object({ ...ref, delivery_id: Joi.number().integer().min(1).required() }),
   'DeliveryRequest',

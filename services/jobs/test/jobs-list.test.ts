@@ -65,6 +65,7 @@ describe('listing jobs', () => {
       credits_consumed: 50,
       created_at: expect.any(String),
       completed_at: null,
+      progress: null,
       result: null,
       error: null,
       input: { prompt: 'second', image_urls: [], num_images: 1, aspect_ratio: '1:1', seed: 1 },

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { named, says } from '../schema/rules';
-import { DELIVERY_STATUSES } from '../webhooks';
+import { deliveryDetailKeys, DELIVERY_STATUSES } from '../webhooks';
 
 /**
  * The public webhook delivery tools under /api/v1/webhook (per API key: the caller's key's own
@@ -58,21 +58,7 @@ export const webhookDelivery = named(
   'WebhookDelivery',
 );
 
-export const webhookDeliveryDetail = named(
-  webhookDelivery.keys({
-    request_headers: Joi.object()
-      .pattern(/.*/, Joi.string())
-      .allow(null)
-      .required()
-      .description('The headers sent, signature included.'),
-    request_body: Joi.string().allow(null).required().description('The raw body sent.'),
-    response_body: Joi.string()
-      .allow(null)
-      .required()
-      .description('The first 4 KB of the answer body; null when there was no answer.'),
-  }),
-  'WebhookDeliveryDetail',
-);
+export const webhookDeliveryDetail = named(webhookDelivery.keys(deliveryDetailKeys), 'WebhookDeliveryDetail');
 
 export const webhookDeliveriesPage = named(
   Joi.object({ deliveries: Joi.array().items(webhookDelivery).required().description('Newest first.') }),
