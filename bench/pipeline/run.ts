@@ -15,7 +15,8 @@ import { performance } from 'node:perf_hooks';
 import { startBare } from '../lib/bare';
 import { amqp } from '../lib/deps';
 import { envNumber, machineLine, sleep } from '../lib/env';
-import { runBench, startBenchFleet, submitImageJob, type BenchFleet } from '../lib/fleet';
+import { runBench, startBenchFleet, type BenchFleet } from '../lib/fleet';
+import { holdJobs } from '../lib/held-jobs';
 import { startTimedReceiver, type TimedReceiver } from '../lib/receiver';
 import { num, ratio, summarize, type Summary } from '../lib/stats';
 import { printTable } from '../lib/table';
@@ -34,37 +35,6 @@ async function paced(n: number, fire: (i: number) => void): Promise<void> {
   }
 }
 
-async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-/** Submits `n` jobs (8 at a time) and lets the jobs service poll each once, so none is due any more. */
-async function holdJobs(fleet: BenchFleet, key: string, n: number): Promise<string[]> {
-  const ids: string[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < n) {
-        next += 1;
-        ids.push(await submitImageJob(fleet, key, 'bench pipeline'));
-      }
-    }),
-  );
-  // A job's first poll is due 1 s after submit; one callback wakes the poller, which drains every due job.
-  await sleep(1500);
-  await fleet.provider.poke(ids[0]);
-  await until(
-    'the first poll of every held job',
-    () => ids.every((id) => fleet.provider.statusCalls(id) >= 1),
-    120_000,
-  );
-  return ids;
-}
-
 async function ours(fleet: BenchFleet): Promise<Summary> {
   const receiver = await startTimedReceiver((headers, body) =>
     headers['x-service-event'] === 'job.completed' ? String((JSON.parse(body) as { job_id: string }).job_id) : null,
@@ -72,7 +42,7 @@ async function ours(fleet: BenchFleet): Promise<Summary> {
   try {
     const user = await fleet.userWithKey('all');
     await fleet.admin('webhook:set', '--key-id', String(user.keyId), '--url', receiver.url);
-    const ids = await holdJobs(fleet, user.key, WARMUP + JOBS);
+    const ids = await holdJobs(fleet, user.key, WARMUP + JOBS, 'bench pipeline');
     const warm = ids.slice(0, WARMUP);
     const measured = ids.slice(WARMUP);
 

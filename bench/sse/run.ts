@@ -13,7 +13,8 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { envNumber, machineLine, sleep } from '../lib/env';
-import { runBench, startBenchFleet, submitImageJob, type BenchFleet } from '../lib/fleet';
+import { runBench, startBenchFleet, type BenchFleet } from '../lib/fleet';
+import { holdJobs, until } from '../lib/held-jobs';
 import { idleRss } from '../lib/rss';
 import { num, summarize, type Summary } from '../lib/stats';
 import { printTable } from '../lib/table';
@@ -22,14 +23,6 @@ const JOBS = envNumber('BENCH_SSE_JOBS', 100);
 const INTERVAL_MS = envNumber('BENCH_SSE_INTERVAL_MS', 100);
 const WARMUP = Math.floor(envNumber('BENCH_SSE_WARMUP', 10));
 const STREAMS = Math.floor(envNumber('BENCH_SSE_STREAMS', 1000));
-
-async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 /** One open stream: calls `onEvent` with each event's type and data as they are read. */
 function openStream(
@@ -63,28 +56,6 @@ function openStream(
   });
 }
 
-/** Submits `n` jobs (8 at a time) and lets the jobs service poll each once, so none is due any more. */
-async function holdJobs(fleet: BenchFleet, key: string, n: number): Promise<string[]> {
-  const ids: string[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < n) {
-        next += 1;
-        ids.push(await submitImageJob(fleet, key, 'bench sse'));
-      }
-    }),
-  );
-  await sleep(1500);
-  await fleet.provider.poke(ids[0]);
-  await until(
-    'the first poll of every held job',
-    () => ids.every((id) => fleet.provider.statusCalls(id) >= 1),
-    120_000,
-  );
-  return ids;
-}
-
 async function latency(fleet: BenchFleet): Promise<Summary> {
   const user = await fleet.userWithKey('all');
   const arrivals = new Map<string, number>();
@@ -92,7 +63,7 @@ async function latency(fleet: BenchFleet): Promise<Summary> {
     if (type === 'job.completed') arrivals.set((JSON.parse(data) as { job_id: string }).job_id, performance.now());
   });
   try {
-    const ids = await holdJobs(fleet, user.key, WARMUP + JOBS);
+    const ids = await holdJobs(fleet, user.key, WARMUP + JOBS, 'bench sse');
     const completedAt = new Map<string, number>();
     const start = performance.now();
     for (const [i, id] of ids.entries()) {

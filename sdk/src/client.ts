@@ -57,7 +57,6 @@ export interface MediaforgeClientOptions {
 
 /** Per-call options (transport.ts) and waitForJob's options (streams.ts). */
 export type { RequestOptions } from './transport';
-export { unreachable } from './transport';
 export type { WaitForJobOptions } from './streams';
 
 const enc = encodeURIComponent;

@@ -6,7 +6,8 @@ import type { ImageParams, VideoParams } from '@mf/contracts';
 import { probe, resolveFfmpeg, resolveFfprobe, runFfmpeg } from '@mf/media';
 import { silentLogger } from '@mf/testing';
 import { ProviderSubmitError, type ProviderJob, type ProviderStatus } from '../src/providers/provider';
-import { LOCAL_ERRORS, LocalProvider, type LocalProviderDeps } from '../src/providers/local/local-provider';
+import { LocalProvider, type LocalProviderDeps } from '../src/providers/local/local-provider';
+import { LOCAL_ERRORS } from '../src/providers/local/render-failure';
 import { renderImage } from '../src/providers/local/render-image';
 import { imageSize } from '../src/providers/local/sizes';
 

@@ -1,4 +1,5 @@
-export { LocalProvider, LOCAL_ERRORS } from './local-provider';
+export { LocalProvider } from './local-provider';
+export { LOCAL_ERRORS } from './render-failure';
 export type { LocalProviderDeps } from './local-provider';
 export { renderVideo } from './render-video';
 export type { RenderVideoOptions } from './render-video';

@@ -264,5 +264,3 @@ export class LocalProvider implements Provider {
 function isActive(phase: Phase): boolean {
   return phase === 'queued' || phase === 'rendering';
 }
-
-export { LOCAL_ERRORS } from './render-failure';
