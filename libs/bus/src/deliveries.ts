@@ -32,6 +32,14 @@ export class Deliveries {
   async stop(until: number): Promise<void> {
     for (const { channel, tag } of this.consumers) await channel.cancel(tag).catch(() => undefined);
     while (this.inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    // Close the consumers' channels before the caller closes the connection: a channel's close
+    // follows its last acks on the wire, while a connection close could overtake acks still queued
+    // on a channel (the broker would then redeliver messages already handled).
+    const left = Math.max(0, until - Date.now());
+    await Promise.race([
+      Promise.all(this.consumers.map(({ channel }) => channel.close().catch(() => undefined))),
+      new Promise((r) => setTimeout(r, left).unref()),
+    ]);
   }
 }
 
