@@ -43,7 +43,13 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       signUpsPerIp: { ...DEFAULT_THROTTLE_RULES.signUpsPerIp, points: config.SIGNUPS_PER_IP_PER_HOUR },
     });
     const streams = new Streams({ perKey: config.STREAMS_PER_KEY, sse: { heartbeatMs: config.SSE_HEARTBEAT_MS } });
-    await startLiveFeed(bus, streams.hub);
+    await startLiveFeed(bus, streams.hub, () => {
+      logger.warn(
+        { streams: streams.size },
+        'live events resubscribed after a broker reconnect: ending open streams so they resume from the log',
+      );
+      streams.closeAll();
+    });
     // Open streams would hold the HTTP server's close until the shutdown timeout: end them first
     // (clients reconnect, to another replica, with Last-Event-ID).
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => streams.closeAll());
