@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Lease, LeaseStore } from './shared-stream-slots';
+import type { LeaseStore } from './shared-stream-slots';
 
 // A sorted set per API key: members are slot ids, scores their expiry (Redis' clock, ms). The set
 // itself expires with its newest lease, so a key nobody streams on leaves nothing behind.

@@ -24,12 +24,8 @@ export class StreamLimits implements StreamSlots {
 
   constructor(readonly perKey = DEFAULT_STREAMS_PER_KEY) {}
 
-  acquire(key: string): Promise<() => void> {
-    try {
-      return Promise.resolve(this.take(key));
-    } catch (err) {
-      return Promise.reject(err as Error);
-    }
+  async acquire(key: string): Promise<() => void> {
+    return Promise.resolve(this.take(key));
   }
 
   /** The synchronous take behind acquire. */
