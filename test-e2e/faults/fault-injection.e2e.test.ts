@@ -238,23 +238,27 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
       });
       violations.push(...result.violations);
 
-      // Every stream caught up with its user's log, then matched it event for event.
+      // Every stream catches up with its user's log, then must match it event for event.
+      const logs = await Promise.all(users.map((u) => readWholeLog(fleet.baseUrl, u.key)));
+      await Promise.all(
+        followers.map((f, i) =>
+          f.caughtUpTo(logs[i].at(-1)?.id ?? 'evt_0000000000000000', 30_000).catch((err: Error) => {
+            violations.push(`user ${users[i].userId}: ${err.message}`);
+          }),
+        ),
+      );
+      await sleep(500); // a duplicate would arrive now
+      await Promise.all(followers.map((f) => f.stop()));
       const streamLines: string[] = [];
       for (const [i, u] of users.entries()) {
         const f = followers[i];
-        const log = await readWholeLog(fleet.baseUrl, u.key);
-        await f.caughtUpTo(log.at(-1)?.id ?? 'evt_0000000000000000', 30_000).catch((err: Error) => {
-          violations.push(`user ${u.userId}: ${err.message}`);
-        });
-        await sleep(500); // a duplicate would arrive now
-        await f.stop();
         const jobs = snap.jobs.filter((j) => String(j.user_id) === String(u.userId));
-        violations.push(...auditStream({ user: String(u.userId), received: f.received, log, jobs }));
+        violations.push(...auditStream({ user: String(u.userId), received: f.received, log: logs[i], jobs }));
         if (f.serverDrops < 1) violations.push(`user ${u.userId}: the stream was never dropped by a crash`);
         if (f.clientDrops < FAULTS.length)
           violations.push(`user ${u.userId}: the client resumed only ${f.clientDrops} times`);
         streamLines.push(
-          `  user ${u.userId}: ${f.received.length} events of ${log.length} logged (${jobs.length} jobs); dropped by the server ${f.serverDrops}, by the client ${f.clientDrops}; failed opens ${f.failedOpens}`,
+          `  user ${u.userId}: ${f.received.length} events of ${logs[i].length} logged (${jobs.length} jobs); dropped by the server ${f.serverDrops}, by the client ${f.clientDrops}; failed opens ${f.failedOpens}`,
         );
       }
 
