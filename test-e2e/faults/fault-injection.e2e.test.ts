@@ -170,6 +170,7 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
         twoRoutes: routes === 2,
       });
       const timeline: string[] = [];
+      let brokerKilledAt = Infinity;
       const t0 = Date.now();
       const at = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
       await sleep(LEAD_MS);
@@ -180,6 +181,7 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
         await sleep(LEAD_MS);
         if (target === 'rabbitmq') {
           timeline.push(`${at()} SIGKILL RabbitMQ`);
+          brokerKilledAt = Date.now();
           await broker.kill();
           await sleep(DOWN_MS);
           await broker.start();
@@ -255,6 +257,10 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
         const jobs = snap.jobs.filter((j) => String(j.user_id) === String(u.userId));
         violations.push(...auditStream({ user: String(u.userId), received: f.received, log: logs[i], jobs }));
         if (f.serverDrops < 1) violations.push(`user ${u.userId}: the stream was never dropped by a crash`);
+        // Its gateway missed what was published while it was away from the broker: it must have
+        // ended the stream once subscribed again (the client resumes from the log), not gone on.
+        if (!f.serverDropTimes.some((t) => t > brokerKilledAt))
+          violations.push(`user ${u.userId}: the stream went on through the gateway's broker reconnect`);
         if (f.clientDrops < FAULTS.length)
           violations.push(`user ${u.userId}: the client resumed only ${f.clientDrops} times`);
         streamLines.push(

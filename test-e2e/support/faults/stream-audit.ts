@@ -25,6 +25,8 @@ export interface StreamFollower {
   readonly received: SseEvent[];
   /** Connections that ended without the client asking (gateway killed or restarted, stream ended). */
   readonly serverDrops: number;
+  /** When each of those ended (epoch ms). */
+  readonly serverDropTimes: number[];
   /** Connections the client dropped itself (abortAndResume). */
   readonly clientDrops: number;
   /** Opens refused or failed (gateway down, 503 while a service is away): retried. */
@@ -38,7 +40,7 @@ export interface StreamFollower {
 
 export function followStream(baseUrl: string, key: string): StreamFollower {
   const received: SseEvent[] = [];
-  let serverDrops = 0;
+  const serverDropTimes: number[] = [];
   let clientDrops = 0;
   let failedOpens = 0;
   let stopped = false;
@@ -63,7 +65,7 @@ export function followStream(baseUrl: string, key: string): StreamFollower {
       closeCurrent = null;
       if (stopped) break;
       if (aborting) clientDrops++;
-      else serverDrops++;
+      else serverDropTimes.push(Date.now());
       aborting = false;
     }
   };
@@ -72,8 +74,9 @@ export function followStream(baseUrl: string, key: string): StreamFollower {
   return {
     received,
     get serverDrops() {
-      return serverDrops;
+      return serverDropTimes.length;
     },
+    serverDropTimes,
     get clientDrops() {
       return clientDrops;
     },
