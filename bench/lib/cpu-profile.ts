@@ -58,7 +58,9 @@ function areaOf(frame: ProfileNode['callFrame']): string {
 }
 
 function label(frame: ProfileNode['callFrame']): string {
-  const file = frame.url ? frame.url.replace(/^.*\/(node_modules|services|libs)\//, '$1/').replace(/^file:\/\//, '') : '';
+  const file = frame.url
+    ? frame.url.replace(/^.*\/(node_modules|services|libs)\//, '$1/').replace(/^file:\/\//, '')
+    : '';
   return `${frame.functionName || '(anonymous)'} ${file ? `${file}:${frame.lineNumber + 1}` : ''}`.trim();
 }
 

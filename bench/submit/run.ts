@@ -65,6 +65,7 @@ async function main(): Promise<void> {
     const headers = { 'content-type': 'application/json' };
     try {
       const before = fleet.provider.submitted();
+      const connectionsBefore = fleet.provider.connections();
       let startUs = 0;
       const ours = await runLoad(
         {
@@ -78,8 +79,21 @@ async function main(): Promise<void> {
       );
       if (profDir) writeProfileWindow(profDir, { startUs, endUs: profileClockUs() });
       const submitted = fleet.provider.submitted() - before;
-      const floor = await runLoad({ url: `${bare.url}/submit-job`, method: 'POST', headers, body, connections: CONNECTIONS });
-      const insert = await runLoad({ url: `${bare.url}/submit`, method: 'POST', headers, body, connections: CONNECTIONS });
+      const connections = fleet.provider.connections() - connectionsBefore;
+      const floor = await runLoad({
+        url: `${bare.url}/submit-job`,
+        method: 'POST',
+        headers,
+        body,
+        connections: CONNECTIONS,
+      });
+      const insert = await runLoad({
+        url: `${bare.url}/submit`,
+        method: 'POST',
+        headers,
+        body,
+        connections: CONNECTIONS,
+      });
 
       console.log('');
       const row = (label: string, r: LoadResult) => [label, num(r.rps), num(r.p50), num(r.p99), describeStatuses(r)];
@@ -91,13 +105,20 @@ async function main(): Promise<void> {
           row('bare express POST, one INSERT', insert),
         ],
       );
-      console.log(`  (the provider received ${submitted} submits from the fleet, warm-up included; each one charged 50 credits)`);
+      console.log(
+        `  (the provider received ${submitted} submits from the fleet, warm-up included; each one charged 50 credits)`,
+      );
       console.log('');
       printTable(
         ['ratio ours / baseline', 'submits/s', 'p50', 'p99'],
         [
           ['submit / fair floor', ratio(ours.rps, floor.rps), ratio(ours.p50, floor.p50), ratio(ours.p99, floor.p99)],
-          ['submit / one INSERT', ratio(ours.rps, insert.rps), ratio(ours.p50, insert.p50), ratio(ours.p99, insert.p99)],
+          [
+            'submit / one INSERT',
+            ratio(ours.rps, insert.rps),
+            ratio(ours.p50, insert.p50),
+            ratio(ours.p99, insert.p99),
+          ],
         ],
       );
     } finally {
@@ -108,7 +129,9 @@ async function main(): Promise<void> {
     await fleet.shutdown({ failed });
   }
   if (profDir) {
-    console.log(`\nCPU profiles of the measured run (${profDir}; node --import tsx bench/lib/cpu-profile.ts ${profDir} for more):`);
+    console.log(
+      `\nCPU profiles of the measured run (${profDir}; node --import tsx bench/lib/cpu-profile.ts ${profDir} for more):`,
+    );
     for (const p of readProfiles(profDir)) {
       const top = p.functions
         .slice(0, 6)
