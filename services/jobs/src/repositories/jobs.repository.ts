@@ -149,6 +149,18 @@ export async function transition(
   changes: Partial<Omit<JobRow, 'params' | 'routes'>>,
   attempt?: number,
 ): Promise<JobRow | undefined> {
+  const [row] = await rowsOf<JobRow>(transitionStatement(db, id, from, changes, attempt));
+  return row;
+}
+
+/** `transition` as a statement (UPDATE ... RETURNING *), to run inside a larger one. */
+export function transitionStatement(
+  db: Db,
+  id: string,
+  from: JobRow['status'],
+  changes: Partial<Omit<JobRow, 'params' | 'routes'>>,
+  attempt?: number,
+): Knex.QueryBuilder {
   const q = db('jobs')
     .update({
       ...changes,
@@ -157,8 +169,7 @@ export async function transition(
     })
     .where({ id, status: from });
   if (attempt !== undefined) q.andWhere({ attempt });
-  const [row] = await rowsOf<JobRow>(q.returning('*'));
-  return row;
+  return q.returning('*');
 }
 
 /**

@@ -43,6 +43,34 @@ export async function addToOutbox(trx: Knex.Transaction, routingKey: string, pay
   );
 }
 
+/**
+ * `change` (an UPDATE ... RETURNING * of one job) and, only when it changed the row, `payload` in
+ * the outbox: one statement, so atomic without a transaction of its own. The row, then the user's
+ * lock (a CTE, before the event's id is made, as addToOutbox), then the event; resolves the row.
+ */
+export function changeWithEvent(
+  db: Knex,
+  change: Knex.QueryBuilder,
+  routingKey: string,
+  payload: JobEventPayload,
+): Knex.QueryBuilder {
+  return db
+    .with('changed', change)
+    .withMaterialized(
+      'turn',
+      db.raw('SELECT pg_advisory_xact_lock(?, ?) FROM changed', [EVENT_ORDER_LOCK, payload.user_id % 2_147_483_647]),
+    )
+    .with(
+      'event',
+      db.raw(
+        'INSERT INTO outbox (message_id, routing_key, payload, user_id, job_id) SELECT ?, ?, ?::jsonb, ?, ? FROM turn',
+        [randomUUID(), routingKey, JSON.stringify(payload), payload.user_id, payload.job_id],
+      ),
+    )
+    .select('*')
+    .from('changed');
+}
+
 /** Namespace and key of the relay's advisory lock: one relay publishes at a time. */
 const RELAY_LOCK = [EVENT_ORDER_LOCK + 1, 0] as const;
 

@@ -192,6 +192,8 @@ async function tryRoute(
       poll_failures: 0,
     },
     n,
+    // The row as inserted is still the job's while it is on that attempt (a new job's first route).
+    from === 'submitting' ? job : undefined,
   );
   if (!started) {
     // The job ended (cancelled, or swept as a dead submit) or moved on while this submit ran: undo it.
