@@ -17,6 +17,7 @@ import { startBareServer } from '../lib/bare';
 import { profileClockUs, readProfiles, writeProfileWindow } from '../lib/cpu-profile';
 import { DURATION_SEC, envNumber, machineLine, WARMUP_SEC } from '../lib/env';
 import { BENCH_CREDITS, runBench, startBenchFleet } from '../lib/fleet';
+import { histogramMeans, meansBetween } from '../lib/metric-means';
 import { describeStatuses, runLoad, type LoadResult } from '../lib/load';
 import { num, ratio } from '../lib/stats';
 import { printTable } from '../lib/table';
@@ -64,6 +65,17 @@ async function main(): Promise<void> {
     const body = JSON.stringify({ prompt: 'a lighthouse at dusk, bench' });
     const headers = { 'content-type': 'application/json' };
     try {
+      const scrape = () =>
+        Promise.all(
+          (['gateway', 'jobs', 'billing'] as const).map((name) =>
+            histogramMeans(`http://127.0.0.1:${fleet.procs[name].port}`, [
+              'bus_rpc_call_duration_seconds',
+              'jobs_provider_submit_duration_seconds',
+              'billing_batch_size',
+            ]).then((m) => [name, m] as const),
+          ),
+        );
+      const metricsBefore = await scrape();
       const before = fleet.provider.submitted();
       const connectionsBefore = fleet.provider.connections();
       let startUs = 0;
@@ -80,6 +92,7 @@ async function main(): Promise<void> {
       if (profDir) writeProfileWindow(profDir, { startUs, endUs: profileClockUs() });
       const submitted = fleet.provider.submitted() - before;
       const connections = fleet.provider.connections() - connectionsBefore;
+      const metricsAfter = await scrape();
       const floor = await runLoad({
         url: `${bare.url}/submit-job`,
         method: 'POST',
@@ -106,8 +119,11 @@ async function main(): Promise<void> {
         ],
       );
       console.log(
-        `  (the provider received ${submitted} submits from the fleet, warm-up included; each one charged 50 credits)`,
+        `  (the provider received ${submitted} submits from the fleet over ${connections} TLS connections, warm-up included; each one charged 50 credits)`,
       );
+      console.log("  where the time went (means over warm-up and run, from the services' metrics):");
+      for (const [i, [name, after]] of metricsAfter.entries())
+        for (const line of meansBetween(metricsBefore[i][1], after)) console.log(`    ${name}: ${line}`);
       console.log('');
       printTable(
         ['ratio ours / baseline', 'submits/s', 'p50', 'p99'],
