@@ -148,7 +148,8 @@ async function main(): Promise<void> {
     console.log(
       `\nCPU profiles of the measured run (${profDir}; node --import tsx bench/lib/cpu-profile.ts ${profDir} for more):`,
     );
-    for (const p of readProfiles(profDir)) {
+    // Each service also writes its module loader thread's profile (tsx), idle: left out.
+    for (const p of readProfiles(profDir).filter((x) => x.busyMs >= 1)) {
       const top = p.functions
         .slice(0, 6)
         .map(([k, v]) => `${((100 * v) / p.busyMs).toFixed(1)}% ${k}`)
