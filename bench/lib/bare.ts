@@ -93,15 +93,24 @@ export async function startBare(
   };
 }
 
-/** The bare express server on the fleet's database; bench.submits is created for POST /submit. */
+/**
+ * The bare express server on the fleet's database (the bench creates the bench.* tables its routes
+ * use); `extraEnv`: the provider and user of POST /submit-job.
+ */
 export async function startBareServer(
   databaseUrl: string,
   rowTable = 'jobs.jobs',
   compiled = false,
+  extraEnv: Record<string, string> = {},
 ): Promise<BareProcess & { url: string }> {
   const bare = await startBare(
     'bare-server',
-    { DATABASE_URL: databaseUrl, BARE_ROW_TABLE: rowTable, BARE_POOL_MAX: process.env.BENCH_PG_POOL ?? '10' },
+    {
+      DATABASE_URL: databaseUrl,
+      BARE_ROW_TABLE: rowTable,
+      BARE_POOL_MAX: process.env.BENCH_PG_POOL ?? '10',
+      ...extraEnv,
+    },
     compiled,
   );
   return { ...bare, url: `http://127.0.0.1:${Number(bare.hello.port)}` };

@@ -32,6 +32,8 @@ export interface BenchProvider {
   caPath: string;
   /** Requests submitted so far. */
   submitted: () => number;
+  /** TLS connections accepted so far (few under load when callers keep them alive). */
+  connections: () => number;
   /** Status polls received for a job's request (0 when unknown). */
   statusCalls: (jobId: string) => number;
   /**
@@ -132,6 +134,8 @@ export async function startBenchProvider(): Promise<BenchProvider> {
       });
     });
   });
+  let connections = 0;
+  server.on('secureConnection', () => (connections += 1));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -166,6 +170,7 @@ export async function startBenchProvider(): Promise<BenchProvider> {
     apiKey: BENCH_FAL_KEY,
     caPath: tls.caPath,
     submitted: () => requests.size,
+    connections: () => connections,
     statusCalls: (jobId) => byJob.get(jobId)?.statusCalls ?? 0,
     complete: (jobId) => {
       const r = held(jobId);

@@ -13,6 +13,7 @@ import {
   type ServiceProcess,
 } from '@mf/fleet';
 import { freePort, freshTestEnv } from '../../libs/testing/src';
+import { writeProfilePids } from './cpu-profile';
 import { startBenchProvider, type BenchProvider } from './fake-provider';
 
 const run = promisify(execFile);
@@ -98,6 +99,10 @@ export async function startBenchFleet(
     `PROVIDER=fal against an instant fake (submit answers at once; a job completes when the bench says so); POLL_INTERVAL_MS=${env.POLL_INTERVAL_MS} so held jobs are not polled in the background`,
     `LOG_LEVEL=${env.LOG_LEVEL}, logs to files; ALLOW_PRIVATE_URLS, WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE on (loopback provider and receiver)`,
   ];
+  // BENCH_CPU_PROF=<dir>: every service writes a V8 CPU profile there when it exits.
+  const cpuProfDir = process.env.BENCH_CPU_PROF;
+  const nodeArgs = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfDir)}`] : [];
+  if (cpuProfDir) notes.push(`BENCH_CPU_PROF: each service writes a CPU profile to ${path.resolve(cpuProfDir)}`);
   const procs = {} as Record<ServiceName, ServiceProcess>;
 
   const teardown = async (keepLogs: boolean) => {
@@ -117,6 +122,7 @@ export async function startBenchFleet(
           env,
           { file: path.join(logDir, `${s.name}.log`) },
           form,
+          nodeArgs,
         );
         await waitReady(procs[s.name], 180_000);
       }),
@@ -125,6 +131,11 @@ export async function startBenchFleet(
     await teardown(true);
     throw err;
   }
+  if (cpuProfDir)
+    writeProfilePids(
+      path.resolve(cpuProfDir),
+      Object.fromEntries(Object.values(procs).map((p) => [p.child.pid!, p.name])),
+    );
 
   const admin = async (...args: string[]): Promise<Record<string, unknown>> => {
     try {

@@ -38,9 +38,10 @@ async function once(spec: LoadSpec, durationSec: number): Promise<LoadResult> {
   return { rps: total / result.duration, p50: result.latency.p50, p99: result.latency.p99, total, statuses };
 }
 
-/** autocannon at a fixed number of connections: a warm-up, then the measured run. */
-export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+/** autocannon at a fixed number of connections: a warm-up, then the measured run (`onMeasuredStart` marks its start). */
+export async function runLoad(spec: LoadSpec, onMeasuredStart?: () => void): Promise<LoadResult> {
   if (WARMUP_SEC > 0) await once(spec, WARMUP_SEC);
+  onMeasuredStart?.();
   return once(spec, spec.durationSec ?? DURATION_SEC);
 }
 

@@ -1,31 +1,45 @@
 /**
  * Submit benchmark: POST /api/v1/image/imagegen/generate -> 202 through the real fleet (gateway ->
  * jobs -> billing charge -> provider submit over HTTPS -> job row processing), with an instant
- * provider, against a bare express POST that inserts one row in Postgres and answers 202. Same
- * number of connections, autocannon. Prints figures; no pass/fail.
+ * provider, against the submit's fair floor: a bare express POST doing the same work with nothing
+ * in between (one transaction inserting the job row and debiting the balance, then one HTTPS POST
+ * to the same fake provider on a keep-alive agent, then 202). Also, for reference, a bare POST that
+ * only inserts one row. Same number of connections, autocannon. Prints figures; no pass/fail.
  *
  *   npm run bench -- submit           (node --import tsx bench/submit/run.ts)
  *
- * Knobs: BENCH_SUBMIT_CONNECTIONS (10), BENCH_DURATION_SEC (10), BENCH_WARMUP_SEC (2), BENCH_PG_POOL (10).
+ * Knobs: BENCH_SUBMIT_CONNECTIONS (10), BENCH_DURATION_SEC (10), BENCH_WARMUP_SEC (2), BENCH_PG_POOL (10),
+ * BENCH_CPU_PROF (a directory: the services' CPU profiles, summarised for the measured run).
  */
+import path from 'node:path';
 import { Client } from 'pg';
 import { startBareServer } from '../lib/bare';
+import { profileClockUs, readProfiles, writeProfileWindow } from '../lib/cpu-profile';
 import { DURATION_SEC, envNumber, machineLine, WARMUP_SEC } from '../lib/env';
-import { runBench, startBenchFleet } from '../lib/fleet';
+import { BENCH_CREDITS, runBench, startBenchFleet } from '../lib/fleet';
+import { histogramMeans, meansBetween } from '../lib/metric-means';
 import { describeStatuses, runLoad, type LoadResult } from '../lib/load';
 import { num, ratio } from '../lib/stats';
 import { printTable } from '../lib/table';
 
 const CONNECTIONS = envNumber('BENCH_SUBMIT_CONNECTIONS', 10);
 
-/** The baseline's table: an id, a JSON body and a timestamp, like the least a job row holds. */
-async function createSubmitsTable(databaseUrl: string): Promise<void> {
+/**
+ * The baselines' tables: bench.submits (an id, a JSON body and a timestamp, the least a job row
+ * holds) and copies of jobs.jobs and billing.balances (columns, defaults, checks and indexes) with
+ * the bench user's balance.
+ */
+async function createBaselineTables(databaseUrl: string, userId: number): Promise<void> {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
     await db.query(
-      'CREATE SCHEMA IF NOT EXISTS bench; CREATE TABLE IF NOT EXISTS bench.submits (id text PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())',
+      `CREATE SCHEMA IF NOT EXISTS bench;
+       CREATE TABLE IF NOT EXISTS bench.submits (id text PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+       CREATE TABLE bench.jobs (LIKE jobs.jobs INCLUDING ALL);
+       CREATE TABLE bench.balances (LIKE billing.balances INCLUDING ALL)`,
     );
+    await db.query('INSERT INTO bench.balances (user_id, credits) VALUES ($1, $2)', [userId, BENCH_CREDITS]);
   } finally {
     await db.end();
   }
@@ -36,25 +50,57 @@ async function main(): Promise<void> {
     `submit bench: ${CONNECTIONS} connections, ${DURATION_SEC} s per figure after ${WARMUP_SEC} s warm-up; ${machineLine()}`,
   );
   const fleet = await startBenchFleet();
+  const profDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
   let failed = true;
   try {
     for (const note of fleet.notes) console.log(`  fleet: ${note}`);
     const user = await fleet.userWithKey('all');
-    await createSubmitsTable(fleet.databaseUrl);
-    const bare = await startBareServer(fleet.databaseUrl);
+    await createBaselineTables(fleet.databaseUrl, user.userId);
+    const bare = await startBareServer(fleet.databaseUrl, 'jobs.jobs', false, {
+      BARE_USER_ID: String(user.userId),
+      BARE_PROVIDER_URL: fleet.provider.url,
+      BARE_PROVIDER_KEY: fleet.provider.apiKey,
+      NODE_EXTRA_CA_CERTS: fleet.provider.caPath,
+    });
     const body = JSON.stringify({ prompt: 'a lighthouse at dusk, bench' });
     const headers = { 'content-type': 'application/json' };
     try {
+      const scrape = () =>
+        Promise.all(
+          (['gateway', 'jobs', 'billing'] as const).map((name) =>
+            histogramMeans(`http://127.0.0.1:${fleet.procs[name].port}`, [
+              'bus_rpc_call_duration_seconds',
+              'jobs_provider_submit_duration_seconds',
+              'billing_batch_size',
+            ]).then((m) => [name, m] as const),
+          ),
+        );
+      const metricsBefore = await scrape();
       const before = fleet.provider.submitted();
-      const ours = await runLoad({
-        url: `${fleet.baseUrl}/api/v1/image/imagegen/generate`,
+      const connectionsBefore = fleet.provider.connections();
+      let startUs = 0;
+      const ours = await runLoad(
+        {
+          url: `${fleet.baseUrl}/api/v1/image/imagegen/generate`,
+          method: 'POST',
+          headers: { ...headers, authorization: `Bearer ${user.key}` },
+          body,
+          connections: CONNECTIONS,
+        },
+        () => (startUs = profileClockUs()),
+      );
+      if (profDir) writeProfileWindow(profDir, { startUs, endUs: profileClockUs() });
+      const submitted = fleet.provider.submitted() - before;
+      const connections = fleet.provider.connections() - connectionsBefore;
+      const metricsAfter = await scrape();
+      const floor = await runLoad({
+        url: `${bare.url}/submit-job`,
         method: 'POST',
-        headers: { ...headers, authorization: `Bearer ${user.key}` },
+        headers,
         body,
         connections: CONNECTIONS,
       });
-      const submitted = fleet.provider.submitted() - before;
-      const base = await runLoad({
+      const insert = await runLoad({
         url: `${bare.url}/submit`,
         method: 'POST',
         headers,
@@ -66,13 +112,30 @@ async function main(): Promise<void> {
       const row = (label: string, r: LoadResult) => [label, num(r.rps), num(r.p50), num(r.p99), describeStatuses(r)];
       printTable(
         ['', 'submits/s', 'p50 ms', 'p99 ms', 'responses'],
-        [row('POST /api/v1/image/imagegen/generate', ours), row('bare express POST, one INSERT', base)],
+        [
+          row('POST /api/v1/image/imagegen/generate', ours),
+          row('fair floor: bare tx + provider POST', floor),
+          row('bare express POST, one INSERT', insert),
+        ],
       );
-      console.log(`  (the provider received ${submitted} submits, warm-up included; each one charged 50 credits)`);
+      console.log(
+        `  (the provider received ${submitted} submits from the fleet over ${connections} TLS connections, warm-up included; each one charged 50 credits)`,
+      );
+      console.log("  where the time went (means over warm-up and run, from the services' metrics):");
+      for (const [i, [name, after]] of metricsAfter.entries())
+        for (const line of meansBetween(metricsBefore[i][1], after)) console.log(`    ${name}: ${line}`);
       console.log('');
       printTable(
         ['ratio ours / baseline', 'submits/s', 'p50', 'p99'],
-        [['submit -> 202', ratio(ours.rps, base.rps), ratio(ours.p50, base.p50), ratio(ours.p99, base.p99)]],
+        [
+          ['submit / fair floor', ratio(ours.rps, floor.rps), ratio(ours.p50, floor.p50), ratio(ours.p99, floor.p99)],
+          [
+            'submit / one INSERT',
+            ratio(ours.rps, insert.rps),
+            ratio(ours.p50, insert.p50),
+            ratio(ours.p99, insert.p99),
+          ],
+        ],
       );
     } finally {
       await bare.stop();
@@ -80,6 +143,19 @@ async function main(): Promise<void> {
     failed = false;
   } finally {
     await fleet.shutdown({ failed });
+  }
+  if (profDir) {
+    console.log(
+      `\nCPU profiles of the measured run (${profDir}; node --import tsx bench/lib/cpu-profile.ts ${profDir} for more):`,
+    );
+    // Each service also writes its module loader thread's profile (tsx), idle: left out.
+    for (const p of readProfiles(profDir).filter((x) => x.busyMs >= 1)) {
+      const top = p.functions
+        .slice(0, 6)
+        .map(([k, v]) => `${((100 * v) / p.busyMs).toFixed(1)}% ${k}`)
+        .join('\n      ');
+      console.log(`  ${p.name}: busy ${((100 * p.busyMs) / (p.totalMs || 1)).toFixed(0)}%\n      ${top}`);
+    }
   }
 }
 

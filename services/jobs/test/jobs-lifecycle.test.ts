@@ -1,10 +1,10 @@
 import { ROUTING_KEYS } from '@mf/contracts';
 import { relayOutbox } from '../src/messaging/outbox-relay';
-import { claimDueJobs } from '../src/repositories/jobs.repository';
+import { claimDueJobs, findJob, insertJobOnFirstAttempt } from '../src/repositories/jobs.repository';
 import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
 import { cancelJob } from '../src/usecases/cancel-job.usecase';
 import { getJob, providerCallback } from '../src/usecases/read-jobs.usecase';
-import { callbackToken } from '../src/domain/job';
+import { callbackToken, toEventPayload } from '../src/domain/job';
 import { submitJob } from '../src/usecases/submit-job.usecase';
 import { sweepRetention, sweepStuckSubmits } from '../src/usecases/sweep.usecase';
 import { producedFile, startHarness, type Harness } from './support/jobs-harness';
@@ -317,13 +317,67 @@ describe('jobs lifecycle against the real database and broker', () => {
     await h.db('jobs').update({ status: 'failed' }).whereIn('id', ['job_leased1', 'job_leased2']);
   });
 
-  it('leaves no job and no charge when the balance is short (402)', async () => {
+  it('leaves no job, no attempt and no charge when the balance is short (402)', async () => {
     const u = newUser(10);
+    const attemptsBefore = await h.db('job_attempts').count({ n: '*' }).first();
     await expect(submitJob(h.ctx, image(u))).rejects.toMatchObject({
       status: 402,
       body: { credits_required: 50, credits_remaining: 10 },
     });
     expect(await h.db('jobs').where({ user_id: u }).count({ n: '*' }).first()).toEqual({ n: 0 });
+    expect(await h.db('job_attempts').count({ n: '*' }).first()).toEqual(attemptsBefore);
+    expect(h.billing.balance(u)).toBe(10);
+  });
+
+  it('makes a submitted job processing on its first attempt, with one job.processing event of the row as it stands', async () => {
+    const u = newUser(50);
+    const { job_id } = await submitJob(h.ctx, image(u, 'first attempt'));
+    await parkJobsOf(u);
+    const row = await findJob(h.db, job_id);
+    expect(row).toMatchObject({ status: 'processing', attempt: 1, provider_request_id: `req-${job_id}` });
+    expect(await h.db('job_attempts').select('n', 'state', 'upstream_id').where({ job_id })).toEqual([
+      { n: 1, state: 'running', upstream_id: `req-${job_id}` },
+    ]);
+    const events = await h.db('outbox').select('routing_key', 'payload').where({ job_id });
+    expect(events).toEqual([
+      {
+        routing_key: ROUTING_KEYS.jobProcessing,
+        payload: JSON.parse(JSON.stringify(toEventPayload(row!, h.ctx.settings.publicBaseUrl))),
+      },
+    ]);
+  });
+
+  it('rejects a submit interrupted between its row and its charge, ending its first attempt as abandoned', async () => {
+    const u = newUser(50);
+    const job = await insertJobOnFirstAttempt(
+      h.db,
+      {
+        id: 'job_interrupted1',
+        user_id: u,
+        api_key_id: 1,
+        type: 'image',
+        model_id: 'imagegen-2',
+        upstream_model: 'fal-ai/imagegen-2',
+        params: image(u).params,
+        cost: 50,
+        status: 'submitting',
+        idempotency_key: null,
+        source: 'api',
+        project_id: null,
+        provider: 'local',
+        routes: [{ provider: 'local', model: 'fal-ai/imagegen-2' }],
+        deadline_at: new Date(Date.now() + 60_000),
+      },
+      { provider_type: 'local', upstream_model: 'fal-ai/imagegen-2' },
+    );
+    expect(job).toMatchObject({ status: 'submitting', attempt: 1 });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await sweepStuckSubmits(h.ctx, 10)).toBe(1);
+    expect(await findJob(h.db, job.id)).toMatchObject({ status: 'rejected', refund_state: 'done' });
+    expect(await h.db('job_attempts').select('n', 'state').where({ job_id: job.id })).toEqual([
+      { n: 1, state: 'abandoned' },
+    ]);
+    expect(h.billing.balance(u)).toBe(50);
   });
 
   it('makes a job due at once on a provider callback with the right token, and ignores a forged one', async () => {

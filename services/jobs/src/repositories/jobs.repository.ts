@@ -5,31 +5,54 @@ import type { JobRow } from '../domain/job';
 
 type Db = Knex | Knex.Transaction;
 
-export async function insertJob(
+/** What a new job row is given (the rest are defaults). */
+export type NewJobRow = Omit<
+  JobRow,
+  | 'created_at'
+  | 'updated_at'
+  | 'completed_at'
+  | 'next_poll_at'
+  | 'poll_failures'
+  | 'result_keys'
+  | 'error'
+  | 'provider_request_id'
+  | 'refund_state'
+  | 'cancelled_by'
+  | 'attempt'
+  | 'attempt_deadline_at'
+  | 'progress'
+  | 'queue_position'
+  | 'progress_event_at'
+>;
+
+/**
+ * A new job already on its first attempt (on its own provider and upstream model), with that
+ * attempt recorded as submitting: one statement, so the row never exists without its attempt.
+ */
+export async function insertJobOnFirstAttempt(
   db: Db,
-  row: Omit<
-    JobRow,
-    | 'created_at'
-    | 'updated_at'
-    | 'completed_at'
-    | 'next_poll_at'
-    | 'poll_failures'
-    | 'result_keys'
-    | 'error'
-    | 'provider_request_id'
-    | 'refund_state'
-    | 'cancelled_by'
-    | 'attempt'
-    | 'attempt_deadline_at'
-    | 'progress'
-    | 'queue_position'
-    | 'progress_event_at'
-  >,
+  row: NewJobRow,
+  attempt: { provider_type: string | null; upstream_model: string | null },
 ): Promise<JobRow> {
+  const firstAttempt = db('job_attempts').insert({
+    job_id: row.id,
+    n: 1,
+    provider: row.provider,
+    provider_type: attempt.provider_type,
+    upstream_model: attempt.upstream_model,
+    state: 'submitting',
+  });
   const [created] = await rowsOf<JobRow>(
-    db('jobs')
-      .insert({ ...row, params: JSON.stringify(row.params), routes: JSON.stringify(row.routes) })
-      .returning('*'),
+    db
+      .with(
+        'job',
+        db('jobs')
+          .insert({ ...row, attempt: 1, params: JSON.stringify(row.params), routes: JSON.stringify(row.routes) })
+          .returning('*'),
+      )
+      .with('first_attempt', firstAttempt)
+      .select('*')
+      .from('job'),
   );
   return created;
 }
@@ -126,6 +149,18 @@ export async function transition(
   changes: Partial<Omit<JobRow, 'params' | 'routes'>>,
   attempt?: number,
 ): Promise<JobRow | undefined> {
+  const [row] = await rowsOf<JobRow>(transitionStatement(db, id, from, changes, attempt));
+  return row;
+}
+
+/** `transition` as a statement (UPDATE ... RETURNING *), to run inside a larger one. */
+export function transitionStatement(
+  db: Db,
+  id: string,
+  from: JobRow['status'],
+  changes: Partial<Omit<JobRow, 'params' | 'routes'>>,
+  attempt?: number,
+): Knex.QueryBuilder {
   const q = db('jobs')
     .update({
       ...changes,
@@ -134,8 +169,7 @@ export async function transition(
     })
     .where({ id, status: from });
   if (attempt !== undefined) q.andWhere({ attempt });
-  const [row] = await rowsOf<JobRow>(q.returning('*'));
-  return row;
+  return q.returning('*');
 }
 
 /**

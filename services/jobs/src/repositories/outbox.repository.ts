@@ -27,14 +27,48 @@ const EVENT_ORDER_LOCK = 1_869_575_029;
  * in id order: a reader resuming after an id never misses a smaller id that committed later.
  */
 export async function addToOutbox(trx: Knex.Transaction, routingKey: string, payload: JobEventPayload): Promise<void> {
-  await trx.raw('SELECT pg_advisory_xact_lock(?, ?)', [EVENT_ORDER_LOCK, payload.user_id % 2_147_483_647]);
-  await trx('outbox').insert({
-    message_id: randomUUID(),
-    routing_key: routingKey,
-    payload: JSON.stringify(payload),
-    user_id: payload.user_id,
-    job_id: payload.job_id,
-  });
+  // One statement: the lock (a CTE, so it is taken before the row, and its id, is made), then the row.
+  await trx.raw(
+    `WITH turn AS MATERIALIZED (SELECT pg_advisory_xact_lock(?, ?))
+     INSERT INTO outbox (message_id, routing_key, payload, user_id, job_id) SELECT ?, ?, ?::jsonb, ?, ? FROM turn`,
+    [
+      EVENT_ORDER_LOCK,
+      payload.user_id % 2_147_483_647,
+      randomUUID(),
+      routingKey,
+      JSON.stringify(payload),
+      payload.user_id,
+      payload.job_id,
+    ],
+  );
+}
+
+/**
+ * `change` (an UPDATE ... RETURNING * of one job) and, only when it changed the row, `payload` in
+ * the outbox: one statement, so atomic without a transaction of its own. The row, then the user's
+ * lock (a CTE, before the event's id is made, as addToOutbox), then the event; resolves the row.
+ */
+export function changeWithEvent(
+  db: Knex,
+  change: Knex.QueryBuilder,
+  routingKey: string,
+  payload: JobEventPayload,
+): Knex.QueryBuilder {
+  return db
+    .with('changed', change)
+    .withMaterialized(
+      'turn',
+      db.raw('SELECT pg_advisory_xact_lock(?, ?) FROM changed', [EVENT_ORDER_LOCK, payload.user_id % 2_147_483_647]),
+    )
+    .with(
+      'event',
+      db.raw(
+        'INSERT INTO outbox (message_id, routing_key, payload, user_id, job_id) SELECT ?, ?, ?::jsonb, ?, ? FROM turn',
+        [randomUUID(), routingKey, JSON.stringify(payload), payload.user_id, payload.job_id],
+      ),
+    )
+    .select('*')
+    .from('changed');
 }
 
 /** Namespace and key of the relay's advisory lock: one relay publishes at a time. */

@@ -64,17 +64,24 @@ export function currentProviderJob(ctx: JobsContext, job: JobRow): ProviderJob {
  * Tries the job's routes after its current attempt until an upstream takes it. `from` is the job's
  * status: submitting (inside the submit call, which ends on `budgetEndsAt` once one route was tried)
  * or processing (the poller, after an attempt failed). `lastError` is the failure that led here.
+ * `claimed`: the job's current attempt is recorded but not yet tried (a new job, made on its first
+ * route): it is tried first, without claiming it again.
  */
 export async function launchAttempts(
   ctx: JobsContext,
   job: JobRow,
   from: 'submitting' | 'processing',
-  opts: { budgetEndsAt?: number; lastError?: string } = {},
+  opts: { budgetEndsAt?: number; lastError?: string; claimed?: boolean } = {},
 ): Promise<Launch> {
   const routes = jobRoutes(ctx, job);
   let guard = job.attempt;
   let index = currentAttempt(job);
-  const first = index;
+  // The submit's budget allows the first route tried here, whatever it costs.
+  const first = opts.claimed ? index - 1 : index;
+  if (opts.claimed && index >= 1 && index <= routes.length) {
+    const tried = await tryRoute(ctx, job, from, index, routes[index - 1]);
+    if (tried !== 'failed') return tried;
+  }
   while (index < routes.length) {
     if (opts.budgetEndsAt !== undefined && index > first && Date.now() >= opts.budgetEndsAt) {
       const handed = await startProcessing(
@@ -185,6 +192,8 @@ async function tryRoute(
       poll_failures: 0,
     },
     n,
+    // The row as inserted is still the job's while it is on that attempt (a new job's first route).
+    from === 'submitting' ? job : undefined,
   );
   if (!started) {
     // The job ended (cancelled, or swept as a dead submit) or moved on while this submit ran: undo it.

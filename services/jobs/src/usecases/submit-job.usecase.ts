@@ -2,7 +2,12 @@ import { billingRpc, type SubmitJobReply, type SubmitJobRequest } from '@mf/cont
 import { FetchError } from '@mf/safe-fetch';
 import { AppError, isAppError } from '@mf/errors';
 import { chargeDescription, chargeReference, newJobId, planJob, type JobRow } from '../domain/job';
-import { deleteJob, findJobByIdempotencyKey, insertJob, transition } from '../repositories/jobs.repository';
+import {
+  deleteJob,
+  findJobByIdempotencyKey,
+  insertJobOnFirstAttempt,
+  transition,
+} from '../repositories/jobs.repository';
 import { launchAttempts } from './attempts.usecase';
 import type { JobsContext } from './context';
 import { settleRefund } from './refunds';
@@ -11,8 +16,9 @@ export const PROVIDER_SUBMIT_FAILED =
   'Upstream provider error: the job could not be submitted. Your credits have been refunded.';
 
 /**
- * The order of a submit (ARCHITECTURE "Money"): job row (submitting) -> charge -> provider submit
- * (route after route, docs/providers.md) -> processing. A refused charge leaves nothing behind; when
+ * The order of a submit (ARCHITECTURE "Money"): job row (submitting, with its first attempt
+ * recorded, one statement) -> charge -> provider submit (route after route, docs/providers.md) ->
+ * processing. A refused charge leaves nothing behind; when
  * every route refuses, the job is refunded and never becomes visible; a crash anywhere in between
  * leaves a submitting row that the sweeper refunds. One charge per job, whatever the attempts.
  */
@@ -26,23 +32,27 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
   await checkReferences(ctx, req);
   const plan = planJob(req);
   const routes = ctx.routing.routesFor(plan.modelId, plan.mode);
-  const job = await insertJob(ctx.db, {
-    id: newJobId(),
-    user_id: req.user_id,
-    api_key_id: req.api_key_id,
-    type: req.type,
-    model_id: plan.modelId,
-    upstream_model: routes[0].model ?? routes[0].provider,
-    params: req.params,
-    cost: plan.cost,
-    status: 'submitting',
-    idempotency_key: req.idempotency?.key ?? null,
-    source: req.source ?? 'api',
-    project_id: req.source === 'editor' ? (req.project_id ?? null) : null,
-    provider: routes[0].provider,
-    routes,
-    deadline_at: new Date(Date.now() + ctx.settings.jobTimeoutMs),
-  });
+  const job = await insertJobOnFirstAttempt(
+    ctx.db,
+    {
+      id: newJobId(),
+      user_id: req.user_id,
+      api_key_id: req.api_key_id,
+      type: req.type,
+      model_id: plan.modelId,
+      upstream_model: routes[0].model ?? routes[0].provider,
+      params: req.params,
+      cost: plan.cost,
+      status: 'submitting',
+      idempotency_key: req.idempotency?.key ?? null,
+      source: req.source ?? 'api',
+      project_id: req.source === 'editor' ? (req.project_id ?? null) : null,
+      provider: routes[0].provider,
+      routes,
+      deadline_at: new Date(Date.now() + ctx.settings.jobTimeoutMs),
+    },
+    { provider_type: ctx.routing.spec(routes[0].provider)?.type ?? null, upstream_model: routes[0].model },
+  );
 
   let creditsRemaining: number;
   try {
@@ -68,6 +78,7 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
   // The routes in order until one upstream takes the job; past the submit budget the poller goes on.
   const launch = await launchAttempts(ctx, job, 'submitting', {
     budgetEndsAt: Date.now() + ctx.settings.submitBudgetMs,
+    claimed: true,
   });
   if (launch.kind === 'exhausted') {
     ctx.logger.warn({ jobId: job.id }, 'every route refused the submit; refunding');

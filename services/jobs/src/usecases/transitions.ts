@@ -1,8 +1,9 @@
 import { jobEvents, ROUTING_KEYS, type CancelledBy } from '@mf/contracts';
+import { rowsOf } from '@mf/db';
 import type { JobRow } from '../domain/job';
 import { toEventPayload } from '../domain/job';
-import { transition } from '../repositories/jobs.repository';
-import { addToOutbox } from '../repositories/outbox.repository';
+import { transition, transitionStatement } from '../repositories/jobs.repository';
+import { addToOutbox, changeWithEvent } from '../repositories/outbox.repository';
 import type { JobsContext } from './context';
 import { settleRefund } from './refunds';
 
@@ -79,6 +80,10 @@ async function endWithRefund(
  * submitting -> processing (an upstream took the job, or the submit's budget ran out and the poller
  * goes on): the change and the job.processing event in one transaction. `attempt` guards as in
  * `transition`. Other moves of a processing job (the next route) are not events.
+ *
+ * `current`: the submitting job's row exactly as it stands (the submit's own row, on `attempt`:
+ * nothing else writes a submitting job but to reject it, which the compare-and-set sees). Its event
+ * is then known before the change, and the change and event go in one statement.
  */
 export async function startProcessing(
   ctx: JobsContext,
@@ -86,7 +91,22 @@ export async function startProcessing(
   from: 'submitting' | 'processing',
   changes: Partial<Omit<JobRow, 'params' | 'routes'>>,
   attempt: number,
+  current?: JobRow,
 ): Promise<JobRow | undefined> {
+  const moved = { ...changes, status: 'processing' } as const;
+  if (current && from === 'submitting' && current.id === jobId && current.attempt === attempt) {
+    const payload = toEventPayload({ ...current, ...moved }, ctx.settings.publicBaseUrl);
+    const [row] = await rowsOf<JobRow>(
+      changeWithEvent(
+        ctx.db,
+        transitionStatement(ctx.db, jobId, from, moved, attempt),
+        ROUTING_KEYS.jobProcessing,
+        payload,
+      ),
+    );
+    if (row) ctx.kickRelay();
+    return row;
+  }
   const row = await ctx.db.transaction(async (trx) => {
     const moved = await transition(trx, jobId, from, { ...changes, status: 'processing' }, attempt);
     if (moved && from === 'submitting')
