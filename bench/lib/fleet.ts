@@ -28,6 +28,29 @@ export const BENCH_CREDITS = 1_000_000_000;
  */
 export const BENCH_POLL_INTERVAL_MS = 600_000;
 
+/** The services BENCH_CPU_PROF profiles: the request path of the gateway bench. */
+const PROFILED_SERVICES: readonly ServiceName[] = ['gateway', 'jobs'];
+
+/** BENCH_CPU_PROF=<dir>: where the profiled services write their .cpuprofile files (absolute). */
+function cpuProfileDir(): string | null {
+  const dir = process.env.BENCH_CPU_PROF;
+  if (!dir) return null;
+  const abs = path.resolve(dir);
+  fs.mkdirSync(abs, { recursive: true });
+  return abs;
+}
+
+/**
+ * A service's extra node flags: `--cpu-prof` when BENCH_CPU_PROF names a directory and the service
+ * is one of PROFILED_SERVICES. Node writes the profile when the process exits (the fleet's SIGTERM
+ * shutdown), into `<dir>/<service>/`.
+ */
+function cpuProfileArgs(service: ServiceName): string[] {
+  const dir = cpuProfileDir();
+  if (!dir || !PROFILED_SERVICES.includes(service)) return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${path.join(dir, service)}`];
+}
+
 export interface BenchUser {
   userId: number;
   email: string;
@@ -98,6 +121,11 @@ export async function startBenchFleet(
     `PROVIDER=fal against an instant fake (submit answers at once; a job completes when the bench says so); POLL_INTERVAL_MS=${env.POLL_INTERVAL_MS} so held jobs are not polled in the background`,
     `LOG_LEVEL=${env.LOG_LEVEL}, logs to files; ALLOW_PRIVATE_URLS, WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE on (loopback provider and receiver)`,
   ];
+  const profiled = cpuProfileDir();
+  if (profiled)
+    notes.push(
+      `BENCH_CPU_PROF: ${PROFILED_SERVICES.join(' and ')} run with --cpu-prof (profiles in ${profiled}, written at their exit)`,
+    );
   const procs = {} as Record<ServiceName, ServiceProcess>;
 
   const teardown = async (keepLogs: boolean) => {
@@ -117,6 +145,7 @@ export async function startBenchFleet(
           env,
           { file: path.join(logDir, `${s.name}.log`) },
           form,
+          cpuProfileArgs(s.name),
         );
         await waitReady(procs[s.name], 180_000);
       }),

@@ -29,10 +29,14 @@ export function startServiceProcess(
   env: NodeJS.ProcessEnv,
   output: ServiceOutput,
   form: ServiceForm = 'source',
+  /** Extra node flags, before the entry (e.g. --cpu-prof, which NODE_OPTIONS does not take). */
+  nodeArgs: string[] = [],
 ): ServiceProcess {
   const fd = typeof output === 'function' ? null : fs.openSync(output.file, 'a');
-  const args =
-    form === 'compiled' ? ['--enable-source-maps', serviceBuildEntry(name)] : ['--import', 'tsx', serviceEntry(name)];
+  const args = [
+    ...nodeArgs,
+    ...(form === 'compiled' ? ['--enable-source-maps', serviceBuildEntry(name)] : ['--import', 'tsx', serviceEntry(name)]),
+  ];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...env, PORT: String(port) },
