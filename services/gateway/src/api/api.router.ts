@@ -54,11 +54,12 @@ export function apiRouter(deps: ApiDeps): Router {
     jsonBody(deps.bodyLimit),
     deps.idempotency,
   );
+  // The most frequent reads first: each router passed is a scan of its routes (no paths overlap).
   api.use(modelsRoutes(deps.falEndpoints));
+  api.use(jobsRoutes(deps.bus));
   api.use(accountRoutes(deps.bus));
   api.use(estimateRoutes(deps.bus));
   api.use(generateRoutes(deps.bus, { submitTimeoutMs: deps.submitTimeoutMs }));
-  api.use(jobsRoutes(deps.bus));
   api.use(eventsRoutes(deps.bus, deps.streams, deps.logger));
   api.use(editorRoutes(deps.bus, { instructTimeoutMs: deps.instructTimeoutMs, exportTimeoutMs: deps.exportTimeoutMs }));
   api.use(
