@@ -96,8 +96,10 @@ function topSelfTime(
 function print(file: string, n: number, window: Window): void {
   const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
   const { busyMs, fns, places } = topSelfTime(profile, n, window);
-  const line = (e: TopEntry) => `  ${e.ms.toFixed(0).padStart(7)} ms ${(e.share * 100).toFixed(1).padStart(5)}%  ${e.label}`;
-  const range = Number.isFinite(window.toSec) || window.fromSec > 0 ? `, seconds ${window.fromSec}-${window.toSec}` : '';
+  const line = (e: TopEntry) =>
+    `  ${e.ms.toFixed(0).padStart(7)} ms ${(e.share * 100).toFixed(1).padStart(5)}%  ${e.label}`;
+  const range =
+    Number.isFinite(window.toSec) || window.fromSec > 0 ? `, seconds ${window.fromSec}-${window.toSec}` : '';
   console.log(`${file}: ${(busyMs / 1000).toFixed(1)} s busy${range}`);
   console.log(` busy per second: ${timeline(profile)}`);
   console.log(` self time by function (top ${n}):`);

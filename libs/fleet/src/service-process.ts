@@ -35,7 +35,9 @@ export function startServiceProcess(
   const fd = typeof output === 'function' ? null : fs.openSync(output.file, 'a');
   const args = [
     ...nodeArgs,
-    ...(form === 'compiled' ? ['--enable-source-maps', serviceBuildEntry(name)] : ['--import', 'tsx', serviceEntry(name)]),
+    ...(form === 'compiled'
+      ? ['--enable-source-maps', serviceBuildEntry(name)]
+      : ['--import', 'tsx', serviceEntry(name)]),
   ];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,

@@ -119,11 +119,8 @@ export function jsonBody(
     ...(hostileTextChecks ? { verify: requireUtf8 } : {}),
   });
   return (req, res, next) => {
-    // No body at all (most GETs): what the parser would conclude, without running it.
-    if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) {
-      if (!('body' in req)) req.body = undefined;
-      return next();
-    }
+    // No body at all (most GETs): what the parser would conclude (req.body undefined), without running it.
+    if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) return next();
     if (jsonTypeOnly && hasContent(req) && !req.is(JSON_TYPES))
       return next(new AppError(415, { error: UNSUPPORTED_MEDIA_TYPE }));
     parse(req, res, (err?: unknown) => {

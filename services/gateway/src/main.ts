@@ -31,7 +31,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
     // Key lookups are reused while revocation events can reach this replica (the broker is up).
     const keyCache = new KeyCache({ ttlMs: config.KEY_CACHE_TTL_MS, live: () => bus.connected });
     await startKeyRevocationFeed(bus, keyCache, logger);
-    const revocations = keyRevocations({ bus: async () => bus, cache: keyCache, logger });
+    const revocations = keyRevocations({ bus: () => Promise.resolve(bus), cache: keyCache, logger });
     const rateLimit = await limiterFromConfig(config, { db, schema: 'gateway', logger });
     logger.info({ store: rateLimit.store, perMinute: config.RATE_LIMIT_PER_MINUTE }, 'rate limit store');
     const storage = createStorage(storageConfigFromEnv(config));

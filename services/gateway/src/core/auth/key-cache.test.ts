@@ -150,7 +150,7 @@ describe('KeyCache', () => {
     const auth = (await keys.lookup('a', db.load('a')))!;
     await keys.lookup('a', db.load('a'));
     const cached = (await keys.lookup('a', db.load('a')))!;
-    expect(() => (cached.scopes as string[]).push('video:write')).toThrow(TypeError);
+    expect(() => cached.scopes.push('video:write')).toThrow(TypeError);
     expect(auth.scopes).toEqual(['models:read']);
   });
 });

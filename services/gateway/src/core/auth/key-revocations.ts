@@ -1,5 +1,5 @@
 import type { Bus } from '@mf/bus';
-import { apiKeyRevoked } from '@mf/contracts';
+import { apiKeyRevoked, apiKeyRevokedPayload, type ApiKeyRevokedPayload } from '@mf/contracts';
 import type { Logger } from '@mf/logger';
 import type { KeyCache } from './key-cache';
 
@@ -50,16 +50,16 @@ export async function startKeyRevocationFeed(bus: Bus, cache: KeyCache, logger: 
   await bus.subscribe({
     bindings: [apiKeyRevoked.routingKey],
     handle: (_routingKey, payload) => {
-      const { value, error } = apiKeyRevoked.schema.validate(payload);
-      if (error) {
+      const checked = apiKeyRevokedPayload.validate(payload);
+      if (checked.error) {
         // Some key was revoked, but which one is unreadable: forget them all.
-        logger.warn({ err: error.message }, 'unreadable API key revocation; key cache cleared');
+        logger.warn({ err: checked.error.message }, 'unreadable API key revocation; key cache cleared');
         cache.clear();
         return;
       }
-      cache.evictKey(value.api_key_id);
+      cache.evictKey((checked.value as ApiKeyRevokedPayload).api_key_id);
     },
   });
   // Runs now and on every reconnection, before the bus counts as connected again.
-  await bus.declare(async () => cache.clear());
+  await bus.declare(() => Promise.resolve(cache.clear()));
 }
