@@ -6,6 +6,7 @@ import { startFakeReplicate, type FakeReplicate } from '../../services/jobs/test
 import { api, startFleet, userWithKey, type Fleet } from '../support/fleet';
 import { audit, outstanding, overdue, snapshot } from '../support/faults/invariants';
 import { startLoad, type Outcome } from '../support/faults/load';
+import { auditStream, followStream, readWholeLog, type StreamFollower } from '../support/faults/stream-audit';
 import { startPrivateBroker, type PrivateBroker } from '../support/private-broker';
 import { combinedCaFile, testTls } from '../support/tls';
 import { startReceiver } from '../support/webhook-receiver';
@@ -14,7 +15,9 @@ import { startReceiver } from '../support/webhook-receiver';
  * The fleet under fire: a mixed load of submits, cancels, completions, upstream failures and
  * timeouts runs while, in turn, billing, jobs, the webhook dispatcher and the gateway are killed
  * (SIGKILL) and restarted, and then the broker itself is killed and restarted. Afterwards every
- * promise is audited: no credit lost or invented, no job stuck, no webhook lost or doubled.
+ * promise is audited: no credit lost or invented, no job stuck, no webhook lost or doubled, and
+ * each user's event stream, followed through the crashes and resumed with Last-Event-ID after every
+ * drop, delivered exactly the user's event log.
  * The broker is a private RabbitMQ node, so its crash touches no other test.
  */
 
@@ -139,6 +142,7 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
         ? 500
         : 200,
     );
+    const followers: StreamFollower[] = [];
     try {
       // Three well-funded users and one who runs out (402s), each with a webhook.
       const users = [
@@ -153,6 +157,8 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
         secrets.set(String(u.userId), String(set.secret));
       }
 
+      // One stream client per user, following /api/v1/events/stream through every crash.
+      followers.push(...users.map((u) => followStream(fleet.baseUrl, u.key)));
       const seed = Number(process.env.FAULTS_SEED ?? Date.now() % 100_000);
       const load = startLoad({
         baseUrl: fleet.baseUrl,
@@ -164,6 +170,7 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
         twoRoutes: routes === 2,
       });
       const timeline: string[] = [];
+      let brokerKilledAt = Infinity;
       const t0 = Date.now();
       const at = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
       await sleep(LEAD_MS);
@@ -174,6 +181,7 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
         await sleep(LEAD_MS);
         if (target === 'rabbitmq') {
           timeline.push(`${at()} SIGKILL RabbitMQ`);
+          brokerKilledAt = Date.now();
           await broker.kill();
           await sleep(DOWN_MS);
           await broker.start();
@@ -182,11 +190,15 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
           timeline.push(`${at()} SIGKILL ${target}`);
           const code = await fleet.stopService(target, 'SIGKILL');
           expect(code).toBe('SIGKILL');
+          // Clients drop their streams while the part is down (the gateway's crash drops them by itself).
+          if (target !== 'gateway') for (const f of followers) f.abortAndResume();
           await sleep(DOWN_MS);
           await fleet.startService(target);
         }
         timeline.push(`${at()} ${target} back`);
-        await sleep(TAIL_MS);
+        await sleep(TAIL_MS / 2);
+        for (const f of followers) f.abortAndResume(); // and once more, with events flowing
+        await sleep(TAIL_MS / 2);
       }
       load.setPhase('after');
       await load.stop();
@@ -228,6 +240,34 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
       });
       violations.push(...result.violations);
 
+      // Every stream catches up with its user's log, then must match it event for event.
+      const logs = await Promise.all(users.map((u) => readWholeLog(fleet.baseUrl, u.key)));
+      await Promise.all(
+        followers.map((f, i) =>
+          f.caughtUpTo(logs[i].at(-1)?.id ?? 'evt_0000000000000000', 30_000).catch((err: Error) => {
+            violations.push(`user ${users[i].userId}: ${err.message}`);
+          }),
+        ),
+      );
+      await sleep(500); // a duplicate would arrive now
+      await Promise.all(followers.map((f) => f.stop()));
+      const streamLines: string[] = [];
+      for (const [i, u] of users.entries()) {
+        const f = followers[i];
+        const jobs = snap.jobs.filter((j) => String(j.user_id) === String(u.userId));
+        violations.push(...auditStream({ user: String(u.userId), received: f.received, log: logs[i], jobs }));
+        if (f.serverDrops < 1) violations.push(`user ${u.userId}: the stream was never dropped by a crash`);
+        // Its gateway missed what was published while it was away from the broker: it must have
+        // ended the stream once subscribed again (the client resumes from the log), not gone on.
+        if (!f.serverDropTimes.some((t) => t > brokerKilledAt))
+          violations.push(`user ${u.userId}: the stream went on through the gateway's broker reconnect`);
+        if (f.clientDrops < FAULTS.length)
+          violations.push(`user ${u.userId}: the client resumed only ${f.clientDrops} times`);
+        streamLines.push(
+          `  user ${u.userId}: ${f.received.length} events of ${logs[i].length} logged (${jobs.length} jobs); dropped by the server ${f.serverDrops}, by the client ${f.clientDrops}; failed opens ${f.failedOpens}`,
+        );
+      }
+
       const phases = [...new Set(load.outcomes.map((o) => o.phase))];
       console.log(
         [
@@ -241,6 +281,8 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
           `jobs: ${snap.jobs.length} (${['completed', 'failed', 'cancelled', 'rejected'].map((s) => `${s} ${snap.jobs.filter((j) => j.status === s).length}`).join(', ')}; ${snap.jobs.filter((j) => j.error === 'Generation timed out').length} of the failed timed out); webhook copies received: ${receiver.received.length}`,
           'checked:',
           ...result.checked.map((c) => `  ${c}`),
+          "  event streams: each resumed with Last-Event-ID after every drop; ids = the log's, in order, each once; each ended job's terminal event once",
+          ...streamLines,
           violations.length
             ? `VIOLATIONS (${violations.length}):\n  ${violations.slice(0, 50).join('\n  ')}`
             : 'no violations',
@@ -256,6 +298,7 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
       expect(snap.jobs.some((j) => j.status === 'failed' && j.error === 'Generation timed out')).toBe(true);
       expect(violations).toEqual([]);
     } finally {
+      await Promise.all(followers.map((f) => f.stop()));
       await receiver.close();
     }
   }, 600_000);

@@ -28,11 +28,17 @@ export async function openSse(
   const timer = setTimeout(() => abort.abort(), opts.timeoutMs ?? 120_000);
   const headers: Record<string, string> = { authorization: `Bearer ${opts.key}`, accept: 'text/event-stream' };
   if (opts.lastEventId) headers['last-event-id'] = opts.lastEventId;
-  const res = await fetch(url, { headers, signal: abort.signal });
   const close = () => {
     clearTimeout(timer);
     abort.abort();
   };
+  let res: Response;
+  try {
+    res = await fetch(url, { headers, signal: abort.signal });
+  } catch (err) {
+    close(); // no server to answer: leave no timer behind
+    throw err;
+  }
   if (!res.ok || !res.body) {
     const text = await res.text();
     close();

@@ -45,7 +45,13 @@ describe('job webhooks', () => {
       expect(hook.headers['content-type']).toBe('application/json');
       expect(hook.headers['user-agent']).toMatch(/\/1\.0$/);
       expect(hook.headers['x-service-event']).toBe('job.completed');
-      expect(hook.headers['x-service-event-id']).toBeTruthy();
+      // One id names the event everywhere: the webhook's is its id in the user's event log.
+      const log = await api(fleet, 'GET', '/api/v1/events?limit=100', { key: u.key });
+      const completed = (log.body.events as { id: string; type: string; job_id: string }[]).filter(
+        (e) => e.job_id === job.job_id && e.type === 'job.completed',
+      );
+      expect(completed).toHaveLength(1);
+      expect(hook.headers['x-service-event-id']).toBe(completed[0].id);
       expect(Number(hook.headers['x-service-timestamp'])).toBeGreaterThan(Date.now() / 1000 - 60);
       expect(hook.headers['x-service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
       expect(verifySignature(secret, String(hook.headers['x-service-signature']), hook.rawBody)).toBe(true);

@@ -11,6 +11,11 @@ export interface BroadcastSpec {
   /** Topic bindings on the events exchange. */
   bindings: string[];
   handle: BroadcastHandler;
+  /**
+   * Runs each time the queue is bound and consumed: at start and after every reconnect. A reader
+   * whose clients must not miss what came while it was disconnected sends them to the log here.
+   */
+  onSubscribed?: () => void;
 }
 
 /**
@@ -37,5 +42,6 @@ export function broadcastConsumer(spec: BroadcastSpec, log: Logger): Attach {
     const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
     for (const pattern of spec.bindings) await channel.bindQueue(queue, EXCHANGES.events, pattern);
     await channel.consume(queue, onMessage, { noAck: true });
+    spec.onSubscribed?.();
   };
 }

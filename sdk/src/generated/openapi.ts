@@ -537,7 +537,7 @@ export interface paths {
         put?: never;
         /**
          * Send an attempt’s event again
-         * @description The same event (same `X-Service-Event-Id` and body) signed with a fresh timestamp, as the next attempt number; recorded as a new attempt, not retried.
+         * @description The same event (same `X-Service-Event-Id`, its event-log id, and body) signed with a fresh timestamp, as the next attempt number; recorded as a new attempt, not retried.
          *
          *     Scope: none (any active key).
          */
@@ -751,7 +751,7 @@ export interface webhooks {
                     "X-Service-Timestamp": string;
                     /** @description `t=<timestamp>,v1=<hex HMAC-SHA256>`. */
                     "X-Service-Signature": string;
-                    /** @description The same for every attempt of one event: drop duplicates by it. */
+                    /** @description The event log's id of this event (`evt_` and 16 digits, as in the event streams' `id:` and GET /api/v1/events); the same for every attempt and resend of one event: drop duplicates by it. */
                     "X-Service-Event-Id": string;
                     /** @description 1 for the first attempt, then 2, 3, 4. */
                     "X-Service-Delivery-Attempt": string;
@@ -814,7 +814,7 @@ export interface webhooks {
                     "X-Service-Timestamp": string;
                     /** @description `t=<timestamp>,v1=<hex HMAC-SHA256>`. */
                     "X-Service-Signature": string;
-                    /** @description The same for every attempt of one event: drop duplicates by it. */
+                    /** @description The event log's id of this event (`evt_` and 16 digits, as in the event streams' `id:` and GET /api/v1/events); the same for every attempt and resend of one event: drop duplicates by it. */
                     "X-Service-Event-Id": string;
                     /** @description 1 for the first attempt, then 2, 3, 4. */
                     "X-Service-Delivery-Attempt": string;
@@ -877,7 +877,7 @@ export interface webhooks {
                     "X-Service-Timestamp": string;
                     /** @description `t=<timestamp>,v1=<hex HMAC-SHA256>`. */
                     "X-Service-Signature": string;
-                    /** @description The same for every attempt of one event: drop duplicates by it. */
+                    /** @description The event log's id of this event (`evt_` and 16 digits, as in the event streams' `id:` and GET /api/v1/events); the same for every attempt and resend of one event: drop duplicates by it. */
                     "X-Service-Event-Id": string;
                     /** @description 1 for the first attempt, then 2, 3, 4. */
                     "X-Service-Delivery-Attempt": string;
@@ -1353,7 +1353,7 @@ export interface components {
         WebhookDelivery: {
             /** @description The attempt id. */
             id: number;
-            /** @description The `X-Service-Event-Id`: the same for every attempt of one event. */
+            /** @description The `X-Service-Event-Id`: the event log's id (`evt_...`, as in GET /api/v1/events), the same for every attempt of one event. */
             event_id: string;
             /** @description The `X-Service-Event`: `job.completed`, `job.failed`, `job.cancelled` (or `webhook.test`). */
             event_type: string;
@@ -1383,7 +1383,7 @@ export interface components {
         WebhookDeliveryDetail: {
             /** @description The attempt id. */
             id: number;
-            /** @description The `X-Service-Event-Id`: the same for every attempt of one event. */
+            /** @description The `X-Service-Event-Id`: the event log's id (`evt_...`, as in GET /api/v1/events), the same for every attempt of one event. */
             event_id: string;
             /** @description The `X-Service-Event`: `job.completed`, `job.failed`, `job.cancelled` (or `webhook.test`). */
             event_type: string;

@@ -59,6 +59,8 @@ class FakeJobs {
   jobs = new Map<string, FakeJob>();
   outcome: 'complete' | 'fail' | 'hang' = 'complete';
   submitStatus: number | null = null;
+  /** Refuses the next submits before any charge, as billing does for a key's caps. */
+  refusal: AppError | null = null;
   private n = 0;
   constructor(
     private readonly billing: FakeBilling,
@@ -68,6 +70,7 @@ class FakeJobs {
 
   handlers = {
     submit: async (req: SubmitJobRequest): Promise<SubmitJobReply> => {
+      if (this.refusal) throw this.refusal;
       const id = `job_fake${++this.n}`;
       const cost =
         req.type === 'image'
@@ -271,6 +274,7 @@ describe('editor agent turns', () => {
     audio.failing = false;
     jobs.outcome = 'complete';
     jobs.submitStatus = null;
+    jobs.refusal = null;
   });
 
   /** A user with credits and a 9:16 project; the script answers this test's model calls. */
@@ -652,6 +656,42 @@ describe('editor agent turns', () => {
     expect(err.status).toBe(402);
     expect(err.body).toEqual({ error: 'Insufficient credits', credits_required: 50, credits_remaining: 35 });
     expect(billing.balance(t.user)).toBe(35);
+  });
+
+  it("ends the turn with the key's spend-limit 402 when an image would pass it, keeping the turn price", async () => {
+    const spent = { error: 'Spend limit of this API key reached', credits_required: 50, credits_remaining: 20 };
+    jobs.refusal = new AppError(402, spent);
+    const t = await setup(1000, (req) =>
+      stepOfTurn(req) === 0 ? callTools([toolCall('generate_image', { prompt: 'a cat' })]) : say('unreachable'),
+    );
+    const err = await rejection(t.instruct('A cat'));
+    expect(err.status).toBe(402);
+    expect(err.body).toEqual(spent);
+    expect(t.requests()).toHaveLength(1);
+    expect(billing.balance(t.user)).toBe(995);
+    const [turn] = await turnsOf(t.project.id);
+    expect(turn.status).toBe('failed');
+  });
+
+  it("tells the model a generation refused by the key's concurrent-jobs cap was not charged, and the turn goes on", async () => {
+    jobs.refusal = new AppError(429, { error: 'Too many concurrent jobs for this API key', retry_after: 5 });
+    const t = await setup(1000, (req) =>
+      stepOfTurn(req) === 0
+        ? callTools([toolCall('generate_image', { prompt: 'a cat' })])
+        : say('Your key is running too many jobs; try again in a moment.'),
+    );
+    const reply = await t.instruct('A cat');
+    expect(reply.assistant_text).toBe('Your key is running too many jobs; try again in a moment.');
+    expect(reply.assets_created).toEqual([]);
+    expect(toolResults(t.requests()[1])).toEqual([
+      {
+        ok: false,
+        error: 'the image generation was refused: Too many concurrent jobs for this API key. Nothing was charged.',
+      },
+    ]);
+    expect(billing.balance(t.user)).toBe(995);
+    const [turn] = await turnsOf(t.project.id);
+    expect(turn.status).toBe('done');
   });
 
   it('refunds a voice line whose generation fails, not the turn, and tells the model', async () => {

@@ -6,6 +6,7 @@ import { idempotency } from './0004_idempotency';
 import { rateLimits } from './0005_rate_limits';
 import { oauthRedirectUriGiven } from './0006_oauth_redirect_uri_given';
 import { signupCredits } from './0007_signup_credits';
+import { streamSlots } from './0008_stream_slots';
 
 /** In order. Append only. */
 export const migrations: Migration[] = [
@@ -16,4 +17,5 @@ export const migrations: Migration[] = [
   rateLimits,
   oauthRedirectUriGiven,
   signupCredits,
+  streamSlots,
 ];

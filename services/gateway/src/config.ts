@@ -17,6 +17,7 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv, RateLimitConfig {
   SIGNUPS_PER_IP_PER_HOUR: number;
   SIGNUP_CREDITS: number;
   STREAMS_PER_KEY: number;
+  STREAM_SLOT_TTL_MS: number;
   SSE_HEARTBEAT_MS: number;
   KEY_CACHE_TTL_MS: number;
 }
@@ -71,8 +72,13 @@ const schema = Joi.object<GatewayConfig>({
   SIGNIN_FAILURES_PER_IP: Joi.number().integer().min(1).default(30),
   /** Dashboard sign-ups allowed per client IP in an hour. */
   SIGNUPS_PER_IP_PER_HOUR: Joi.number().integer().min(1).default(10),
-  /** Server-sent event streams one API key may hold open at once on one gateway; more get 429. */
+  /** Server-sent event streams one API key may hold open at once (on one gateway; on all with a shared RATE_LIMIT_STORE); more get 429. */
   STREAMS_PER_KEY: Joi.number().integer().min(1).default(10),
+  /**
+   * With a shared RATE_LIMIT_STORE the stream limit counts across replicas: how long an open
+   * stream's slot outlives its replica's last renewal (renewed every third of it), ms.
+   */
+  STREAM_SLOT_TTL_MS: Joi.number().integer().min(300).default(30_000),
   /** How often an idle event stream gets a `:` comment (keeps proxies from closing it), ms. */
   SSE_HEARTBEAT_MS: Joi.number().integer().min(10).default(15_000),
   ...storageEnv,

@@ -22,6 +22,7 @@ import { startLiveFeed } from './core/events/live-feed';
 import { Streams } from './api/sse/streams';
 import { KeyCache } from './core/auth/key-cache';
 import { keyRevocations, startKeyRevocationFeed } from './core/auth/key-revocations';
+import { streamSlotsFromConfig } from './core/events/stream-slots-from-config';
 
 runMain('gateway', loadGatewayConfig, (config, logger) => ({
   schema: 'gateway',
@@ -48,8 +49,21 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       failuresPerIp: { ...DEFAULT_THROTTLE_RULES.failuresPerIp, points: config.SIGNIN_FAILURES_PER_IP },
       signUpsPerIp: { ...DEFAULT_THROTTLE_RULES.signUpsPerIp, points: config.SIGNUPS_PER_IP_PER_HOUR },
     });
-    const streams = new Streams({ perKey: config.STREAMS_PER_KEY, sse: { heartbeatMs: config.SSE_HEARTBEAT_MS } });
-    await startLiveFeed(bus, streams.hub);
+    const streamSlots = streamSlotsFromConfig(config, {
+      store: rateLimit.store,
+      db,
+      schema: 'gateway',
+      redis: rateLimit.redis,
+      logger,
+    });
+    const streams = new Streams({ limits: streamSlots, sse: { heartbeatMs: config.SSE_HEARTBEAT_MS } });
+    await startLiveFeed(bus, streams.hub, () => {
+      logger.warn(
+        { streams: streams.size },
+        'live events resubscribed after a broker reconnect: ending open streams so they resume from the log',
+      );
+      streams.closeAll();
+    });
     // Open streams would hold the HTTP server's close until the shutdown timeout: end them first
     // (clients reconnect, to another replica, with Last-Event-ID).
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => streams.closeAll());
@@ -113,6 +127,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
     return [
       { name: 'usage records', run: () => usage.stop() },
       { name: 'idempotency key purge', run: () => idempotency.stop() },
+      { name: 'stream slot renewal', run: () => streamSlots.stop() },
       { name: 'rate-limit store', run: () => rateLimit.close() },
     ];
   },

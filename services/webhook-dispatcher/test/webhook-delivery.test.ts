@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { deadLetterQueue, QUEUES, webhooksRpc } from '@mf/contracts';
 import {
   jobEventPayload,
@@ -111,6 +112,34 @@ describe('webhook delivery', () => {
     ]);
   });
 
+  it("names the event by its event-log id (the one streams and GET /events show), not the broker's message id", async () => {
+    const { apiKeyId, userId } = newKey();
+    await setWebhook(h.client, apiKeyId, userId, receiver.url());
+    const payload = jobEventPayload({ api_key_id: apiKeyId, user_id: userId });
+    const messageId = randomUUID();
+    await publish(h.client, 'completed', payload, messageId);
+    await allHandled();
+
+    expect(payload.event_id).toMatch(/^evt_\d{16}$/);
+    const [req] = receiver.requests.filter((r) => r.body.includes(payload.job_id));
+    expect(req.headers['x-service-event-id']).toBe(payload.event_id);
+    const rows = await h.db('deliveries').where({ api_key_id: apiKeyId }).select('event_id');
+    expect(rows).toEqual([{ event_id: payload.event_id }]);
+    expect(await h.db('deliveries').where({ event_id: messageId })).toEqual([]);
+  });
+
+  it('names an event relayed before the log had ids by its message id', async () => {
+    const { apiKeyId, userId } = newKey();
+    await setWebhook(h.client, apiKeyId, userId, receiver.url());
+    const { event_id: _none, ...payload } = jobEventPayload({ api_key_id: apiKeyId, user_id: userId });
+    const messageId = randomUUID();
+    expect(await publish(h.client, 'completed', payload, messageId)).toBe(messageId);
+    await allHandled();
+
+    const [req] = receiver.requests.filter((r) => r.body.includes(payload.job_id));
+    expect(req.headers['x-service-event-id']).toBe(messageId);
+  });
+
   it('names failed and cancelled jobs in X-Service-Event and carries their error', async () => {
     const { apiKeyId, userId } = newKey();
     const secret = await setWebhook(h.client, apiKeyId, userId, receiver.url());
@@ -164,8 +193,9 @@ describe('webhook delivery', () => {
     // A slow receiver keeps the first delivery in flight while the copy is consumed.
     receiver.answerDelayMs = 200;
     const payload = jobEventPayload({ api_key_id: apiKeyId, user_id: userId });
-    const eventId = await publish(h.client, 'completed', payload);
-    await publish(h.client, 'completed', payload, eventId);
+    const messageId = randomUUID();
+    const eventId = await publish(h.client, 'completed', payload, messageId);
+    await publish(h.client, 'completed', payload, messageId);
     await allHandled();
 
     expect(receiver.forEvent(eventId)).toHaveLength(1);
@@ -174,7 +204,7 @@ describe('webhook delivery', () => {
     expect(rows[0]).toMatchObject({ status_code: 200, attempt: 1 });
 
     // Later, after the first copy is long done, a third copy is dropped as well.
-    await publish(h.client, 'completed', payload, eventId);
+    await publish(h.client, 'completed', payload, messageId);
     await allHandled();
     expect(receiver.forEvent(eventId)).toHaveLength(1);
   });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { deadLetterQueue, QUEUES, webhooksRpc } from '@mf/contracts';
 import {
   jobEventPayload,
@@ -43,12 +44,14 @@ describe('webhook retries', () => {
     const previous = receiver.answer;
     receiver.answer = (req, i) => (req.path === path ? (answers[n++] ?? 200) : previous(req, i));
     const handledBefore = await dispatcher.handled();
+    const messageId = randomUUID();
     const eventId = await publishJobEvent(
       h.client,
       'completed',
       jobEventPayload({ api_key_id: apiKeyId, user_id: userId }),
+      messageId,
     );
-    return { apiKeyId, userId, secret, eventId, handledBefore, requests: () => receiver.forEvent(eventId) };
+    return { apiKeyId, userId, secret, eventId, messageId, handledBefore, requests: () => receiver.forEvent(eventId) };
   }
 
   const attemptsOf = (requests: { headers: Record<string, unknown> }[]) =>
@@ -151,6 +154,6 @@ describe('webhook retries', () => {
         ? null
         : { messageId: msg.properties.messageId as string, attempt: msg.properties.headers?.['x-attempt'] };
     });
-    expect(dead).toEqual({ messageId: d.eventId, attempt: 4 });
+    expect(dead).toEqual({ messageId: d.messageId, attempt: 4 });
   });
 });

@@ -27,7 +27,8 @@ interface LedgerRow {
   amount: string;
 }
 interface OutboxRow {
-  message_id: string;
+  /** The event log's id (evt_...), which webhooks carry as X-Service-Event-Id. */
+  event_id: string;
   routing_key: string;
   job_id: string;
   published: boolean;
@@ -65,7 +66,7 @@ export async function snapshot(db: Client): Promise<Snapshot> {
   const outbox = (
     await db.query<OutboxRow>(
       // The webhook events: job.processing and job.progress are in the log too, for streams only.
-      "SELECT message_id::text, routing_key, payload->>'job_id' AS job_id, published_at IS NOT NULL AS published FROM jobs.outbox WHERE routing_key IN ('job.completed', 'job.failed', 'job.cancelled')",
+      "SELECT 'evt_' || lpad(id::text, 16, '0') AS event_id, routing_key, payload->>'job_id' AS job_id, published_at IS NOT NULL AS published FROM jobs.outbox WHERE routing_key IN ('job.completed', 'job.failed', 'job.cancelled')",
     )
   ).rows;
   const deliveries = (
@@ -87,9 +88,7 @@ export function outstanding(s: Snapshot): string[] {
   const unpublished = s.outbox.filter((o) => !o.published);
   if (unpublished.length) open.push(`${unpublished.length} outbox events not relayed`);
   const delivered = new Set(s.deliveries.filter((d) => isSuccess(d.status_code)).map((d) => d.event_id));
-  const undelivered = s.outbox.filter(
-    (o) => !delivered.has(o.message_id) && s.endpointUsers.has(userOfJob(s, o.job_id)),
-  );
+  const undelivered = s.outbox.filter((o) => !delivered.has(o.event_id) && s.endpointUsers.has(userOfJob(s, o.job_id)));
   if (undelivered.length) open.push(`${undelivered.length} events not yet delivered`);
   return open;
 }
@@ -247,26 +246,26 @@ export function audit({ snap, outcomes, received, secrets, apiBalances, maxRedel
       violations.push(`job ${job.id} is ${job.status} but its event is ${ev.routing_key}`);
     if (!snap.endpointUsers.has(String(job.user_id))) continue;
     events++;
-    const series = snap.deliveries.filter((d) => d.event_id === ev.message_id);
+    const series = snap.deliveries.filter((d) => d.event_id === ev.event_id);
     const ok = series.filter((d) => isSuccess(d.status_code));
-    if (ok.length !== 1) violations.push(`event ${ev.message_id} (${job.id}) has ${ok.length} delivered attempts`);
+    if (ok.length !== 1) violations.push(`event ${ev.event_id} (${job.id}) has ${ok.length} delivered attempts`);
     else if (ok[0].attempt !== Math.max(...series.map((d) => d.attempt)))
-      violations.push(`event ${ev.message_id} was attempted again after it was delivered`);
+      violations.push(`event ${ev.event_id} was attempted again after it was delivered`);
     if (series.some((d) => d.attempt > 1)) retried++;
-    const got = copies.get(ev.message_id) ?? [];
+    const got = copies.get(ev.event_id) ?? [];
     const delivered = got.find(
       (r) => r.headers['x-service-event'] === ev.routing_key && JSON.parse(r.rawBody).status === job.status,
     );
-    if (!delivered) violations.push(`event ${ev.message_id} (${job.id}, ${ev.routing_key}) never reached the receiver`);
+    if (!delivered) violations.push(`event ${ev.event_id} (${job.id}, ${ev.routing_key}) never reached the receiver`);
     const secret = secrets.get(String(job.user_id));
     if (
       delivered &&
       secret &&
       !verifySignature(secret, String(delivered.headers['x-service-signature']), delivered.rawBody, 3600)
     )
-      violations.push(`event ${ev.message_id}: bad signature`);
+      violations.push(`event ${ev.event_id}: bad signature`);
   }
-  const known = new Set(snap.outbox.map((o) => o.message_id));
+  const known = new Set(snap.outbox.map((o) => o.event_id));
   const strangers = [...copies.keys()].filter((id) => !known.has(id));
   if (strangers.length) violations.push(`receiver got ${strangers.length} events the outbox never wrote`);
   // Attempts the receiver answered with an error are retried with the same id: count 2xx'd copies only.

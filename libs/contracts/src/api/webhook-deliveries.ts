@@ -39,7 +39,11 @@ export const listWebhookDeliveriesQuery = named(
 export const webhookDelivery = named(
   Joi.object({
     id: Joi.number().integer().required().description('The attempt id.'),
-    event_id: Joi.string().required().description('The `X-Service-Event-Id`: the same for every attempt of one event.'),
+    event_id: Joi.string()
+      .required()
+      .description(
+        "The `X-Service-Event-Id`: the event log's id (`evt_...`, as in GET /api/v1/events), the same for every attempt of one event.",
+      ),
     event_type: Joi.string()
       .required()
       .description('The `X-Service-Event`: `job.completed`, `job.failed`, `job.cancelled` (or `webhook.test`).'),

@@ -1670,7 +1670,7 @@ export interface WebhookDelivery {
    */
   id: number;
   /**
-   * The `X-Service-Event-Id`: the same for every attempt of one event.
+   * The `X-Service-Event-Id`: the event log's id (`evt_...`, as in GET /api/v1/events), the same for every attempt of one event.
    */
   event_id: string;
   /**
@@ -1714,7 +1714,7 @@ export interface WebhookDeliveryDetail {
    */
   id: number;
   /**
-   * The `X-Service-Event-Id`: the same for every attempt of one event.
+   * The `X-Service-Event-Id`: the event log's id (`evt_...`, as in GET /api/v1/events), the same for every attempt of one event.
    */
   event_id: string;
   /**

@@ -7,6 +7,7 @@ import type { ExportRendererConfig } from '../config';
 import { ClipCache } from '../render/clip-cache';
 import { Semaphore } from '../render/limiter';
 import { ProbeCache } from '../render/probe-cache';
+import { RenderFlights } from './render-flights';
 
 export interface ExportSettings {
   ffmpegPath: string;
@@ -31,7 +32,7 @@ export interface ExportContext {
   /** What ffprobe said about each content (by ETag). */
   probes: ProbeCache;
   /** Renders running now, by user and render key: an identical export waits for the first and reuses its file. */
-  renders: Map<string, Promise<void>>;
+  renders: RenderFlights;
   /** ffmpeg renders running at once, shared by all exports of the process. */
   slots: Semaphore;
   settings: ExportSettings;
@@ -45,7 +46,7 @@ export function createExportContext(
     ...deps,
     cache: new ClipCache(path.resolve(config.EXPORT_CACHE_DIR), config.EXPORT_CACHE_MAX_BYTES, deps.logger),
     probes: new ProbeCache(),
-    renders: new Map(),
+    renders: new RenderFlights(),
     slots: new Semaphore(config.EXPORT_CONCURRENCY),
     settings: {
       ffmpegPath: resolveFfmpeg(config),

@@ -35,14 +35,14 @@ export async function exportByContent(
   const key = renderKey(req, (storageKey) => stats.get(storageKey)!.etag, ctx.settings.fps);
   const flight = `${req.user_id}:${key}`;
   for (let lookups = 0; ; lookups++) {
-    const seen = finishedRenders(ctx.renders);
+    const seen = ctx.renders.finished;
     const reply = await storedResult(ctx, req, key, logger);
     if (reply) return { reused: true, reply };
     const running = ctx.renders.get(flight);
     if (running) await untilSettled(running, signal);
     // A render that started and finished while the lookup ran (its record committed after the
     // lookup's snapshot): look again rather than render the same thing twice.
-    else if (finishedRenders(ctx.renders) === seen || lookups >= MAX_LOOKUPS) break;
+    else if (ctx.renders.finished === seen || lookups >= MAX_LOOKUPS) break;
   }
 
   const render = (async () => {
@@ -56,13 +56,7 @@ export async function exportByContent(
       );
     }
   })();
-  ctx.renders.set(
-    flight,
-    render.then(
-      () => undefined,
-      () => undefined,
-    ),
-  );
+  ctx.renders.start(flight, render);
   try {
     const result = await render;
     // Recorded before the waiters wake, so they find it. Losing the record only costs a later re-render.
@@ -76,16 +70,12 @@ export async function exportByContent(
     }).catch((err: unknown) => logger.error({ err }, 'export result not recorded'));
     return { reused: false, reply: result.reply, result };
   } finally {
-    ctx.renders.delete(flight);
-    FINISHED.set(ctx.renders, finishedRenders(ctx.renders) + 1);
+    ctx.renders.end(flight);
   }
 }
 
 /** Lookups one export makes while other renders keep finishing, before it renders anyway. */
 const MAX_LOOKUPS = 5;
-/** How many renders have finished, per in-flight map (one per process): a lookup compares it before and after. */
-const FINISHED = new WeakMap<Map<string, Promise<void>>, number>();
-const finishedRenders = (renders: Map<string, Promise<void>>): number => FINISHED.get(renders) ?? 0;
 
 /** The stored result of this key when its file is still there, unchanged; a stale record is dropped. */
 async function storedResult(

@@ -60,7 +60,7 @@ describe('webhookHeaders', () => {
     const rawBody = webhookBody(payload);
     const headers = webhookHeaders({
       event: 'job.cancelled',
-      eventId: 'evt-1',
+      eventId: 'evt_0000000000000001',
       attempt: 3,
       timestamp: 1_700_000_000,
       secret,
@@ -73,7 +73,7 @@ describe('webhookHeaders', () => {
       'X-Service-Event': 'job.cancelled',
       'X-Service-Timestamp': '1700000000',
       'X-Service-Signature': `t=1700000000,v1=${mac}`,
-      'X-Service-Event-Id': 'evt-1',
+      'X-Service-Event-Id': 'evt_0000000000000001',
       'X-Service-Delivery-Attempt': '3',
     });
   });

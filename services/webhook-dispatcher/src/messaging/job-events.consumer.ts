@@ -15,7 +15,10 @@ export function consumeJobEvents(bus: Bus, deps: DeliveryDeps, opts: JobEventsCo
     eventHandler(def, (payload, ctx) =>
       deliverJobEvent(deps, {
         event: def.routingKey as WebhookEvent,
-        eventId: ctx.envelope.messageId,
+        // The event log's id names the event everywhere (webhooks, streams, GET /events); an event
+        // relayed before the log had ids has only its message id. Both are fixed per outbox row, so
+        // every copy and attempt of one event carries the same id.
+        eventId: payload.event_id ?? ctx.envelope.messageId,
         attempt: ctx.attempt,
         payload,
       }),

@@ -97,6 +97,10 @@ export async function setWebhook(client: Bus, apiKeyId: number, userId: number, 
   return reply.secret;
 }
 
+/** Event-log ids as the outbox relay gives them (`evt_` and 16 digits), unique within a run. */
+let lastEventSeq = Date.now() * 1000;
+export const nextEventId = (): string => `evt_${String(++lastEventSeq).padStart(16, '0')}`;
+
 export function jobEventPayload(
   overrides: Partial<JobEventPayload> & Pick<JobEventPayload, 'api_key_id' | 'user_id'>,
 ): JobEventPayload {
@@ -111,11 +115,15 @@ export function jobEventPayload(
     completed_at: '2025-01-02T03:05:05.000Z',
     result: { video: 'https://media.test/media/out.mp4' },
     error: null,
+    event_id: nextEventId(),
     ...overrides,
   };
 }
 
-/** Publishes a job event as the jobs outbox relay does; returns its event id (the message id). */
+/**
+ * Publishes a job event as the jobs outbox relay does; returns its event id: the payload's event-log
+ * id, or the message id for an event without one (relayed before the log had ids).
+ */
 export async function publishJobEvent(
   client: Bus,
   name: JobEventName,
@@ -123,7 +131,7 @@ export async function publishJobEvent(
   messageId: string = randomUUID(),
 ): Promise<string> {
   await client.publishEvent(jobEvents[name], payload, { messageId });
-  return messageId;
+  return payload.event_id ?? messageId;
 }
 
 /** Polls until the check passes (generous bounds: a loaded machine is slow, never wrong). */

@@ -170,7 +170,10 @@ function webhook(event: string, description: string): Json {
           type: 'string',
           pattern: '^t=[0-9]+,v1=[0-9a-f]{64}$',
         }),
-        header('X-Service-Event-Id', 'The same for every attempt of one event: drop duplicates by it.'),
+        header(
+          'X-Service-Event-Id',
+          "The event log's id of this event (`evt_` and 16 digits, as in the event streams' `id:` and GET /api/v1/events); the same for every attempt and resend of one event: drop duplicates by it.",
+        ),
         header('X-Service-Delivery-Attempt', '1 for the first attempt, then 2, 3, 4.', {
           type: 'string',
           pattern: '^[1-4]$',

@@ -49,7 +49,7 @@ export const webhookPaths: Json = {
       summary: 'Send an attempt’s event again',
       tag: 'Webhooks',
       description:
-        'The same event (same `X-Service-Event-Id` and body) signed with a fresh timestamp, as the next attempt number; recorded as a new attempt, not retried.',
+        'The same event (same `X-Service-Event-Id`, its event-log id, and body) signed with a fresh timestamp, as the next attempt number; recorded as a new attempt, not retried.',
       responses: { '202': ok('Sent; the new attempt.', ref('ResendAccepted')), '404': noWebhook, '409': disabled },
     }),
   },

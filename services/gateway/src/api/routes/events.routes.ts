@@ -31,7 +31,9 @@ export function eventsRoutes(bus: Bus, streams: Streams, logger: Logger): Router
     // Everything that can refuse (400, 404, 429) before the stream's headers go out.
     const after = resumePoint(req.header('last-event-id'));
     const job = jobId === undefined ? undefined : await getJob(bus, auth, jobId, opts);
-    const release = streams.limits.acquire(rateLimitKey(auth.apiKeyId));
+    const release = await streams.limits.acquire(rateLimitKey(auth.apiKeyId));
+    // The client may have gone while the slot was taken: nothing would ever close this stream.
+    if (req.socket.destroyed) return release();
     const sse = new SseResponse(res, streams.options);
     sse.onClose(release);
     streams.track(sse);

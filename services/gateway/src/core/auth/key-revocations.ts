@@ -59,7 +59,8 @@ export async function startKeyRevocationFeed(bus: Bus, cache: KeyCache, logger: 
       }
       cache.evictKey((checked.value as ApiKeyRevokedPayload).api_key_id);
     },
+    // Each time the queue is bound (at start, after every reconnect, before the bus counts as
+    // connected again): whatever was revoked while it was not is unknown here.
+    onSubscribed: () => cache.clear(),
   });
-  // Runs now and on every reconnection, before the bus counts as connected again.
-  await bus.declare(() => Promise.resolve(cache.clear()));
 }

@@ -5,14 +5,22 @@ import { liveEventOf } from './live-event';
 
 /**
  * Feeds this replica's hub with every job event: a broker queue of its own (exclusive, deleted with
- * the connection) bound to job.*, so each gateway replica receives every event.
+ * the connection) bound to job.*, so each gateway replica receives every event. Events published
+ * while this replica was disconnected never reach its queue: after a reconnect `onResubscribed`
+ * runs (the gateway ends its open streams there, so their clients resume from the log with
+ * Last-Event-ID instead of going on with a gap).
  */
-export function startLiveFeed(bus: Bus, hub: EventHub): Promise<void> {
+export function startLiveFeed(bus: Bus, hub: EventHub, onResubscribed: () => void = () => undefined): Promise<void> {
+  let subscribed = false;
   return bus.subscribe({
     bindings: [ROUTING_KEYS.jobAll],
     handle: (routingKey, payload) => {
       const event = liveEventOf(routingKey, payload);
       if (event) hub.publish(event);
+    },
+    onSubscribed: () => {
+      if (subscribed) onResubscribed();
+      subscribed = true;
     },
   });
 }

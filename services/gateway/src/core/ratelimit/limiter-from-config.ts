@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Knex } from '@mf/db';
 import type { Logger } from '@mf/logger';
@@ -30,6 +31,8 @@ export interface ConfiguredLimiter {
   store: RateLimitStoreKind;
   /** A counter for another rule (the sign-in and sign-up throttles) on the same store. */
   counter: (rule: CounterRule) => RateLimiterAbstract;
+  /** The Redis client of RATE_LIMIT_STORE=redis (the stream limit shares it), else null. */
+  redis: Redis | null;
   /** Releases the store's connection (a shutdown step). */
   close: () => Promise<void>;
 }
@@ -48,6 +51,7 @@ export async function limiterFromConfig(config: RateLimitConfig, deps: RateLimit
   const keyPrefix = (rule: CounterRule) => (rule.name === API_RULE ? prefix : `${prefix}:${rule.name}`);
   let counter: (rule: CounterRule) => RateLimiterAbstract;
   let close = (): Promise<void> => Promise.resolve();
+  let redis: Redis | null = null;
   switch (store) {
     case 'memory':
       counter = (rule) => new RateLimiterMemory({ points: rule.points, duration: rule.durationSec });
@@ -78,6 +82,7 @@ export async function limiterFromConfig(config: RateLimitConfig, deps: RateLimit
           insurance: insurance(rule),
         });
       close = () => closeRedis(client);
+      redis = client;
       break;
     }
   }
@@ -86,6 +91,7 @@ export async function limiterFromConfig(config: RateLimitConfig, deps: RateLimit
     limiter: flexibleRateLimiter(counter({ name: API_RULE, points, durationSec: WINDOW_SEC }), points),
     store,
     counter,
+    redis,
     close,
   };
 }

@@ -13,6 +13,12 @@ describe('rate limit configuration', () => {
     });
   });
 
+  it('holds 10 streams per key, their shared slots leased for 30 s unless told otherwise', () => {
+    expect(loadGatewayConfig({})).toMatchObject({ STREAMS_PER_KEY: 10, STREAM_SLOT_TTL_MS: 30_000 });
+    expect(loadGatewayConfig({ STREAM_SLOT_TTL_MS: '1500' }).STREAM_SLOT_TTL_MS).toBe(1500);
+    expect(() => loadGatewayConfig({ STREAM_SLOT_TTL_MS: '100' })).toThrow(/STREAM_SLOT_TTL_MS/);
+  });
+
   it('accepts postgres without further settings', () => {
     expect(loadGatewayConfig({ RATE_LIMIT_STORE: 'postgres' }).RATE_LIMIT_STORE).toBe('postgres');
   });
