@@ -7,6 +7,7 @@ export * from './jobs';
 export * from './event-log-request';
 export * from './event-log';
 export * from './webhooks';
+export * from './api-key-events';
 export * from './editor';
 export * from './exports';
 export * from './schema';

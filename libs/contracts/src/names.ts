@@ -33,6 +33,8 @@ export const ROUTING_KEYS = {
   jobProgress: 'job.progress',
   /** Binding pattern for every job event. */
   jobAll: 'job.*',
+  /** The gateway (or its admin CLI) revoked an API key: every gateway replica drops it from its key cache. */
+  apiKeyRevoked: 'gateway.api-key.revoked',
   /** The dispatcher asks itself to send an attempt's event again (one message per recovered event). */
   webhookResendRequested: 'webhooks.delivery.resend-requested',
 } as const;

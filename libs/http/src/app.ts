@@ -1,14 +1,13 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
-import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { pinoHttp } from 'pino-http';
 import client from 'prom-client';
 import { AppError, isAppError } from '@mf/errors';
 import type { Logger } from '@mf/logger';
+import { lazyRequestLogger, requestIdAndAccessLog } from './access-log';
 import { hostileJsonProblem, isValidUtf8 } from './hostile-input';
 
-// pino-http declares `req.id` (set below from X-Request-Id or a fresh uuid); it is always a string here.
+// `req.id` is set by createHttpApp from X-Request-Id or a fresh uuid (access-log.ts); always a string.
 export function requestId(req: { id: unknown }): string {
   return String(req.id);
 }
@@ -22,7 +21,7 @@ export interface HttpAppOptions {
   trustProxy?: boolean | number | string[];
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const UNLOGGED = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * An express app with the fleet's common behaviour: a request id on every request, a JSON access
@@ -34,26 +33,9 @@ export function createHttpApp({ logger, registry, trustProxy = false }: HttpAppO
   app.set('etag', false);
   app.set('trust proxy', trustProxy);
 
-  app.use((req, res, next) => {
-    const incoming = req.header('x-request-id');
-    req.id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    res.setHeader('X-Request-Id', requestId(req));
-    next();
-  });
-
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req) => req.id,
-      customLogLevel: (_req, res, err) =>
-        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'info',
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  // One middleware for the request id and the access log; req.log only when something logs.
+  app.use(requestIdAndAccessLog(logger, (url) => UNLOGGED.has(url)));
+  lazyRequestLogger(app, logger);
 
   if (registry) app.use(requestMetrics(registry));
   app.use(queryTextGuard());
@@ -137,6 +119,8 @@ export function jsonBody(
     ...(hostileTextChecks ? { verify: requireUtf8 } : {}),
   });
   return (req, res, next) => {
+    // No body at all (most GETs): what the parser would conclude (req.body undefined), without running it.
+    if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) return next();
     if (jsonTypeOnly && hasContent(req) && !req.is(JSON_TYPES))
       return next(new AppError(415, { error: UNSUPPORTED_MEDIA_TYPE }));
     parse(req, res, (err?: unknown) => {

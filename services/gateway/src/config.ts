@@ -19,6 +19,7 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv, RateLimitConfig {
   STREAMS_PER_KEY: number;
   STREAM_SLOT_TTL_MS: number;
   SSE_HEARTBEAT_MS: number;
+  KEY_CACHE_TTL_MS: number;
 }
 
 const schema = Joi.object<GatewayConfig>({
@@ -47,6 +48,12 @@ const schema = Joi.object<GatewayConfig>({
     .default('http://localhost:8080'),
   /** JSON override of the upstream endpoint map shown in /models (per model, per mode). */
   FAL_ENDPOINTS_JSON: Joi.string().optional(),
+  /**
+   * How long an API key lookup is reused without asking the database, ms (0: never). A revocation
+   * evicts the key from every replica at once through the broker; this only bounds what a lost
+   * revocation event could leave behind.
+   */
+  KEY_CACHE_TTL_MS: Joi.number().integer().min(0).max(30_000).default(5000),
   /** How often buffered usage records are written, ms. */
   USAGE_FLUSH_MS: Joi.number().integer().min(10).default(1000),
   /** Longest a generate request may wait for its submit (charge + provider submit), ms. */

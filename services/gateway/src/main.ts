@@ -20,6 +20,8 @@ import { limiterFromConfig } from './core/ratelimit/limiter-from-config';
 import { UsageRecorder } from './core/usage/usage-recorder';
 import { startLiveFeed } from './core/events/live-feed';
 import { Streams } from './api/sse/streams';
+import { KeyCache } from './core/auth/key-cache';
+import { keyRevocations, startKeyRevocationFeed } from './core/auth/key-revocations';
 import { streamSlotsFromConfig } from './core/events/stream-slots-from-config';
 
 runMain('gateway', loadGatewayConfig, (config, logger) => ({
@@ -27,6 +29,10 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
   migrations,
   setup: async ({ db, bus, router }) => {
     const usage = new UsageRecorder(db, logger, config.USAGE_FLUSH_MS);
+    // Key lookups are reused while revocation events can reach this replica (the broker is up).
+    const keyCache = new KeyCache({ ttlMs: config.KEY_CACHE_TTL_MS, live: () => bus.connected });
+    await startKeyRevocationFeed(bus, keyCache, logger);
+    const revocations = keyRevocations({ bus: () => Promise.resolve(bus), cache: keyCache, logger });
     const rateLimit = await limiterFromConfig(config, { db, schema: 'gateway', logger });
     logger.info({ store: rateLimit.store, perMinute: config.RATE_LIMIT_PER_MINUTE }, 'rate limit store');
     const storage = createStorage(storageConfigFromEnv(config));
@@ -67,6 +73,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
     const api: ApiDeps = {
       db,
       bus,
+      keyCache,
       usage,
       bodyLimit: config.BODY_LIMIT,
       submitTimeoutMs: config.SUBMIT_TIMEOUT_MS,
@@ -88,7 +95,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
         ...api,
         logger,
         events: streams.hub,
-        verifiers: [apiKeyVerifier(db), oauthTokenVerifier(db)],
+        verifiers: [apiKeyVerifier(db, keyCache), oauthTokenVerifier(db)],
       }),
     );
     // The dashboard's JSON API, before the single-page app's static files at /dashboard/.
@@ -105,6 +112,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
         signupCredits: config.SIGNUP_CREDITS,
         falEndpoints: api.falEndpoints,
         submitTimeoutMs: config.SUBMIT_TIMEOUT_MS,
+        keyRevocations: revocations,
       }),
     );
     router.use(

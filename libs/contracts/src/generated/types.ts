@@ -100,6 +100,11 @@ export interface AgentEvent {
   [x: string]: unknown;
 }
 
+export interface ApiKeyRevokedPayload {
+  api_key_id: number;
+  user_id: number;
+}
+
 export interface Asset {
   id: string;
   /**

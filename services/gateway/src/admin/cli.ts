@@ -9,6 +9,7 @@ import { isAppError } from '@mf/errors';
 import { createLogger } from '@mf/logger';
 import { migrations } from '../../migrations';
 import { loadGatewayConfig } from '../config';
+import { keyRevocations } from '../core/auth/key-revocations';
 import { createApiKey, revokeApiKey } from '../core/usecases/api-keys.usecase';
 import { setKeyLimits } from '../core/usecases/key-limits.usecase';
 import { createUser, grantCredits, requireUserByEmail, ROLES, setUserRole } from '../core/usecases/users.usecase';
@@ -32,6 +33,8 @@ const USAGE = `usage: npm run --silent admin -- <command> [flags]   (--help: thi
 interface Ctx {
   db: Knex;
   bus: () => Promise<Bus>;
+  /** A warning for stderr; the command still succeeds. */
+  warn: (message: string) => void;
 }
 
 type Flags = Record<string, string | undefined>;
@@ -81,7 +84,18 @@ const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
     const k = await createApiKey(ctx.db, user.id, need(flags, 'scopes').split(','), flags.name ?? '');
     return { id: k.id, key: k.key, prefix: k.prefix, scopes: k.scopes };
   },
-  'key:revoke': async (flags, ctx) => revokeApiKey(ctx.db, positiveInt(need(flags, 'id'), 'id')),
+  'key:revoke': async (flags, ctx) => {
+    const id = positiveInt(need(flags, 'id'), 'id');
+    // The running gateways cache keys: they are told through the broker (key-revocations.ts).
+    const broadcast = keyRevocations({ bus: ctx.bus, logger: createLogger('admin-cli', 'silent') });
+    let told = true;
+    const result = await revokeApiKey(ctx.db, { announce: async (key) => (told = await broadcast.announce(key)) }, id);
+    if (!told)
+      ctx.warn(
+        'warning: the key is revoked, but the broker could not be reached to tell the running gateways: they may accept it until their key cache expires (KEY_CACHE_TTL_MS)',
+      );
+    return result;
+  },
   'key:limits': async (flags, ctx) =>
     setKeyLimits({ db: ctx.db, bus: await ctx.bus() }, positiveInt(need(flags, 'id'), 'id'), {
       spend_limit: limitFlag(flags['spend-limit']),
@@ -144,10 +158,12 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
   const logger = createLogger('admin-cli', 'silent');
   const db = createDb({ url: config.DATABASE_URL, schema: 'gateway', poolMax: 2 });
   let bus: Bus | undefined;
+  const warnings: string[] = [];
   try {
     await migrate(db, 'gateway', migrations);
     const result = await handler(flags, {
       db,
+      warn: (message) => warnings.push(message),
       bus: async () => {
         bus ??= new Bus({
           url: config.AMQP_URL,
@@ -161,7 +177,7 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
         return bus;
       },
     });
-    return { code: 0, stdout: JSON.stringify(result) };
+    return { code: 0, stdout: JSON.stringify(result), ...(warnings.length ? { stderr: warnings.join('\n') } : {}) };
   } catch (err) {
     if (err instanceof UsageError) return { code: 2, stderr: `${err.message}\n${USAGE}` };
     const message = isAppError(err)

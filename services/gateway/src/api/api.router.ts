@@ -4,6 +4,7 @@ import type { FalEndpoints } from '@mf/catalog';
 import type { Knex } from '@mf/db';
 import type { Logger } from '@mf/logger';
 import { answerMethodNotAllowed, jsonBody } from '@mf/http';
+import type { KeyCache } from '../core/auth/key-cache';
 import type { RateLimiter } from '../core/ratelimit/rate-limiter';
 import type { UsageRecorder } from '../core/usage/usage-recorder';
 import { authenticate } from '../http/auth.middleware';
@@ -22,6 +23,8 @@ import type { Streams } from './sse/streams';
 export interface ApiDeps {
   db: Knex;
   bus: Bus;
+  /** API key lookups reused until a revocation evicts them (core/auth/key-cache.ts). */
+  keyCache: KeyCache;
   limiter: RateLimiter;
   usage: UsageRecorder;
   falEndpoints: FalEndpoints;
@@ -45,17 +48,18 @@ export interface ApiDeps {
 export function apiRouter(deps: ApiDeps): Router {
   const api = Router();
   api.use(
-    authenticate(deps.db),
+    authenticate(deps.db, deps.keyCache),
     recordUsage(deps.usage),
     rateLimit(deps.limiter),
     jsonBody(deps.bodyLimit),
     deps.idempotency,
   );
+  // The most frequent reads first: each router passed is a scan of its routes (no paths overlap).
   api.use(modelsRoutes(deps.falEndpoints));
+  api.use(jobsRoutes(deps.bus));
   api.use(accountRoutes(deps.bus));
   api.use(estimateRoutes(deps.bus));
   api.use(generateRoutes(deps.bus, { submitTimeoutMs: deps.submitTimeoutMs }));
-  api.use(jobsRoutes(deps.bus));
   api.use(eventsRoutes(deps.bus, deps.streams, deps.logger));
   api.use(editorRoutes(deps.bus, { instructTimeoutMs: deps.instructTimeoutMs, exportTimeoutMs: deps.exportTimeoutMs }));
   api.use(

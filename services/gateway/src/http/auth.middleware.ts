@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Knex } from '@mf/db';
 import { AppError } from '@mf/errors';
+import type { KeyCache } from '../core/auth/key-cache';
 import {
   apiKeyVerifier,
   bearerToken,
@@ -35,8 +36,8 @@ declare global {
 }
 
 /** Resolves `Authorization: Bearer <key>` to the key's owner and scopes. Revoked keys fail at once. */
-export function authenticate(db: Knex): RequestHandler {
-  const verify = apiKeyVerifier(db);
+export function authenticate(db: Knex, cache?: KeyCache): RequestHandler {
+  const verify = apiKeyVerifier(db, cache);
   return async (req, _res, next) => {
     const header = req.header('authorization');
     if (header === undefined || header.trim() === '') return next(MISSING_AUTH());

@@ -2,6 +2,7 @@ import type { Bus } from '@mf/bus';
 import type { FalEndpoints } from '@mf/catalog';
 import type { Knex } from '@mf/db';
 import type { LoginThrottle } from '../../core/accounts/login-throttle';
+import type { KeyRevocations } from '../../core/auth/key-revocations';
 import type { CookiePolicy } from './session-cookie';
 import type { SessionStore } from '../../core/accounts/session-store';
 
@@ -22,4 +23,6 @@ export interface DashboardDeps {
   falEndpoints: FalEndpoints;
   /** How long a playground submit may take (charge + provider submit). */
   submitTimeoutMs: number;
+  /** Tells every gateway replica's key cache about a revoked key. */
+  keyRevocations: KeyRevocations;
 }

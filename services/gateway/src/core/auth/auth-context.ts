@@ -3,6 +3,7 @@ import { AppError } from '@mf/errors';
 import { looksLike } from '../oauth/tokens';
 import { findActiveKeyByHash } from '../repositories/api-keys.repository';
 import { hashApiKey, looksLikeApiKey } from './api-key';
+import type { KeyCache } from './key-cache';
 
 /** Who is calling: the key's owner, the key, and the key's scopes. Every use case takes one. */
 export interface AuthContext {
@@ -28,12 +29,19 @@ export const OAUTH_TOKEN_ON_REST = (): AppError =>
 /** Turns a bearer token into the caller's context, or null when the token is not one it knows. */
 export type TokenVerifier = (token: string) => Promise<AuthContext | null>;
 
-/** API keys: the key's owner and scopes; a revoked key is unknown at once. */
-export function apiKeyVerifier(db: Knex): TokenVerifier {
+/**
+ * API keys: the key's owner and scopes; a revoked key is unknown at once. With a cache, an active
+ * key's lookup is reused until a revocation evicts it (or its short TTL ends).
+ */
+export function apiKeyVerifier(db: Knex, cache?: KeyCache): TokenVerifier {
+  const load = async (hash: string): Promise<AuthContext | null> => {
+    const key = await findActiveKeyByHash(db, hash);
+    return key ? { userId: key.user_id, apiKeyId: key.id, scopes: key.scopes } : null;
+  };
   return async (token) => {
     if (!looksLikeApiKey(token)) return null;
-    const key = await findActiveKeyByHash(db, hashApiKey(token));
-    return key ? { userId: key.user_id, apiKeyId: key.id, scopes: key.scopes } : null;
+    const hash = hashApiKey(token);
+    return cache ? cache.lookup(hash, () => load(hash)) : load(hash);
   };
 }
 

@@ -3,21 +3,29 @@ import type { Logger } from '@mf/logger';
 import { insertUsage, type UsageRecord } from '../repositories/usage.repository';
 import { touchKeys } from '../repositories/api-keys.repository';
 
+/** Buffered rows that trigger a write before the next tick (a burst is not held for the full interval). */
+export const USAGE_BATCH_ROWS = 1000;
+
 /**
  * Buffers usage records and last-used stamps and writes them in batches, off the request path:
- * a request never waits for its own usage row. Records still buffered are written on stop().
+ * a request never waits for its own usage row. Each batch is one multi-row insert and the keys'
+ * last_used_at stamps, in one transaction, every `flushMs` (sooner once USAGE_BATCH_ROWS wait).
+ * Records still buffered are written on stop() (graceful shutdown, after the HTTP server has
+ * closed); a crash loses what was buffered, at most `flushMs` worth (docs/decisions.md).
  */
 export class UsageRecorder {
   private buffer: UsageRecord[] = [];
   private touched = new Set<number>();
   private timer: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
+  private earlyFlush = false;
 
   constructor(
     private readonly db: Knex,
     private readonly logger: Logger,
     flushMs: number,
     private readonly maxBuffer = 10_000,
+    private readonly batchRows = USAGE_BATCH_ROWS,
   ) {
     this.timer = setInterval(() => void this.flush(), flushMs);
     this.timer.unref();
@@ -28,6 +36,10 @@ export class UsageRecorder {
     if (this.buffer.length >= this.maxBuffer) this.buffer.shift();
     this.buffer.push(row);
     this.touched.add(row.api_key_id);
+    if (this.buffer.length >= this.batchRows && !this.earlyFlush) {
+      this.earlyFlush = true;
+      void this.flush().finally(() => (this.earlyFlush = false));
+    }
   }
 
   flush(): Promise<void> {

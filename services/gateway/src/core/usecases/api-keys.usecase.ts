@@ -1,6 +1,7 @@
 import type { Knex } from '@mf/db';
 import { AppError } from '@mf/errors';
 import { generateApiKey } from '../auth/api-key';
+import type { KeyRevocations } from '../auth/key-revocations';
 import { parseScopes } from '../auth/scopes';
 import { findKeyById, insertApiKey, revokeKey } from '../repositories/api-keys.repository';
 
@@ -26,8 +27,13 @@ export async function createApiKey(db: Knex, userId: number, scopes: string[], n
   return { id: row.id, key: k.key, prefix: row.prefix, scopes: row.scopes, name: row.name };
 }
 
+/**
+ * Revokes a key (again: a no-op). Answers only after every gateway replica was told (this one's
+ * key cache has dropped it; the others get the broker event), so the key fails at once.
+ */
 export async function revokeApiKey(
   db: Knex,
+  revocations: KeyRevocations,
   id: number,
   ownerId?: number,
 ): Promise<{ id: number; revoked_at: string }> {
@@ -35,5 +41,6 @@ export async function revokeApiKey(
   if (!existing || (ownerId !== undefined && existing.user_id !== ownerId))
     throw AppError.notFound(`no API key with id ${id}`);
   const row = await revokeKey(db, id);
+  await revocations.announce({ id, user_id: existing.user_id });
   return { id, revoked_at: row!.revoked_at!.toISOString() };
 }

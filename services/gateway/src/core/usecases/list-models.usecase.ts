@@ -26,3 +26,15 @@ export function listModelsFor(auth: AuthContext, falEndpoints: FalEndpoints): { 
   assertScope(auth, MODELS_SCOPE);
   return listModels(falEndpoints);
 }
+
+/**
+ * GET /models as JSON text, serialised once: the body depends on the catalog and configuration
+ * only, so no request pays for building and stringifying it. The caller still needs models:read.
+ */
+export function modelsJsonFor(falEndpoints: FalEndpoints): (auth: AuthContext) => Buffer {
+  const json = Buffer.from(JSON.stringify(listModels(falEndpoints)));
+  return (auth) => {
+    assertScope(auth, MODELS_SCOPE);
+    return json;
+  };
+}

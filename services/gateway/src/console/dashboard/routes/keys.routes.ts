@@ -89,7 +89,8 @@ export function keysRoutes(deps: DashboardDeps): Router {
   });
 
   router.delete('/keys/:id', async (req, res) => {
-    res.json(await revokeApiKey(deps.db, idParam(req.params.id, KEY_NOT_FOUND), sessionOf(req).userId));
+    const id = idParam(req.params.id, KEY_NOT_FOUND);
+    res.json(await revokeApiKey(deps.db, deps.keyRevocations, id, sessionOf(req).userId));
   });
 
   return router;
