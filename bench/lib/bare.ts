@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import readline from 'node:readline';
-import { REPO_ROOT } from '@mf/fleet';
+import { COMPILED_NODE_FLAGS, REPO_ROOT } from '@mf/fleet';
 import { NODE_BUNDLE } from '../../scripts/build/services';
 
 export interface BareProcess {
@@ -59,7 +59,7 @@ export async function startBare(
   compiled = false,
 ): Promise<BareProcess> {
   const args = compiled
-    ? ['--enable-source-maps', await compiledBare(script)]
+    ? [...COMPILED_NODE_FLAGS, await compiledBare(script)]
     : ['--import', 'tsx', path.join(REPO_ROOT, 'bench', 'lib', `${script}.ts`)];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import readline from 'node:readline';
-import { REPO_ROOT, serviceBuildEntry, serviceEntry, type ServiceName } from './services';
+import { COMPILED_NODE_FLAGS, REPO_ROOT, serviceBuildEntry, serviceEntry, type ServiceName } from './services';
 
 export interface ServiceProcess {
   name: ServiceName;
@@ -32,7 +32,7 @@ export function startServiceProcess(
 ): ServiceProcess {
   const fd = typeof output === 'function' ? null : fs.openSync(output.file, 'a');
   const args =
-    form === 'compiled' ? ['--enable-source-maps', serviceBuildEntry(name)] : ['--import', 'tsx', serviceEntry(name)];
+    form === 'compiled' ? [...COMPILED_NODE_FLAGS, serviceBuildEntry(name)] : ['--import', 'tsx', serviceEntry(name)];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...env, PORT: String(port) },
