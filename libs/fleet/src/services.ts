@@ -28,6 +28,13 @@ export function serviceEntry(name: ServiceName): string {
  */
 export const COMPILED_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=2'];
 
+/**
+ * The environment the images add (Dockerfile, runtime stage): glibc's malloc at two arenas
+ * instead of eight per core, so V8's and libuv's worker threads do not each keep an arena's
+ * touched pages (3-5 MiB of an idle service's RSS).
+ */
+export const COMPILED_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+
 /** The production build's entry point (npm run build:dist). */
 export function serviceBuildEntry(name: ServiceName): string {
   return path.join(REPO_ROOT, 'services', name, 'dist', 'main.js');
