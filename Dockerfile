@@ -11,9 +11,9 @@
 # that cannot be bundled, the gateway's argon2 native addon), run as
 # `node --enable-source-maps --max-semi-space-size=2 dist/main.js` by the unprivileged node user
 # (the flag keeps an idle service's young generation small: bench/README.md, "Memory of the
-# production build"). No TypeScript, no
-# TypeScript loader or compiler, no package manager, no dev dependencies, no sources. The media
-# services (jobs, editor-agent, export-renderer) also get ffmpeg, espeak-ng and fonts from Debian.
+# production build"). No TypeScript, no TypeScript loader or compiler, no package manager, no dev
+# dependencies, no sources. The media services (jobs, editor-agent, export-renderer) also get
+# ffmpeg, espeak-ng and fonts from Debian.
 #
 # How the six images share work (the classic builder and BuildKit alike):
 # - Everything up to and including the build stage is the same for all six: one install of the
