@@ -9,9 +9,11 @@
 # bundled by esbuild into one CommonJS file with a source map; the gateway also has admin.js, the
 # admin CLI, the dashboard's files and redoc's bundle; dist/node_modules holds only the packages
 # that cannot be bundled, the gateway's argon2 native addon), run as
-# `node --enable-source-maps dist/main.js` by the unprivileged node user. No TypeScript, no
-# TypeScript loader or compiler, no package manager, no dev dependencies, no sources. The media
-# services (jobs, editor-agent, export-renderer) also get ffmpeg, espeak-ng and fonts from Debian.
+# `node --enable-source-maps --max-semi-space-size=2 dist/main.js` by the unprivileged node user
+# (the flag keeps an idle service's young generation small: bench/README.md, "Memory of the
+# production build"). No TypeScript, no TypeScript loader or compiler, no package manager, no dev
+# dependencies, no sources. The media services (jobs, editor-agent, export-renderer) also get
+# ffmpeg, espeak-ng and fonts from Debian.
 #
 # How the six images share work (the classic builder and BuildKit alike):
 # - Everything up to and including the build stage is the same for all six: one install of the
@@ -82,6 +84,9 @@ RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx \
       /usr/local/bin/yarn /usr/local/bin/yarnpkg /usr/local/bin/corepack /opt/yarn-*
 WORKDIR /app
 ENV NODE_ENV=production
+# glibc malloc at two arenas, not eight per core: worker threads do not each keep an arena's pages
+# (3-5 MiB of an idle service's RSS; bench/README.md, "Memory of the production build").
+ENV MALLOC_ARENA_MAX=2
 # The one writable place under /app: local scratch and caches (.data/local-provider of jobs,
 # .data/export-cache of export-renderer, .data/media with STORAGE_DRIVER=local). Owned by node so
 # a named volume or an emptyDir mounted there starts writable; the rest of /app stays read-only.
@@ -126,4 +131,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "const p=process.env.PORT||{gateway:8080,billing:8081,jobs:8082,'editor-agent':8083,'export-renderer':8084,'webhook-dispatcher':8085}[process.env.SERVICE];fetch('http://127.0.0.1:'+p+'/healthz',{signal:AbortSignal.timeout(4000)}).then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
 # Exec form: node is PID 1 (or tini's child with `init: true`) and receives SIGTERM itself.
-CMD ["node", "--enable-source-maps", "dist/main.js"]
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=2", "dist/main.js"]

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import readline from 'node:readline';
-import { REPO_ROOT } from '@mf/fleet';
+import { COMPILED_ENV, COMPILED_NODE_FLAGS, REPO_ROOT } from '@mf/fleet';
 import { NODE_BUNDLE } from '../../scripts/build/services';
 
 export interface BareProcess {
@@ -59,11 +59,11 @@ export async function startBare(
   compiled = false,
 ): Promise<BareProcess> {
   const args = compiled
-    ? ['--enable-source-maps', await compiledBare(script)]
+    ? [...COMPILED_NODE_FLAGS, await compiledBare(script)]
     : ['--import', 'tsx', path.join(REPO_ROOT, 'bench', 'lib', `${script}.ts`)];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...(compiled ? COMPILED_ENV : {}), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

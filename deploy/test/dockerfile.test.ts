@@ -63,7 +63,7 @@ describe('Dockerfile', () => {
       ]);
       expect(keyword(final, 'USER').map((u) => u.getArgumentsContent())).toEqual(['node']);
       expect(keyword(final, 'CMD').map((c) => c.getArgumentsContent())).toEqual([
-        '["node", "--enable-source-maps", "dist/main.js"]',
+        '["node", "--enable-source-maps", "--max-semi-space-size=2", "dist/main.js"]',
       ]);
       expect(keyword(final, 'HEALTHCHECK')).toHaveLength(1);
       expect(keyword(final, 'STOPSIGNAL').map((s) => s.getArgumentsContent())).toEqual(['SIGTERM']);

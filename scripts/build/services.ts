@@ -85,6 +85,11 @@ export const NODE_BUNDLE: BuildOptions = {
   sourcemap: 'linked',
   // Stack traces need the mappings, not the sources: smaller maps, no sources in the image.
   sourcesContent: false,
+  // V8 keeps a script's whole source in the heap, and one character above U+00FF (an em dash in a
+  // library's comment) makes it a two-byte string: 8-13 MiB per service. Without comments and
+  // indentation the bundle is ASCII (esbuild escapes the rest) and a third smaller. Identifiers
+  // stay as written, so frames in library code keep their function names.
+  minifyWhitespace: true,
 };
 
 export interface BuiltService {

@@ -1,7 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import readline from 'node:readline';
-import { REPO_ROOT, serviceBuildEntry, serviceEntry, type ServiceName } from './services';
+import {
+  COMPILED_ENV,
+  COMPILED_NODE_FLAGS,
+  REPO_ROOT,
+  serviceBuildEntry,
+  serviceEntry,
+  type ServiceName,
+} from './services';
 
 export interface ServiceProcess {
   name: ServiceName;
@@ -36,12 +43,12 @@ export function startServiceProcess(
   const args = [
     ...nodeArgs,
     ...(form === 'compiled'
-      ? ['--enable-source-maps', serviceBuildEntry(name)]
+      ? [...COMPILED_NODE_FLAGS, serviceBuildEntry(name)]
       : ['--import', 'tsx', serviceEntry(name)]),
   ];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
-    env: { ...env, PORT: String(port) },
+    env: { ...(form === 'compiled' ? COMPILED_ENV : {}), ...env, PORT: String(port) },
     stdio: fd === null ? ['ignore', 'pipe', 'pipe'] : ['ignore', fd, fd],
   });
   if (fd !== null) fs.closeSync(fd);

@@ -38,7 +38,7 @@ describe('production build of the services', () => {
       expect(Object.keys(pkg.dependencies).filter((d) => /^(tsx|typescript|ts-node|esbuild|@swc\/)/.test(d))).toEqual(
         [],
       );
-      expect(pkg.scripts.start).toBe('node --enable-source-maps dist/main.js');
+      expect(pkg.scripts.start).toBe('node --enable-source-maps --max-semi-space-size=2 dist/main.js');
     }
   });
 
