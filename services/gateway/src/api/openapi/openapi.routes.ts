@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Router, type Response } from 'express';
-import { openApiDocument } from './document';
 
 /**
  * Where redoc's standalone bundle lives: beside the production build (dist/, which carries a copy
@@ -33,6 +32,23 @@ const REFERENCE_HTML = `<!doctype html>
 </html>
 `;
 
+let served: { json: string; etag: string } | undefined;
+
+/**
+ * The document as served, built on its first request: derived from every schema, it is megabytes
+ * of an idle gateway's heap that most replicas never need (bench/README.md, "Memory of the
+ * production build").
+ */
+function servedDocument(): { json: string; etag: string } {
+  if (!served) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
+    const { openApiDocument } = require('./document') as typeof import('./document');
+    const json = JSON.stringify(openApiDocument);
+    served = { json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` };
+  }
+  return served;
+}
+
 function referenceHeaders(res: Response): void {
   res.setHeader('Content-Security-Policy', REFERENCE_CSP);
   res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -45,10 +61,9 @@ function referenceHeaders(res: Response): void {
  */
 export function openApiRoutes(): Router {
   const router = Router();
-  const json = JSON.stringify(openApiDocument);
-  const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
 
   router.get('/api/v1/openapi.json', (req, res) => {
+    const { json, etag } = servedDocument();
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.setHeader('ETag', etag);
     res.setHeader('Access-Control-Allow-Origin', '*'); // code generators and editors fetch it cross-origin

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '@mf/logger';
 import { WINDOW_SEC } from './window';
@@ -13,7 +13,15 @@ const COMMAND_TIMEOUT_MS = 1000;
  * reconnect. Logs losing and regaining the connection once each, not every reconnect attempt.
  */
 export function redisClient(url: string, logger: Logger): Redis {
-  const client = new Redis(url, { enableOfflineQueue: false, commandTimeout: COMMAND_TIMEOUT_MS, lazyConnect: false });
+  // ioredis loads only where Redis is configured (RATE_LIMIT_STORE=redis): an idle gateway on the
+  // default store does not carry it (bench/README.md, "Memory of the production build").
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
+  const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis');
+  const client = new RedisClient(url, {
+    enableOfflineQueue: false,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    lazyConnect: false,
+  });
   let failing = false;
   client.on('error', (err: Error) => {
     if (failing) return;
