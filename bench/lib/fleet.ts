@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import {
+  COMPILED_ENV,
+  COMPILED_NODE_FLAGS,
   REPO_ROOT,
   SERVICES,
   startServiceProcess,
@@ -93,7 +95,9 @@ export async function startBenchFleet(
   };
   const notes = [
     form === 'compiled'
-      ? 'services run from their production build (node --enable-source-maps services/<name>/dist/main.js, as in the images)'
+      ? `services run from their production build (${Object.entries(COMPILED_ENV)
+          .map(([k, v]) => `${k}=${v} `)
+          .join('')}node ${COMPILED_NODE_FLAGS.join(' ')} services/<name>/dist/main.js, as in the images)`
       : 'services run from source (node + tsx, as npm start)',
     `RATE_LIMIT_PER_MINUTE=${env.RATE_LIMIT_PER_MINUTE} (the contract's 60/min/key would cap the bench key at 1 req/s)`,
     `PROVIDER=fal against an instant fake (submit answers at once; a job completes when the bench says so); POLL_INTERVAL_MS=${env.POLL_INTERVAL_MS} so held jobs are not polled in the background`,
