@@ -27,14 +27,22 @@ const EVENT_ORDER_LOCK = 1_869_575_029;
  * in id order: a reader resuming after an id never misses a smaller id that committed later.
  */
 export async function addToOutbox(trx: Knex.Transaction, routingKey: string, payload: JobEventPayload): Promise<void> {
-  await trx.raw('SELECT pg_advisory_xact_lock(?, ?)', [EVENT_ORDER_LOCK, payload.user_id % 2_147_483_647]);
-  await trx('outbox').insert({
-    message_id: randomUUID(),
-    routing_key: routingKey,
-    payload: JSON.stringify(payload),
-    user_id: payload.user_id,
-    job_id: payload.job_id,
-  });
+  // One statement: the lock is taken (the MATERIALIZED CTE, read before the row is built) before
+  // the row's id is drawn from its sequence, as two statements in this order would.
+  await trx.raw(
+    `WITH turn AS MATERIALIZED (SELECT pg_advisory_xact_lock(?, ?))
+     INSERT INTO outbox (message_id, routing_key, payload, user_id, job_id)
+     SELECT ?, ?, ?::jsonb, ?, ? FROM turn`,
+    [
+      EVENT_ORDER_LOCK,
+      payload.user_id % 2_147_483_647,
+      randomUUID(),
+      routingKey,
+      JSON.stringify(payload),
+      payload.user_id,
+      payload.job_id,
+    ],
+  );
 }
 
 /** Namespace and key of the relay's advisory lock: one relay publishes at a time. */
