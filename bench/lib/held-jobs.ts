@@ -22,9 +22,8 @@ export async function holdJobs(fleet: BenchFleet, key: string, n: number, prompt
       }
     }),
   );
-  // A job's first poll is due 1 s after submit; one callback wakes the poller, which drains every due job.
-  await sleep(1500);
-  await fleet.provider.poke(ids[0]);
+  // A callback polls its job at once (the poller's own round would wait POLL_INTERVAL_MS): one each.
+  for (let i = 0; i < ids.length; i += 8) await Promise.all(ids.slice(i, i + 8).map((id) => fleet.provider.poke(id)));
   await until(
     'the first poll of every held job',
     () => ids.every((id) => fleet.provider.statusCalls(id) >= 1),

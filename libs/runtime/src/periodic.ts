@@ -13,18 +13,29 @@ export interface PeriodicTask {
  */
 export function periodic(name: string, intervalMs: number, fn: () => Promise<number>, logger: Logger): PeriodicTask {
   let timer: NodeJS.Timeout | null = null;
+  let immediate: NodeJS.Immediate | null = null;
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
 
+  const cancel = (): void => {
+    if (timer) clearTimeout(timer);
+    if (immediate) clearImmediate(immediate);
+    timer = null;
+    immediate = null;
+  };
+
+  // "At once" is the next turn of the event loop (setImmediate): setTimeout(0) waits at least 1 ms,
+  // which a kick after a commit (the outbox relay, a provider's callback waking the poller) pays.
   const schedule = (ms: number): void => {
     if (stopped) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(run, ms);
+    cancel();
+    if (ms <= 0) immediate = setImmediate(run);
+    else timer = setTimeout(run, ms);
   };
 
   const run = (): void => {
-    timer = null;
+    cancel();
     if (running) {
       again = true;
       return;
@@ -49,7 +60,7 @@ export function periodic(name: string, intervalMs: number, fn: () => Promise<num
     kick: () => (running ? (again = true) : schedule(0)),
     stop: async () => {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      cancel();
       await running;
     },
   };

@@ -14,6 +14,8 @@ type ConnectionCallback = (err: Error | null, stream: Duplex) => void;
 export interface AgentExtras {
   /** Extra trusted CA (tests), added to Node's bundled roots rather than replacing them. */
   ca?: string | Buffer;
+  /** Keep connections open for the next request (agents shared across downloads). */
+  keepAlive?: boolean;
 }
 
 /**
@@ -96,8 +98,9 @@ class GuardedHttpAgent extends http.Agent {
   constructor(
     private readonly policy: SafeFetchPolicy,
     private readonly lookupFn: net.LookupFunction,
+    extras: AgentExtras,
   ) {
-    super({ lookup: lookupFn });
+    super({ lookup: lookupFn, keepAlive: extras.keepAlive === true });
   }
 
   override createConnection(options: http.ClientRequestArgs, callback?: ConnectionCallback): Duplex | null | undefined {
@@ -114,7 +117,11 @@ class GuardedHttpsAgent extends https.Agent {
     private readonly lookupFn: net.LookupFunction,
     extras: AgentExtras,
   ) {
-    super({ lookup: lookupFn, ...(extras.ca ? { ca: [...tls.rootCertificates, extras.ca] } : {}) });
+    super({
+      lookup: lookupFn,
+      keepAlive: extras.keepAlive === true,
+      ...(extras.ca ? { ca: [...tls.rootCertificates, extras.ca] } : {}),
+    });
   }
 
   override createConnection(options: https.RequestOptions, callback?: ConnectionCallback): Duplex | null | undefined {
@@ -130,7 +137,10 @@ export function createGuardedAgents(
   extras: AgentExtras = {},
 ): { httpAgent: http.Agent; httpsAgent: https.Agent } {
   const lookup = guardedLookup(policy);
-  return { httpAgent: new GuardedHttpAgent(policy, lookup), httpsAgent: new GuardedHttpsAgent(policy, lookup, extras) };
+  return {
+    httpAgent: new GuardedHttpAgent(policy, lookup, extras),
+    httpsAgent: new GuardedHttpsAgent(policy, lookup, extras),
+  };
 }
 
 /**
@@ -141,4 +151,16 @@ export function createGuardedAgents(
  */
 export function guardedAgents(policy: SafeFetchPolicy): { httpAgent: http.Agent; httpsAgent: https.Agent } {
   return createGuardedAgents(policy);
+}
+
+/**
+ * Guarded agents that keep connections open, for downloads that repeat against one host (a
+ * provider's results): pass them as DownloadOptions.agents. The address check happens when a
+ * connection is made, so a reused connection is one that was checked. The caller destroys them.
+ */
+export function keepAliveDownloadAgents(
+  policy: SafeFetchPolicy,
+  ca?: string | Buffer,
+): { httpAgent: http.Agent; httpsAgent: https.Agent } {
+  return createGuardedAgents(policy, { ca, keepAlive: true });
 }

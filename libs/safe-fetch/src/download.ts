@@ -19,6 +19,12 @@ export interface DownloadOptions extends SafeFetchPolicy {
   accept?: string[];
   /** Extra trusted CA (tests), added to Node's bundled roots. */
   ca?: string | Buffer;
+  /**
+   * Long-lived agents from keepAliveDownloadAgents (their own `ca` applies, not this one's), so
+   * repeated downloads from one host reuse a connection instead of a TCP and TLS handshake each.
+   * Without them each download has agents of its own, closed at its end.
+   */
+  agents?: Agents;
 }
 
 export interface DownloadedBuffer {
@@ -41,7 +47,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // the checks for) a user-supplied host.
 const client = new Axios({});
 
-interface Agents {
+export interface Agents {
   httpAgent: http.Agent;
   httpsAgent: https.Agent;
 }
@@ -87,7 +93,7 @@ export async function downloadToFile(url: string, destPath: string, opts: Downlo
 
 /**
  * Runs one download under a single timer covering all of it, with agents of its own (so the
- * extra CA applies only here) that are torn down afterwards, and turns whatever failed into an
+ * extra CA applies only here) that are torn down afterwards, or the caller's long-lived ones, and turns whatever failed into an
  * UnsafeUrlError or FetchError.
  */
 async function withinLimits<T>(
@@ -100,15 +106,17 @@ async function withinLimits<T>(
     () => controller.abort(new FetchError('timeout', `Download did not finish within ${opts.timeoutMs} ms`)),
     opts.timeoutMs,
   );
-  const agents = createGuardedAgents(opts, { ca: opts.ca });
+  const agents = opts.agents ?? createGuardedAgents(opts, { ca: opts.ca });
   try {
     return await work(controller.signal, agents);
   } catch (err) {
     throw classify(err, controller.signal);
   } finally {
     clearTimeout(timer);
-    agents.httpAgent.destroy();
-    agents.httpsAgent.destroy();
+    if (!opts.agents) {
+      agents.httpAgent.destroy();
+      agents.httpsAgent.destroy();
+    }
   }
 }
 

@@ -1,9 +1,10 @@
 export { isPublicAddress } from './addresses';
-export { guardedAgents } from './agents';
+export { guardedAgents, keepAliveDownloadAgents } from './agents';
 export {
   downloadToBuffer,
   downloadToFile,
   type DownloadOptions,
+  type Agents as DownloadAgents,
   type DownloadedBuffer,
   type DownloadedFile,
 } from './download';

@@ -3,7 +3,14 @@ import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import axios from 'axios';
-import { downloadToBuffer, downloadToFile, FetchError, UnsafeUrlError, type DownloadOptions } from '../src';
+import {
+  downloadToBuffer,
+  downloadToFile,
+  FetchError,
+  keepAliveDownloadAgents,
+  UnsafeUrlError,
+  type DownloadOptions,
+} from '../src';
 import { closeAllServers, startHttpServer, startHttpsServer, streamForever, testCertificate } from './harness';
 
 // Downloads from local test servers: private addresses are allowed here; the refusals are in ssrf.test.ts.
@@ -206,6 +213,23 @@ describe('redirects', () => {
 });
 
 describe('downloadToFile', () => {
+  it('reuses one connection across downloads given keep-alive agents, and a connection of its own each without', async () => {
+    const server = await startHttpsServer((_req, res) => servePng(res));
+    const agents = keepAliveDownloadAgents({ allowPrivate: true, allowHttp: false }, ca);
+    try {
+      for (const name of ['k1.png', 'k2.png', 'k3.png'])
+        await downloadToFile(`${server.origin}/${name}`, path.join(tmp, name), options({ agents }));
+      expect(server.connections()).toBe(1);
+      expect((await fs.readFile(path.join(tmp, 'k3.png'))).equals(PNG)).toBe(true);
+    } finally {
+      agents.httpsAgent.destroy();
+      agents.httpAgent.destroy();
+    }
+    await downloadToFile(`${server.origin}/own.png`, path.join(tmp, 'own.png'), options());
+    await downloadToFile(`${server.origin}/own.png`, path.join(tmp, 'own.png'), options());
+    expect(server.connections()).toBe(3);
+  });
+
   it('writes the body to the file and reports its size and content type', async () => {
     const server = await startHttpsServer((_req, res) => servePng(res));
     const dest = path.join(tmp, 'ok.png');

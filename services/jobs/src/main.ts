@@ -1,6 +1,6 @@
 import { parseFalEndpoints } from '@mf/catalog';
 import { periodic, runMain } from '@mf/runtime';
-import { assertFetchableUrl, downloadToFile } from '@mf/safe-fetch';
+import { assertFetchableUrl, downloadToFile, keepAliveDownloadAgents } from '@mf/safe-fetch';
 import { createStorage, storageConfigFromEnv } from '@mf/storage';
 import { migrations } from '../migrations';
 import { DEV_CALLBACK_SECRET, loadJobsConfig } from './config';
@@ -11,6 +11,7 @@ import { createProviders } from './providers';
 import { createProviderMetrics } from './routing/provider-metrics';
 import { Routing } from './routing/routing';
 import { advanceDueJobs } from './usecases/advance-job.usecase';
+import { CallbackPolls } from './usecases/callback-poll.usecase';
 import type { JobsContext } from './usecases/context';
 import { retryPendingRefunds, sweepRetention, sweepStuckSubmits } from './usecases/sweep.usecase';
 
@@ -33,6 +34,9 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
         accept: ['image/'],
       });
     };
+    // Results come from a few provider hosts, one after another: a kept connection saves a TCP
+    // and TLS handshake per result.
+    const resultAgents = keepAliveDownloadAgents(policy);
     const storage = createStorage(storageConfigFromEnv(config));
     await storage.check();
     const providers = createProviders(config.routing, config, { logger, storage, fetchReference });
@@ -87,6 +91,7 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
           maxBytes: config.RESULT_MAX_BYTES,
           timeoutMs: 5 * 60_000,
           maxRedirects: 3,
+          agents: resultAgents,
         });
       },
       kickRelay: () => relay.kick(),
@@ -96,9 +101,10 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
     const poller = periodic(
       'job poller',
       config.POLL_INTERVAL_MS,
-      () => advanceDueJobs(ctx, config.POLL_BATCH),
+      () => advanceDueJobs(ctx, config.POLL_BATCH, callbackPolls.inFlight),
       logger,
     );
+    const callbackPolls = new CallbackPolls(ctx, () => poller.kick());
     const sweeper = periodic(
       'sweeper',
       config.SWEEP_INTERVAL_MS,
@@ -110,15 +116,18 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
       },
       logger,
     );
-    await serveJobsRpc(bus, ctx, () => poller.kick());
+    await serveJobsRpc(bus, ctx, (jobId) => callbackPolls.pollNow(jobId));
     return [
       { name: 'poller', run: () => poller.stop() },
+      { name: 'callback polls', run: () => callbackPolls.drain() },
       { name: 'sweeper', run: () => sweeper.stop() },
       { name: 'outbox relay', run: () => relay.stop() },
       {
         name: 'provider connections',
         run: () => {
           providers.forEach((p) => (p as { close?: () => void }).close?.());
+          resultAgents.httpAgent.destroy();
+          resultAgents.httpsAgent.destroy();
           return Promise.resolve();
         },
       },

@@ -1,3 +1,5 @@
+import { ROUTING_KEYS, type JobEventPayload } from '@mf/contracts';
+import { addToOutbox } from '../src/repositories/outbox.repository';
 import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
 import { cancelJob } from '../src/usecases/cancel-job.usecase';
 import { listEvents } from '../src/usecases/event-log.usecase';
@@ -131,5 +133,24 @@ describe('progress and the per-user event log against the real database', () => 
     }
     expect(walked).toEqual(ids);
     expect((await listEvents(h.ctx, { user_id: u, after: ids[ids.length - 1] })).events).toEqual([]);
+  });
+
+  it("draws a user's event id only once the user's earlier event committed, so ids become visible in order", async () => {
+    const u = newUser(0);
+    const payload = (job: string) => ({ user_id: u, job_id: job }) as unknown as JobEventPayload;
+    const first = await h.db.transaction();
+    await addToOutbox(first, ROUTING_KEYS.jobCompleted, payload('job_first'));
+    let secondWritten = false;
+    const second = h.db.transaction(async (trx) => {
+      await addToOutbox(trx, ROUTING_KEYS.jobCompleted, payload('job_second'));
+      secondWritten = true;
+    });
+    // The second waits on the user's lock while the first is open (one round trip of the first later).
+    await first.raw('SELECT pg_sleep(0.2)');
+    expect(secondWritten).toBe(false);
+    await first.commit();
+    await second;
+    const rows = await h.db('outbox').select('id', 'job_id').where({ user_id: u }).orderBy('id');
+    expect(rows.map((r: { job_id: string }) => r.job_id)).toEqual(['job_first', 'job_second']);
   });
 });

@@ -1,7 +1,9 @@
 import { ROUTING_KEYS } from '@mf/contracts';
 import { relayOutbox } from '../src/messaging/outbox-relay';
 import { claimDueJobs, findJob, insertJobOnFirstAttempt } from '../src/repositories/jobs.repository';
+import type { ProviderStatus } from '../src/providers/provider';
 import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
+import { CallbackPolls } from '../src/usecases/callback-poll.usecase';
 import { cancelJob } from '../src/usecases/cancel-job.usecase';
 import { getJob, providerCallback } from '../src/usecases/read-jobs.usecase';
 import { callbackToken, toEventPayload } from '../src/domain/job';
@@ -380,29 +382,57 @@ describe('jobs lifecycle against the real database and broker', () => {
     expect(h.billing.balance(u)).toBe(50);
   });
 
-  it('makes a job due at once on a provider callback with the right token, and ignores a forged one', async () => {
+  it('polls a job at once on a provider callback with the right token, completing it without a poll round, and ignores a forged one', async () => {
     const u = newUser(50);
     const { job_id } = await submitJob(h.ctx, image(u, 'callback'));
-    await h
-      .db('jobs')
-      .update({ next_poll_at: h.db.raw(`now() + interval '1 hour'`) })
-      .where({ id: job_id });
+    await parkJobsOf(u);
     let woken = 0;
-    expect(await providerCallback(h.ctx, { job_id, token: 'forged-token' }, () => woken++)).toEqual({
-      accepted: false,
-    });
-    expect(woken).toBe(0);
-    expect(await advanceDueJobs(h.ctx, 50)).toBe(0);
-    expect(
-      await providerCallback(
-        h.ctx,
-        { job_id, token: callbackToken(h.ctx.settings.callbackSecret, job_id) },
-        () => woken++,
-      ),
-    ).toEqual({ accepted: true });
-    expect(woken).toBe(1);
+    const polls = new CallbackPolls(h.ctx, () => woken++);
+    const poll = (id: string) => polls.pollNow(id);
     h.provider.statusCalls.clear();
-    expect(await advanceDueJobs(h.ctx, 50)).toBe(1);
+    expect(await providerCallback(h.ctx, { job_id, token: 'forged-token' }, poll)).toEqual({ accepted: false });
+    await polls.drain();
+    expect(h.provider.statusCalls.get(`req-${job_id}`)).toBeUndefined();
+
+    const file = producedFile(h.mediaDir, 'callback.png');
+    h.provider.next = () => ({ state: 'completed', outputs: [{ kind: 'file', path: file, contentType: 'image/png' }] });
+    const token = callbackToken(h.ctx.settings.callbackSecret, job_id);
+    expect(await providerCallback(h.ctx, { job_id, token }, poll)).toEqual({ accepted: true });
+    await polls.drain();
     expect(h.provider.statusCalls.get(`req-${job_id}`)).toBe(1);
+    expect(woken).toBe(0);
+    expect(await getJob(h.ctx, { user_id: u, job_id })).toMatchObject({ status: 'completed' });
+    // Completed: a repeated callback has nothing to poll.
+    expect(await providerCallback(h.ctx, { job_id, token }, poll)).toEqual({ accepted: false });
+  });
+
+  it('only makes a job due again when a callback names a job a poll round of this process is advancing', async () => {
+    const u = newUser(50);
+    const { job_id } = await submitJob(h.ctx, image(u, 'callback in a round'));
+    await parkJobsOf(u);
+    await h.db('jobs').update({ next_poll_at: h.db.fn.now() }).where({ id: job_id });
+    let woken = 0;
+    const polls = new CallbackPolls(h.ctx, () => woken++);
+    let release: (s: ProviderStatus) => void = () => undefined;
+    let entered: () => void = () => undefined;
+    const inStatus = new Promise<void>((r) => (entered = r));
+    h.provider.statusCalls.clear();
+    h.provider.next = () =>
+      new Promise<ProviderStatus>((resolve) => {
+        release = resolve;
+        entered();
+      });
+    const round = advanceDueJobs(h.ctx, 50, polls.inFlight);
+    await inStatus;
+    const token = callbackToken(h.ctx.settings.callbackSecret, job_id);
+    expect(await providerCallback(h.ctx, { job_id, token }, (id) => polls.pollNow(id))).toEqual({ accepted: true });
+    await polls.drain();
+    // Not advanced a second time alongside the round: the poller is woken to look again after it.
+    expect(h.provider.statusCalls.get(`req-${job_id}`)).toBe(1);
+    expect(woken).toBe(1);
+    release({ state: 'running' });
+    expect(await round).toBe(1);
+    expect(polls.inFlight.size).toBe(0);
+    await parkJobsOf(u);
   });
 });

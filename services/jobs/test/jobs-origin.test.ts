@@ -34,7 +34,7 @@ describe('job input, origin and refund wording', () => {
 
   beforeAll(async () => {
     h = await startHarness();
-    await serveJobsRpc(h.bus, h.ctx, () => undefined);
+    await serveJobsRpc(h.bus, h.ctx, () => Promise.resolve(false));
   });
   afterAll(async () => {
     await h?.close();

@@ -298,7 +298,9 @@ describe('routes with fallback against the real database and broker (scripted pr
       headers: { 'x-test-signature': 'valid' },
       body: JSON.stringify({ id: `first-${job_id}-1`, status: 'succeeded' }),
     };
-    expect(await providerCallback(ctx, { job_id, token, attempt: 1, webhook: delivery }, () => undefined)).toEqual({
+    expect(
+      await providerCallback(ctx, { job_id, token, attempt: 1, webhook: delivery }, () => Promise.resolve(false)),
+    ).toEqual({
       accepted: false,
     });
     expect(

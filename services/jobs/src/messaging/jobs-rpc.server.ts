@@ -7,14 +7,14 @@ import { getJob, getJobAttempts, getJobResult, listJobs, providerCallback } from
 import { submitJob } from '../usecases/submit-job.usecase';
 
 /** Binds the jobs RPC methods to their use cases. */
-export function serveJobsRpc(bus: Bus, ctx: JobsContext, wakePoller: () => void): Promise<void> {
+export function serveJobsRpc(bus: Bus, ctx: JobsContext, pollNow: (jobId: string) => Promise<boolean>): Promise<void> {
   return bus.serveRpc(jobsRpc, {
     submit: (req) => submitJob(ctx, req),
     get: (req) => getJob(ctx, req),
     cancel: (req) => cancelJob(ctx, req),
     getResult: (req) => getJobResult(ctx, req),
     list: (req) => listJobs(ctx, req),
-    providerCallback: (req) => providerCallback(ctx, req, wakePoller),
+    providerCallback: (req) => providerCallback(ctx, req, pollNow),
     attempts: (req) => getJobAttempts(ctx, req),
     events: (req) => listEvents(ctx, req),
   });

@@ -1,7 +1,7 @@
 import type { Bus } from '@mf/bus';
 import { eventIdOf, jobEvents, type EventDef, type JobEventPayload } from '@mf/contracts';
 import type { Knex } from '@mf/db';
-import { lockUnpublished, markPublished, takeRelayTurn } from '../repositories/outbox.repository';
+import { lockUnpublishedInTurn, markPublished } from '../repositories/outbox.repository';
 
 const DEFS: Record<string, EventDef<JobEventPayload>> = Object.fromEntries(
   Object.values(jobEvents).map((d) => [d.routingKey, d]),
@@ -17,8 +17,7 @@ export async function relayOutbox(db: Knex, bus: Bus, batch = 100): Promise<numb
   return db.transaction(async (trx) => {
     // One relay at a time (across replicas), so events are published in id order: a stream that
     // skips ids it has passed would otherwise lose an event another relay published late.
-    if (!(await takeRelayTurn(trx))) return 0;
-    const rows = await lockUnpublished(trx, batch);
+    const rows = await lockUnpublishedInTurn(trx, batch);
     const published: number[] = [];
     for (const row of rows) {
       const def = DEFS[row.routing_key];

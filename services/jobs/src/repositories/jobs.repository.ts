@@ -194,6 +194,23 @@ export async function claimDueJobs(db: Knex, limit: number, leaseMs: number): Pr
   );
 }
 
+/**
+ * Claims one processing job now whatever its next_poll_at (a provider called back), with the same
+ * lease as claimDueJobs: another poller leaves it alone while it is handled here, and takes it
+ * when the lease ends if this process dies on it. Undefined when the job is not processing.
+ */
+export async function claimJob(db: Knex, id: string, leaseMs: number): Promise<JobRow | undefined> {
+  const [row] = await rawRowsOf<JobRow>(
+    db.raw(
+      `UPDATE jobs SET next_poll_at = LEAST(now() + (? * interval '1 millisecond'), GREATEST(deadline_at, now() + interval '5 seconds'))
+      WHERE id = ? AND status = 'processing'
+      RETURNING *`,
+      [leaseMs, id],
+    ),
+  );
+  return row;
+}
+
 export async function schedulePoll(db: Db, id: string, inMs: number, failed = false): Promise<void> {
   await db('jobs')
     .update({

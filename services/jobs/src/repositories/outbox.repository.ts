@@ -74,23 +74,22 @@ export function changeWithEvent(
 /** Namespace and key of the relay's advisory lock: one relay publishes at a time. */
 const RELAY_LOCK = [EVENT_ORDER_LOCK + 1, 0] as const;
 
-/** Takes the relay's turn for this transaction; false when another relay has it now. */
-export async function takeRelayTurn(trx: Knex.Transaction): Promise<boolean> {
-  const [row] = await rawRowsOf<{ ok: boolean }>(
-    trx.raw('SELECT pg_try_advisory_xact_lock(?, ?) AS ok', [...RELAY_LOCK]),
+/**
+ * The oldest unpublished events, locked for this relay, if it gets the relay's turn for this
+ * transaction (one relay publishes at a time, across replicas); none when another relay has the
+ * turn now. One statement: the turn and the rows cost the relay one round trip.
+ */
+export async function lockUnpublishedInTurn(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
+  // MATERIALIZED: the lock is tried once, before any row is read (a volatile CTE is never inlined).
+  return rawRowsOf<OutboxRow>(
+    trx.raw(
+      `WITH turn AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(?, ?) AS ok)
+       SELECT o.id, o.message_id, o.routing_key, o.payload FROM outbox o, turn
+        WHERE turn.ok AND o.published_at IS NULL
+        ORDER BY o.id LIMIT ? FOR UPDATE OF o SKIP LOCKED`,
+      [...RELAY_LOCK, limit],
+    ),
   );
-  return row?.ok === true;
-}
-
-/** The oldest unpublished events, locked for this relay (others skip them). */
-export async function lockUnpublished(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
-  return trx('outbox')
-    .select('id', 'message_id', 'routing_key', 'payload')
-    .whereNull('published_at')
-    .orderBy('id')
-    .limit(limit)
-    .forUpdate()
-    .skipLocked();
 }
 
 export async function markPublished(trx: Knex.Transaction, ids: number[]): Promise<void> {

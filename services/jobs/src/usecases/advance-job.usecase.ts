@@ -22,14 +22,20 @@ export const NO_MEDIA = 'The provider returned no media';
 export const ATTEMPT_TIMED_OUT = 'attempt timed out';
 
 /** Time a claimed job is reserved for this replica while it is handled. */
-const LEASE_MS = 60_000;
+export const LEASE_MS = 60_000;
 
-/** One poll round: claim due jobs (SKIP LOCKED) and advance each. Returns how many were handled. */
-export async function advanceDueJobs(ctx: JobsContext, batch: number): Promise<number> {
+/**
+ * One poll round: claim due jobs (SKIP LOCKED) and advance each. Returns how many were handled.
+ * `inFlight` (the process's jobs being advanced) gets each job's id while it is handled here.
+ */
+export async function advanceDueJobs(ctx: JobsContext, batch: number, inFlight?: Set<string>): Promise<number> {
   const jobs = await claimDueJobs(ctx.db, batch, LEASE_MS);
+  for (const job of jobs) inFlight?.add(job.id);
   await Promise.all(
     jobs.map((job) =>
-      advanceJob(ctx, job).catch((err: unknown) => ctx.logger.error({ err, jobId: job.id }, 'advancing a job failed')),
+      advanceJob(ctx, job)
+        .catch((err: unknown) => ctx.logger.error({ err, jobId: job.id }, 'advancing a job failed'))
+        .finally(() => inFlight?.delete(job.id)),
     ),
   );
   return jobs.length;

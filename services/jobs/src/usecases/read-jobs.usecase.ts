@@ -11,7 +11,7 @@ import type {
 import { AppError } from '@mf/errors';
 import { currentAttempt, toView, verifyCallbackToken } from '../domain/job';
 import { findAttempt, listAttempts } from '../repositories/attempts.repository';
-import { findJob, findVisibleJob, listVisibleJobs, pollNow } from '../repositories/jobs.repository';
+import { findJob, findVisibleJob, listVisibleJobs } from '../repositories/jobs.repository';
 import type { JobsContext } from './context';
 
 export const JOB_NOT_FOUND = 'Job not found';
@@ -84,20 +84,22 @@ export async function getJobAttempts(ctx: JobsContext, ref: JobRef): Promise<Job
 }
 
 /**
- * An upstream provider says a job changed: poll it now. The token proves the URL is ours; the body
- * is trusted only where the provider signs it and a signing secret is configured (Replicate), and
- * then only to log a late result of an attempt already given up, which is discarded.
+ * An upstream provider says a job changed: poll it now (`poll` claims and advances it at once, see
+ * CallbackPolls). The token proves the URL is ours; the body is trusted only where the provider
+ * signs it and a signing secret is configured (Replicate), and then only to log a late result of
+ * an attempt already given up, which is discarded.
  */
 export async function providerCallback(
   ctx: JobsContext,
   req: ProviderCallbackRequest,
-  wake: () => void,
+  poll: (jobId: string) => Promise<boolean>,
 ): Promise<{ accepted: boolean }> {
   if (!verifyCallbackToken(ctx.settings.callbackSecret, req.job_id, req.token)) return { accepted: false };
   const job = await findJob(ctx.db, req.job_id);
   if (!job) return { accepted: false };
   const n = req.attempt ?? currentAttempt(job);
-  const attempt = n > 0 ? await findAttempt(ctx.db, job.id, n) : undefined;
+  // The current attempt's provider is the job's (both change together): its row is read only for an older attempt.
+  const attempt = n > 0 && n !== currentAttempt(job) ? await findAttempt(ctx.db, job.id, n) : undefined;
   const provider = ctx.routing.provider(attempt?.provider ?? job.provider);
   const verdict = provider?.verifyCallback?.(req.webhook);
   if (verdict && !verdict.authentic) {
@@ -117,7 +119,6 @@ export async function providerCallback(
     }
     return { accepted: false };
   }
-  const accepted = await pollNow(ctx.db, job.id);
-  if (accepted) wake();
+  const accepted = await poll(job.id);
   return { accepted };
 }

@@ -50,17 +50,6 @@ export async function recordDelivery(db: Knex, delivery: NewDelivery): Promise<D
   return inserted;
 }
 
-/** Whether some attempt of this event to this key's endpoint was answered with a 2xx. */
-export async function hasSuccessfulDelivery(db: Knex, eventId: string, apiKeyId: number): Promise<boolean> {
-  const row = await rowOf<{ id: number }>(
-    db('deliveries')
-      .first('id')
-      .where({ event_id: eventId, api_key_id: apiKeyId })
-      .andWhereBetween('status_code', [200, 299]),
-  );
-  return row !== undefined;
-}
-
 /** The key's attempts, newest first. */
 export async function listDeliveries(
   db: Knex,

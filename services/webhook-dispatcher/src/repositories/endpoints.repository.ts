@@ -19,6 +19,32 @@ export async function findEndpoint(db: Knex, apiKeyId: number): Promise<Endpoint
   return rowOf<EndpointRow>(db('endpoints').first('*').where({ api_key_id: apiKeyId }));
 }
 
+/**
+ * The key's endpoint and whether `eventId` already reached it (some attempt answered 2xx), in one
+ * round trip: both are read before every delivery, so the webhook's POST waits for one query.
+ */
+export async function findEndpointForEvent(
+  db: Knex,
+  apiKeyId: number,
+  eventId: string,
+): Promise<{ endpoint: EndpointRow; delivered: boolean } | undefined> {
+  const row = await rowOf<EndpointRow & { delivered: boolean }>(
+    db('endpoints')
+      .first(
+        'endpoints.*',
+        db.raw(
+          `EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = ? AND d.api_key_id = endpoints.api_key_id
+             AND d.status_code BETWEEN 200 AND 299) AS delivered`,
+          [eventId],
+        ),
+      )
+      .where({ api_key_id: apiKeyId }),
+  );
+  if (!row) return undefined;
+  const { delivered, ...endpoint } = row;
+  return { endpoint, delivered };
+}
+
 /** Inserts the key's endpoint unless it has one; true when this call created it. */
 export async function insertEndpointIfAbsent(
   db: Knex,

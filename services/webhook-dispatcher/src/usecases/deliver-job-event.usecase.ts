@@ -3,8 +3,7 @@ import type { JobEventPayload } from '@mf/contracts';
 import { outcomeOf } from '../domain/delivery-outcome';
 import type { SecretBox } from '../domain/secret-box';
 import { webhookBody, type WebhookEvent } from '../domain/webhook-request';
-import { hasSuccessfulDelivery } from '../repositories/deliveries.repository';
-import { findEndpoint } from '../repositories/endpoints.repository';
+import { findEndpoint, findEndpointForEvent } from '../repositories/endpoints.repository';
 import type { KeyedLock } from './keyed-lock';
 import { sendAttempt, succeeded, type AttemptDeps } from './send-attempt';
 
@@ -32,17 +31,18 @@ export async function deliverJobEvent(deps: DeliveryDeps, delivery: JobEventDeli
   const apiKeyId = payload.api_key_id;
   // A playground job of the dashboard session has no key, hence no webhook.
   if (apiKeyId === null) return 'ack';
-  const endpoint = await findEndpoint(deps.db, apiKeyId);
-  // No webhook for this key, or (never expected) a row of another user: nothing to send.
-  if (!endpoint || endpoint.user_id !== payload.user_id) return 'ack';
-  // Disabled after failing without a break: no more attempts until its URL is saved again.
-  if (endpoint.disabled_at !== null) {
-    deps.logger.info({ eventId, apiKeyId }, 'webhook endpoint is disabled; event not sent');
-    return 'ack';
-  }
-
   return deps.lock.run(`${eventId}:${apiKeyId}`, async () => {
-    if (await hasSuccessfulDelivery(deps.db, eventId, apiKeyId)) {
+    // Read under the lock: a duplicate of this event delivered meanwhile is seen here.
+    const found = await findEndpointForEvent(deps.db, apiKeyId, eventId);
+    // No webhook for this key, or (never expected) a row of another user: nothing to send.
+    if (!found || found.endpoint.user_id !== payload.user_id) return 'ack';
+    const { endpoint } = found;
+    // Disabled after failing without a break: no more attempts until its URL is saved again.
+    if (endpoint.disabled_at !== null) {
+      deps.logger.info({ eventId, apiKeyId }, 'webhook endpoint is disabled; event not sent');
+      return 'ack';
+    }
+    if (found.delivered) {
       deps.logger.info({ eventId, apiKeyId }, 'event already delivered; dropping the duplicate');
       return 'ack';
     }
