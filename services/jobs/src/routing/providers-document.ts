@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { MODELS, type ModelId } from '@mf/catalog';
 import { ConfigError, Joi } from '@mf/config';
 import { PROVIDER_TYPES, type Mode, type ProviderType } from '../providers/provider';
@@ -247,4 +246,11 @@ export function shorthandRouting(provider: 'local' | 'fal', fal: { apiKey?: stri
     RouteSpec[]
   >;
   return { providers: new Map([[spec.name, spec]]), routes };
+}
+
+/** The YAML parser, loaded only for a YAML providers document (most deployments have none). */
+function parseYaml(text: string): unknown {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
+  const { parse } = require('yaml') as typeof import('yaml');
+  return parse(text);
 }

@@ -1,4 +1,4 @@
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import type { Logger } from '@mf/logger';
 
 /**
@@ -22,7 +22,10 @@ export class ProgressSocket {
   /** Starts following progress (idempotent). */
   ensureOpen(): void {
     if (this.closed || this.socket || this.timer) return;
-    const socket = new WebSocket(this.wsUrl, { handshakeTimeout: 5000 });
+    // ws loads only where a ComfyUI backend is used (bench/README.md, "Memory of the production build").
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
+    const WebSocketClient = require('ws') as typeof import('ws');
+    const socket = new WebSocketClient(this.wsUrl, { handshakeTimeout: 5000 });
     this.socket = socket;
     socket.on('open', () => {
       this.retryMs = 1000;
