@@ -12,18 +12,20 @@ export function errorCode(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | null)?.code;
 }
 
-/** Renames into place, creating parent directories; retries if a concurrent delete prunes them in between. */
-export async function moveInto(from: string, to: string): Promise<void> {
+/**
+ * Renames into place (the parent directory should exist: see put), creating it if it does not;
+ * retries if a concurrent delete prunes it in between. The caller fsyncs the directory.
+ */
+export async function renameInto(from: string, to: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    await mkdir(path.dirname(to), { recursive: true });
     try {
       await rename(from, to);
-      break;
+      return;
     } catch (err) {
       if (errorCode(err) !== 'ENOENT' || attempt >= 5) throw err;
     }
+    await mkdir(path.dirname(to), { recursive: true });
   }
-  await syncDirectory(path.dirname(to));
 }
 
 /** Unlinks a file if present, then removes the directories it leaves empty (up to the tree root). */
@@ -74,33 +76,47 @@ export async function keysUnder(treeRoot: string, prefix: string, suffix: string
   return keys;
 }
 
-/** Writes chunks to a new file and fsyncs it; returns the quoted md5 of what was written and the file's stats. */
-export async function writeDurably(
+/**
+ * Writes chunks to a new file, not yet synced: the caller fsyncs and closes `handle` (so the fsync
+ * can overlap other work). Returns the quoted md5 of what was written and the file's stats, which
+ * fsync does not change.
+ */
+export async function writeUnsynced(
   file: string,
   chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
   hashIt: boolean,
-): Promise<{ etag: string; stats: Stats }> {
+): Promise<{ handle: FileHandle; etag: string; stats: Stats }> {
   const handle = await open(file, 'wx');
   try {
     const hash = createHash('md5');
     for await (const chunk of chunks) {
       if (hashIt) hash.update(chunk);
-      // write() may write less than asked; loop until the chunk is all on disk.
+      // write() may write less than asked; loop until the chunk is all written.
       for (let offset = 0; offset < chunk.length;) {
         const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
         offset += bytesWritten;
       }
     }
-    await handle.sync();
     const stats = await handle.stat();
-    return { etag: `"${hash.digest('hex')}"`, stats };
+    return { handle, etag: `"${hash.digest('hex')}"`, stats };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/** Writes a small file and fsyncs it. */
+export async function writeDurably(file: string, data: Buffer): Promise<void> {
+  const { handle } = await writeUnsynced(file, [data], false);
+  try {
+    await handle.sync();
   } finally {
     await handle.close();
   }
 }
 
 /** fsyncs a directory so a rename into it survives a crash. Best effort: not every platform allows it. */
-async function syncDirectory(dir: string): Promise<void> {
+export async function syncDirectory(dir: string): Promise<void> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(dir, 'r');

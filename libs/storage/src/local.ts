@@ -3,7 +3,16 @@ import type { Stats } from 'node:fs';
 import { mkdir, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { assertContentType, assertValidKey, assertValidPrefix, assertValidRange } from './keys';
-import { errorCode, keysUnder, MISSING, moveInto, removeAndPrune, writeDurably } from './local-fs';
+import {
+  errorCode,
+  keysUnder,
+  MISSING,
+  removeAndPrune,
+  renameInto,
+  syncDirectory,
+  writeDurably,
+  writeUnsynced,
+} from './local-fs';
 import { chunksOf } from './streams';
 import { StorageNotFoundError, type ByteRange, type Storage, type StoredObject } from './types';
 
@@ -57,13 +66,30 @@ export class LocalStorage implements Storage {
     const tmpFile = path.join(this.tmpDir, `${randomUUID()}.part`);
     const tmpMeta = `${tmpFile}.json`;
     try {
-      const { etag, stats } = await writeDurably(tmpFile, chunks, true);
+      const { handle, etag, stats } = await writeUnsynced(tmpFile, chunks, true);
+      const objectFile = this.objectPath(key);
+      const metaFile = this.metaPath(key);
       const sidecar: Sidecar = { etag, contentType, size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
-      await writeDurably(tmpMeta, [Buffer.from(JSON.stringify(sidecar))], false);
+      // Both files are on disk before either rename (the fsyncs run side by side, with the parent
+      // directories' creation: each is a round trip to the disk, and none depends on another).
+      try {
+        await Promise.all([
+          handle.sync(),
+          writeDurably(tmpMeta, Buffer.from(JSON.stringify(sidecar))),
+          mkdir(path.dirname(objectFile), { recursive: true }),
+          mkdir(path.dirname(metaFile), { recursive: true }),
+        ]);
+      } finally {
+        await handle.close();
+      }
       // Content first: a reader between the two renames sees a sidecar that does not match and
-      // recomputes; the other order would briefly pair the old content with the new ETag.
-      await moveInto(tmpFile, this.objectPath(key));
-      await moveInto(tmpMeta, this.metaPath(key));
+      // recomputes; the other order would briefly pair the old content with the new ETag. After a
+      // crash before the directory fsyncs, either rename may be lost: a lost content rename leaves
+      // a sidecar that does not match (recomputed), a lost sidecar rename an old or no sidecar
+      // (recomputed as well). put returns only once both are durable.
+      await renameInto(tmpFile, objectFile);
+      await renameInto(tmpMeta, metaFile);
+      await Promise.all([syncDirectory(path.dirname(objectFile)), syncDirectory(path.dirname(metaFile))]);
       return { key, size: stats.size, etag, contentType, lastModified: new Date(stats.mtimeMs) };
     } finally {
       await Promise.all([rm(tmpFile, { force: true }), rm(tmpMeta, { force: true })]);
@@ -139,7 +165,7 @@ export class LocalStorage implements Storage {
     await Promise.all([this.objectsDir, this.metaDir, this.tmpDir].map((d) => mkdir(d, { recursive: true })));
     const probe = path.join(this.tmpDir, `check-${randomUUID()}`);
     try {
-      await writeDurably(probe, [Buffer.from('ok')], false);
+      await writeDurably(probe, Buffer.from('ok'));
     } finally {
       await rm(probe, { force: true });
     }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createStorage, type Storage } from '../src';
@@ -81,6 +81,33 @@ describe('local storage on disk', () => {
       etag: md5Etag('dropped in'),
       contentType: 'application/octet-stream',
     });
+  });
+
+  it('records in the sidecar the size, mtime and inode of the content file it was written with', async () => {
+    const data = randomBytes(70_000);
+    const stored = await storage.put('jobs/job_s/out.png', data, 'image/png');
+    const content = await stat(path.join(dir, 'objects', 'jobs', 'job_s', 'out.png'));
+    const sidecar = JSON.parse(await readFile(path.join(dir, 'meta', 'jobs', 'job_s', 'out.png.json'), 'utf8'));
+    expect(sidecar).toEqual({
+      etag: md5Etag(data),
+      contentType: 'image/png',
+      size: content.size,
+      mtimeMs: content.mtimeMs,
+      ino: content.ino,
+    });
+    expect(stored.etag).toBe(md5Etag(data));
+  });
+
+  it('writes into a directory that a concurrent delete keeps pruning', async () => {
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        await storage.put(`jobs/job_r/w${i}`, Buffer.from(`w${i}`), 'text/plain');
+        await storage.delete(`jobs/job_r/w${i}`);
+      }),
+    );
+    await storage.put('jobs/job_r/last', Buffer.from('last'), 'text/plain');
+    expect((await storage.stat('jobs/job_r/last'))?.etag).toBe(md5Etag('last'));
+    expect(await readdir(path.join(dir, 'objects', 'jobs', 'job_r'))).toEqual(['last']);
   });
 
   it('removes the directories a delete leaves empty', async () => {
