@@ -14,9 +14,11 @@ const schema = Joi.object<BillingConfig>({
   BILLING_BATCH_MAX: Joi.number().integer().min(1).max(1000).default(100),
   /**
    * Most batches in flight at once: the next starts as soon as the previous holds its locks. At most
-   * the database pool's size (10), less a connection for grants and key-limit RPCs.
+   * the database pool's size (10), less a connection for grants and key-limit RPCs. 1 by default:
+   * on one hot user (both benches) pipelining only made batches smaller (bench/README.md, "Billing
+   * pipelined batches, issue 20").
    */
-  BILLING_BATCH_IN_FLIGHT: Joi.number().integer().min(1).max(9).default(3),
+  BILLING_BATCH_IN_FLIGHT: Joi.number().integer().min(1).max(9).default(1),
 });
 
 export function loadBillingConfig(env: NodeJS.ProcessEnv = process.env): BillingConfig {
