@@ -18,6 +18,7 @@ runMain('billing', loadBillingConfig, (config, logger) => ({
     });
     const committer = new GroupCommitter(db, {
       maxBatch: config.BILLING_BATCH_MAX,
+      maxInFlight: config.BILLING_BATCH_IN_FLIGHT,
       logger,
       onBatch: (size) => batchSize.observe(size),
     });
