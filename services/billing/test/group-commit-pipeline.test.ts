@@ -1,9 +1,7 @@
-import { createDb, migrate, type Knex } from '@mf/db';
-import { createTestDatabase, silentLogger, type TestDatabase } from '@mf/testing';
-import { migrations } from '../migrations';
-import type { BatchOp, BatchOutcome } from '../src/domain/batch';
+import type { Knex } from '@mf/db';
+import { silentLogger } from '@mf/testing';
 import { GroupCommitter } from '../src/usecases/group-commit';
-import { grant } from '../src/usecases/grant.usecase';
+import { balanceOf, charge, refund, seedUser, statuses, useBillingDatabase } from './support/billing-db';
 import { setKeyLimits } from '../src/usecases/key-limits.usecase';
 
 /**
@@ -11,36 +9,16 @@ import { setKeyLimits } from '../src/usecases/key-limits.usecase';
  * starts once the previous holds its locks) keep every guarantee of batches committed one by one.
  */
 describe('billing group commit, batches pipelined', () => {
-  let database: TestDatabase;
-  let db: Knex;
   let nextUser = 1;
+  const database = useBillingDatabase();
+  let db: Knex;
+  beforeAll(() => (db = database.db));
   const logger = silentLogger();
   /** Small batches, so that a few operations already spread over several batches in flight. */
   const committer = (maxBatch = 2, maxInFlight = 3) => new GroupCommitter(db, { maxBatch, maxInFlight, logger });
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createDb({ url: database.url, schema: 'billing', poolMax: 10 });
-    await migrate(db, 'billing', migrations);
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await database?.drop();
-  });
-
-  const userWith = async (credits: number): Promise<number> => {
-    const userId = nextUser++;
-    if (credits > 0) await grant(db, { user_id: userId, amount: credits, reference: `grant:seed-${userId}` });
-    return userId;
-  };
-  const charge = (user_id: number, reference: string, amount: number, api_key_id?: number): BatchOp => ({
-    kind: 'charge',
-    req: { user_id, reference, amount, ...(api_key_id ? { api_key_id } : {}) },
-  });
-  const refund = (user_id: number, reference: string): BatchOp => ({ kind: 'refund', req: { user_id, reference } });
-  const balance = async (userId: number) =>
-    Number((await db('balances').first('credits').where({ user_id: userId }))?.credits ?? 0);
+  const userWith = (credits: number): Promise<number> => seedUser(db, nextUser++, credits);
+  const balance = (userId: number) => balanceOf(db, userId);
   const charges = async (userId: number) =>
     (
       await db('ledger')
@@ -48,7 +26,6 @@ describe('billing group commit, batches pipelined', () => {
         .where({ user_id: userId, kind: 'charge' })
         .orderBy('id')
     ).map((r) => ({ reference: r.reference as string, balance_after: Number(r.balance_after) }));
-  const statuses = (outcomes: BatchOutcome[]) => outcomes.map((o) => (o.ok ? 'ok' : o.error.status));
 
   it("applies a hot user's charges spread over batches in flight in arrival order: only the ones that would overspend get the 402", async () => {
     const userId = await userWith(1000);

@@ -1,44 +1,21 @@
-import { createDb, migrate, type Knex } from '@mf/db';
-import { createTestDatabase, silentLogger, type TestDatabase } from '@mf/testing';
-import { migrations } from '../migrations';
-import type { BatchOp, BatchOutcome } from '../src/domain/batch';
+import { createDb, type Knex } from '@mf/db';
+import { silentLogger } from '@mf/testing';
 import { GroupCommitter } from '../src/usecases/group-commit';
-import { grant } from '../src/usecases/grant.usecase';
+import { balanceOf, charge, refund, seedUser, statuses, useBillingDatabase } from './support/billing-db';
 
 /** Group commit against the real database: the guarantees of one-at-a-time charges, many per transaction. */
 describe('billing group commit', () => {
-  let database: TestDatabase;
-  let db: Knex;
   let nextUser = 1;
+  const database = useBillingDatabase();
+  let db: Knex;
+  beforeAll(() => (db = database.db));
   const logger = silentLogger();
   const committer = (maxBatch = 100) => new GroupCommitter(db, { maxBatch, logger });
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createDb({ url: database.url, schema: 'billing', poolMax: 10 });
-    await migrate(db, 'billing', migrations);
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await database?.drop();
-  });
-
-  const userWith = async (credits: number): Promise<number> => {
-    const userId = nextUser++;
-    if (credits > 0) await grant(db, { user_id: userId, amount: credits, reference: `grant:seed-${userId}` });
-    return userId;
-  };
-  const charge = (user_id: number, reference: string, amount: number): BatchOp => ({
-    kind: 'charge',
-    req: { user_id, reference, amount },
-  });
-  const refund = (user_id: number, reference: string): BatchOp => ({ kind: 'refund', req: { user_id, reference } });
-  const balance = async (userId: number) =>
-    Number((await db('balances').first('credits').where({ user_id: userId }))?.credits ?? 0);
+  const userWith = (credits: number): Promise<number> => seedUser(db, nextUser++, credits);
+  const balance = (userId: number) => balanceOf(db, userId);
   const ledger = (userId: number) =>
     db('ledger').select('kind', 'reference', 'amount', 'balance_after').where({ user_id: userId }).orderBy('id');
-  const statuses = (outcomes: BatchOutcome[]) => outcomes.map((o) => (o.ok ? 'ok' : o.error.status));
 
   it('commits 100 concurrent charges of one hot user in a few transactions, in arrival order, never overspending', async () => {
     const userId = await userWith(1000);

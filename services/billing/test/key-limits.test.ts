@@ -1,29 +1,19 @@
-import { createDb, migrate, type Knex } from '@mf/db';
-import { createTestDatabase, silentLogger, type TestDatabase } from '@mf/testing';
-import { migrations } from '../migrations';
+import type { Knex } from '@mf/db';
+import { silentLogger } from '@mf/testing';
 import type { BatchOp, BatchOutcome } from '../src/domain/batch';
 import { GroupCommitter } from '../src/usecases/group-commit';
 import { grant } from '../src/usecases/grant.usecase';
 import { keyLimits, setKeyLimits } from '../src/usecases/key-limits.usecase';
+import { refund, useBillingDatabase } from './support/billing-db';
 
 /** A key's limits against the real database, checked in the group-committed batch with the debit. */
 describe("billing: an API key's spend limit and concurrent-jobs limit", () => {
-  let database: TestDatabase;
-  let db: Knex;
   let next = 1;
+  const database = useBillingDatabase();
+  let db: Knex;
+  beforeAll(() => (db = database.db));
   const logger = silentLogger();
   const committer = () => new GroupCommitter(db, { maxBatch: 100, logger });
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createDb({ url: database.url, schema: 'billing', poolMax: 10 });
-    await migrate(db, 'billing', migrations);
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    await database?.drop();
-  });
 
   /** A user with credits and a key with the given limits. */
   const keyWith = async (credits: number, spend_limit: number | null, max_concurrent_jobs: number | null) => {
@@ -37,7 +27,6 @@ describe("billing: an API key's spend limit and concurrent-jobs limit", () => {
     kind: 'charge',
     req: { user_id, reference, amount, api_key_id },
   });
-  const refund = (user_id: number, reference: string): BatchOp => ({ kind: 'refund', req: { user_id, reference } });
   const release = (user_id: number, reference: string): BatchOp => ({ kind: 'release', req: { user_id, reference } });
   const statuses = (outcomes: BatchOutcome[]) => outcomes.map((o) => (o.ok ? 'ok' : o.error.status));
   const limitsOf = async (user: number, key: number) =>
