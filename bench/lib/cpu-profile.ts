@@ -5,7 +5,10 @@
  * bench's measured load, process.hrtime in microseconds, the clock V8 stamps samples with) count,
  * so start-up and shutdown stay out.
  *
- *   node --import tsx bench/lib/cpu-profile.ts <dir> [top=15]
+ *   node --import tsx bench/lib/cpu-profile.ts <dir|file.cpuprofile> [--top N] [--from S] [--to S]
+ *
+ * `--from`/`--to` (seconds since each profile started) keep one phase instead of window.json; the
+ * busy share of each second is printed to pick it. Without pids.json a profile is named by its file.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -71,6 +74,8 @@ export interface ServiceProfile {
   busyMs: number;
   functions: [string, number][];
   areas: [string, number][];
+  /** Busy share (0-100) of each second since the profile started, window or not. */
+  perSecond: number[];
 }
 
 export function summarize(name: string, profile: CpuProfile, window?: ProfileWindow): ServiceProfile {
@@ -80,11 +85,14 @@ export function summarize(name: string, profile: CpuProfile, window?: ProfileWin
   let t = profile.startTime;
   let total = 0;
   let busy = 0;
+  const perSecondUs: number[] = [];
   for (let i = 0; i < profile.samples.length; i++) {
     t += profile.timeDeltas[i];
     const dt = profile.timeDeltas[i + 1] ?? 0;
-    if (window && (t < window.startUs || t > window.endUs)) continue;
     const node = byId.get(profile.samples[i]);
+    const second = Math.floor((t - profile.startTime) / 1e6);
+    if (node && node.callFrame.functionName !== '(idle)') perSecondUs[second] = (perSecondUs[second] ?? 0) + dt;
+    if (window && (t < window.startUs || t > window.endUs)) continue;
     if (!node) continue;
     total += dt;
     if (node.callFrame.functionName === '(idle)') continue;
@@ -96,21 +104,39 @@ export function summarize(name: string, profile: CpuProfile, window?: ProfileWin
   }
   const sorted = (m: Map<string, number>) =>
     [...m.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v / 1000] as [string, number]);
-  return { name, totalMs: total / 1000, busyMs: busy / 1000, functions: sorted(fn), areas: sorted(area) };
+  const perSecond = Array.from(perSecondUs, (us) => Math.round((us ?? 0) / 1e4));
+  return { name, totalMs: total / 1000, busyMs: busy / 1000, functions: sorted(fn), areas: sorted(area), perSecond };
 }
 
-export function readProfiles(dir: string): ServiceProfile[] {
-  const pids = JSON.parse(fs.readFileSync(path.join(dir, 'pids.json'), 'utf8')) as Record<string, string>;
-  const windowFile = path.join(dir, 'window.json');
-  const window = fs.existsSync(windowFile)
-    ? (JSON.parse(fs.readFileSync(windowFile, 'utf8')) as ProfileWindow)
-    : undefined;
+/** Seconds since a profile started (the --from/--to options). */
+export interface PhaseSeconds {
+  fromSec: number;
+  toSec: number;
+}
+
+const readJson = <T>(file: string): T | undefined =>
+  fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as T) : undefined;
+
+/**
+ * The profiles in `target` (a directory the fleet wrote, or one file), named by pids.json when
+ * there is one, each summarised within `phase`, else within the bench's window.json, else whole.
+ */
+export function readProfiles(target: string, phase?: PhaseSeconds): ServiceProfile[] {
+  const isDir = fs.statSync(target).isDirectory();
+  const dir = isDir ? target : path.dirname(target);
+  const files = isDir ? fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')) : [path.basename(target)];
+  const pids = readJson<Record<string, string>>(path.join(dir, 'pids.json'));
+  const benchWindow = readJson<ProfileWindow>(path.join(dir, 'window.json'));
   const out: ServiceProfile[] = [];
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
+  for (const file of files) {
     const pid = /^CPU\.\d+\.\d+\.(\d+)\./.exec(file)?.[1];
-    const name = pid ? pids[pid] : undefined;
+    const name = pids ? (pid ? pids[pid] : undefined) : file;
     if (!name) continue;
-    out.push(summarize(name, JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as CpuProfile, window));
+    const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
+    const window = phase
+      ? { startUs: profile.startTime + phase.fromSec * 1e6, endUs: profile.startTime + phase.toSec * 1e6 }
+      : benchWindow;
+    out.push(summarize(name, profile, window));
   }
   return out.sort((a, b) => b.busyMs - a.busyMs);
 }
@@ -121,6 +147,7 @@ function print(profiles: ServiceProfile[], top: number): void {
     console.log(
       `\n== ${p.name}: busy ${p.busyMs.toFixed(0)} ms of ${p.totalMs.toFixed(0)} ms sampled (${pct(p.busyMs, p.totalMs)})`,
     );
+    console.log(`  busy per second: ${p.perSecond.map((share, second) => `${second}:${share}%`).join(' ')}`);
     console.log('  by package (self time, share of busy):');
     for (const [k, v] of p.areas.slice(0, 10)) console.log(`    ${pct(v, p.busyMs).padStart(6)}  ${k}`);
     console.log('  top functions (self time):');
@@ -129,7 +156,19 @@ function print(profiles: ServiceProfile[], top: number): void {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(__filename)) {
-  const dir = process.argv[2];
-  if (!dir) throw new Error('usage: cpu-profile.ts <dir> [top]');
-  print(readProfiles(dir), Number(process.argv[3] ?? 15));
+  const args = process.argv.slice(2);
+  const option = (name: string): number | undefined => {
+    const at = args.indexOf(name);
+    return at >= 0 ? Number(args[at + 1]) : undefined;
+  };
+  const target = args[0];
+  const top = option('--top') ?? 15;
+  const from = option('--from');
+  const to = option('--to');
+  const phase = from !== undefined || to !== undefined ? { fromSec: from ?? 0, toSec: to ?? Infinity } : undefined;
+  if (!target || target.startsWith('--') || !Number.isInteger(top) || Number.isNaN(from) || Number.isNaN(to)) {
+    console.error('usage: cpu-profile.ts <dir|file.cpuprofile> [--top N] [--from S] [--to S]');
+    process.exit(2);
+  }
+  print(readProfiles(target, phase), top);
 }
