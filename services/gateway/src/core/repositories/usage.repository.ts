@@ -25,7 +25,3 @@ export async function insertUsage(db: Knex, rows: UsageRecord[]): Promise<void> 
     [JSON.stringify(rows)],
   );
 }
-
-export async function listUsage(db: Knex, apiKeyId: number, limit: number): Promise<UsageRecord[]> {
-  return db('usage').select('*').where({ api_key_id: apiKeyId }).orderBy('id', 'desc').limit(limit);
-}
