@@ -14,7 +14,9 @@ const reference = Joi.string()
   .pattern(/^[a-z]+:[A-Za-z0-9._:-]{1,200}$/)
   .required();
 const userId = Joi.number().integer().min(1).required();
-const amount = Joi.number().integer().min(1).max(1_000_000_000).required();
+/** The most credits one charge, refund or grant moves. */
+export const AMOUNT_MAX = 1_000_000_000;
+const amount = Joi.number().integer().min(1).max(AMOUNT_MAX).required();
 const credits = Joi.number().integer().required();
 const duplicate = Joi.boolean()
   .required()

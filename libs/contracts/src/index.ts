@@ -19,4 +19,5 @@ export * from './api/estimate';
 export * from './api/price-table';
 export * from './api/responses';
 export * from './api/webhook-deliveries';
+export * from './api/dashboard';
 export type * from './generated/types';

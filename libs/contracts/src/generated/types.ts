@@ -85,6 +85,18 @@ export interface AddClipRequest {
   volume?: number;
 }
 
+export interface AdminGrantBody {
+  amount: number;
+  /**
+   * The same key grants once (a retried or double-sent form).
+   */
+  idempotency_key?: string;
+}
+
+export interface AdminUsersQuery {
+  email?: string;
+}
+
 export interface AgentEvent {
   /**
    * step | tool_call | tool_result | tool_error | media_generation | message | error
@@ -209,6 +221,11 @@ export interface ClipReply {
   clip: Clip;
 }
 
+export interface CreateKeyBody {
+  name: string;
+  scopes: string[];
+}
+
 export interface CreateProjectBody {
   /**
    * 1-120 characters.
@@ -248,6 +265,40 @@ export interface CreateVideoRequest {
    * 1-120 characters.
    */
   name: string;
+}
+
+export interface CredentialsBody {
+  email: string;
+  password: string;
+}
+
+export interface DashboardDeliveriesQuery {
+  status?: 'failed' | 'succeeded';
+  /**
+   * Rows per page, 1-500.
+   */
+  limit?: number;
+  starting_after?: number;
+}
+
+export interface DashboardJobsQuery {
+  /**
+   * Rows per page, 1-100.
+   */
+  limit?: number;
+  before?: string;
+}
+
+export interface DashboardLedgerQuery {
+  /**
+   * Rows per page, 1-500.
+   */
+  limit?: number;
+  before_id?: number;
+}
+
+export interface DashboardWebhookTestBody {
+  event: 'webhook.test' | 'job.completed' | 'job.failed' | 'job.cancelled';
 }
 
 export interface DeleteAssetReply {
@@ -1143,6 +1194,19 @@ export interface ParamSpec {
   format?: 'https-url';
 }
 
+export interface PlaygroundBody {
+  /**
+   * null: the session (no key limits); else one of the user's active keys.
+   */
+  api_key_id: number | null;
+  input: {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  };
+}
+
 export interface PriceRow {
   model: 'vidgen-2.0' | 'vidgen-2.0-fast' | 'imagegen-2';
   /**
@@ -1418,6 +1482,10 @@ export interface SetKeyLimitsRequest {
    * Most jobs of the key running at once; null: no limit.
    */
   max_concurrent_jobs: number | null;
+}
+
+export interface SetWebhookBody {
+  url: string;
 }
 
 export interface SubmitIdempotency {

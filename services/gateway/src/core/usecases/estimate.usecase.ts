@@ -7,6 +7,7 @@ import {
   MODEL_IDS,
   type EstimateReply,
   type ModelId,
+  type PlaygroundBody,
 } from '@mf/contracts';
 import { AppError, INVALID_JSON_BODY, NOT_AN_OBJECT } from '@mf/errors';
 import type { Knex } from '@mf/db';
@@ -67,19 +68,16 @@ export async function estimateCost(
 }
 
 /**
- * The playground's estimate (POST /dashboard/api/estimate): `{api_key_id, input}` as its run, input
- * being the public estimate body. The key (when given) must be one of the user's active keys.
+ * The playground's estimate (POST /dashboard/api/estimate): its body as the run's, input being the
+ * public estimate body. The key (when given) must be one of the user's active keys.
  */
 export async function estimatePlayground(
   db: Knex,
   bus: Bus,
   userId: number,
-  body: Record<string, unknown>,
+  body: PlaygroundBody,
   correlationId?: string,
 ): Promise<EstimateReply> {
-  const unknown = Object.keys(body).filter((k) => k !== 'api_key_id' && k !== 'input');
-  if (unknown.length)
-    throw AppError.badRequest(`unknown field: ${unknown[0].slice(0, 64)} (accepted: api_key_id, input)`);
   const key = await playgroundKey(db, userId, body.api_key_id);
   return estimateCost(bus, { userId, apiKeyId: key?.apiKeyId ?? null }, body.input, correlationId);
 }

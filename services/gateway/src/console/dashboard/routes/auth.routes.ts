@@ -1,21 +1,13 @@
 import { Router, type Request, type Response } from 'express';
-import { AppError } from '@mf/errors';
 import { answerMethodNotAllowed } from '@mf/http';
 import { findUserById, type UserRow } from '../../../core/repositories/users.repository';
 import { settleSignupCredits } from '../../../core/usecases/signup-credits.usecase';
 import { checkCredentials, signUp, userView } from '../../../core/usecases/sign-in.usecase';
-import { objectBody } from '../body';
+import { credentialsOf } from '../../../core/validation/dashboard.validators';
 import type { DashboardDeps } from '../deps';
 import { INVALID_CREDENTIALS, NOT_SIGNED_IN, tooManySignIns, tooManySignUps } from '../../../core/accounts/errors';
 import { clearSessionCookie, sessionTokenOf, setSessionCookie } from '../session-cookie';
 import { sessionOf } from '../session.middleware';
-
-function credentials(body: unknown): { email: string; password: string } {
-  const b = objectBody(body);
-  if (typeof b.email !== 'string' || typeof b.password !== 'string')
-    throw AppError.badRequest('email and password are required');
-  return { email: b.email, password: b.password };
-}
 
 /** A fresh session for the user (any session the browser still had is ended: no fixation). */
 async function startSession(deps: DashboardDeps, req: Request, res: Response, user: UserRow): Promise<string> {
@@ -31,7 +23,7 @@ export function publicAuthRoutes(deps: DashboardDeps): Router {
   const router = Router();
 
   router.post('/signup', async (req, res) => {
-    const { email, password } = credentials(req.body);
+    const { email, password } = credentialsOf(req.body);
     // req.ip is the client's address: the socket's, or the one a trusted proxy names (TRUST_PROXY).
     const waitSec = await deps.throttle.signUpAttempt(req.ip ?? '');
     if (waitSec > 0) throw tooManySignUps(waitSec);
@@ -45,7 +37,7 @@ export function publicAuthRoutes(deps: DashboardDeps): Router {
   });
 
   router.post('/signin', async (req, res) => {
-    const { email, password } = credentials(req.body);
+    const { email, password } = credentialsOf(req.body);
     const ip = req.ip ?? '';
     const waitSec = await deps.throttle.signInAttempt(email, ip);
     if (waitSec > 0) throw tooManySignIns(waitSec);

@@ -1,17 +1,9 @@
 import { Router } from 'express';
-import { AppError } from '@mf/errors';
 import { requestId } from '@mf/http';
 import { balanceOf, ledgerOf } from '../../../core/usecases/balance.usecase';
-import { limitQuery } from '../body';
+import { ledgerQueryOf } from '../../../core/validation/dashboard.validators';
 import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
-
-function beforeIdQuery(raw: unknown): number | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  const s = typeof raw === 'string' ? raw : '';
-  if (!/^\d{1,15}$/.test(s) || Number(s) < 1) throw AppError.badRequest('before_id must be a positive integer');
-  return Number(s);
-}
 
 /** The user's credits and ledger, straight from billing. */
 export function billingRoutes(deps: DashboardDeps): Router {
@@ -24,8 +16,7 @@ export function billingRoutes(deps: DashboardDeps): Router {
   });
 
   router.get('/ledger', async (req, res) => {
-    const limit = limitQuery(req.query.limit, 'limit', 500);
-    const beforeId = beforeIdQuery(req.query.before_id);
+    const { limit, before_id: beforeId } = ledgerQueryOf(req.query);
     res.json(await ledgerOf(deps.bus, sessionOf(req).userId, { limit, beforeId }, requestId(req)));
   });
 

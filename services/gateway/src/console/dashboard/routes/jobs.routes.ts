@@ -1,16 +1,9 @@
 import { Router, type Request } from 'express';
-import { AppError } from '@mf/errors';
 import { requestId } from '@mf/http';
-import { cancelJobOf, getJobOf, JOB_ID, jobAttemptsOf, listJobsOf } from '../../../core/usecases/jobs.usecase';
-import { limitQuery } from '../body';
+import { cancelJobOf, getJobOf, jobAttemptsOf, listJobsOf } from '../../../core/usecases/jobs.usecase';
+import { jobsQueryOf } from '../../../core/validation/dashboard.validators';
 import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
-
-function beforeQuery(raw: unknown): string | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string' || !JOB_ID.test(raw)) throw AppError.badRequest('before must be a job id');
-  return raw;
-}
 
 /** The user's jobs (whatever key submitted them): list, one, cancel. */
 export function jobsRoutes(deps: DashboardDeps): Router {
@@ -18,8 +11,7 @@ export function jobsRoutes(deps: DashboardDeps): Router {
   const opts = (req: Request) => ({ correlationId: requestId(req) });
 
   router.get('/jobs', async (req, res) => {
-    const limit = limitQuery(req.query.limit, 'limit', 100);
-    const before = beforeQuery(req.query.before);
+    const { limit, before } = jobsQueryOf(req.query);
     res.json(await listJobsOf(deps.bus, sessionOf(req).userId, { limit, before }, opts(req)));
   });
 

@@ -4,7 +4,8 @@ import { findKeyById, listKeysOfUser, type ApiKeyRow } from '../../../core/repos
 import type { KeyLimits } from '@mf/contracts';
 import { createApiKey, revokeApiKey } from '../../../core/usecases/api-keys.usecase';
 import { limitsOfKeys, setKeyLimits } from '../../../core/usecases/key-limits.usecase';
-import { idParam, objectBody, stringField } from '../body';
+import { createKeyOf } from '../../../core/validation/dashboard.validators';
+import { idParam } from '../id-param';
 import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
 
@@ -47,13 +48,6 @@ function limitsView(k: KeyLimits | undefined): Omit<KeyLimits, 'api_key_id'> | n
   };
 }
 
-function scopesField(body: Record<string, unknown>): string[] {
-  const v = body.scopes;
-  if (!Array.isArray(v) || !v.every((s): s is string => typeof s === 'string'))
-    throw AppError.badRequest('scopes must be an array of strings');
-  return v;
-}
-
 /** The signed-in user's API keys: list, create (the full key shown once), revoke. */
 export function keysRoutes(deps: DashboardDeps): Router {
   const router = Router();
@@ -70,13 +64,8 @@ export function keysRoutes(deps: DashboardDeps): Router {
   });
 
   router.post('/keys', async (req, res) => {
-    const body = objectBody(req.body);
-    const created = await createApiKey(
-      deps.db,
-      sessionOf(req).userId,
-      scopesField(body),
-      stringField(body, 'name', { optional: true }),
-    );
+    const { name, scopes } = createKeyOf(req.body);
+    const created = await createApiKey(deps.db, sessionOf(req).userId, scopes, name);
     const row = await findKeyById(deps.db, created.id);
     if (!row) throw AppError.internal();
     // A new key has no limits and has spent nothing: known without asking billing.

@@ -4,7 +4,7 @@ import { requestId } from '@mf/http';
 import { listModels } from '../../../core/usecases/list-models.usecase';
 import { estimatePlayground } from '../../../core/usecases/estimate.usecase';
 import { runPlayground } from '../../../core/usecases/playground.usecase';
-import { objectBody } from '../body';
+import { playgroundOf } from '../../../core/validation/dashboard.validators';
 import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
 
@@ -38,13 +38,15 @@ export function playgroundRoutes(deps: DashboardDeps): Router {
     const opts = { submitTimeoutMs: deps.submitTimeoutMs, correlationId: requestId(req) };
     res
       .status(202)
-      .json(await runPlayground(deps.db, deps.bus, sessionOf(req).userId, req.params.type, objectBody(req.body), opts));
+      .json(
+        await runPlayground(deps.db, deps.bus, sessionOf(req).userId, req.params.type, playgroundOf(req.body), opts),
+      );
   });
 
   // {api_key_id: null | <one of the user's active keys>, input: <the public estimate body>}: the run's price.
   router.post('/estimate', async (req, res) => {
     const userId = sessionOf(req).userId;
-    res.json(await estimatePlayground(deps.db, deps.bus, userId, objectBody(req.body), requestId(req)));
+    res.json(await estimatePlayground(deps.db, deps.bus, userId, playgroundOf(req.body), requestId(req)));
   });
 
   return router;
