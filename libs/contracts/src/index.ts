@@ -4,6 +4,7 @@ export * from './rpc';
 export * from './billing';
 export * from './job-events';
 export * from './jobs';
+export * from './job-attempts';
 export * from './event-log-request';
 export * from './event-log';
 export * from './webhooks';

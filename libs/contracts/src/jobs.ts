@@ -154,6 +154,14 @@ export const submitJobReply = named(
 );
 
 export const jobRef = named(Joi.object({ user_id: userId, job_id: jobId }), 'JobRef');
+/** The most reads one jobs.get-many request carries (the gateway coalesces concurrent GET /jobs/:id). */
+export const JOB_REFS_MAX = 100;
+export const jobRefs = named(
+  Joi.object({ refs: Joi.array().items(jobRef).min(1).max(JOB_REFS_MAX).required() }),
+  'JobRefs',
+);
+/** jobs.get-many's answer: each ref's Job, in the request's order, or null where jobs.get would be a 404. */
+export const jobsOfRefs = named(Joi.object({ jobs: Joi.array().items(jobView.allow(null)).required() }), 'JobsOfRefs');
 export const cancelJobRequest = named(
   Joi.object({
     user_id: userId,
@@ -239,50 +247,13 @@ export const providerCallbackRequest = named(
   'ProviderCallbackRequest',
 );
 
-export const ATTEMPT_STATES = [
-  'submitting',
-  'running',
-  'succeeded',
-  'failed',
-  'timed_out',
-  'cancelled',
-  'abandoned',
-  'skipped',
-] as const;
-
-/** One attempt of a job on one of its routes (the dashboard's job page lists them). */
-export const jobAttemptView = named(
-  Joi.object({
-    n: Joi.number().integer().min(1).required(),
-    provider: Joi.string().required(),
-    upstream_model: Joi.string().allow(null).required(),
-    upstream_id: Joi.string().allow(null).required(),
-    state: Joi.string()
-      .valid(...ATTEMPT_STATES)
-      .required(),
-    error: Joi.string().allow(null).required(),
-    progress: Joi.number()
-      .min(0)
-      .max(1)
-      .allow(null)
-      .required()
-      .description('0..1 while running, when the upstream tells.'),
-    started_at: timestamp.required(),
-    ended_at: timestamp.allow(null).required(),
-  }),
-  'JobAttemptView',
-);
-
-export const jobAttemptsReply = named(
-  Joi.object({ job_id: Joi.string().required(), attempts: Joi.array().items(jobAttemptView).required() }),
-  'JobAttemptsReply',
-);
-
 export const jobsRpc = {
   queue: QUEUES.jobsRpc,
   methods: {
     submit: rpcMethod<T.SubmitJobRequest, T.SubmitJobReply>('jobs.submit', submitJobRequest),
     get: rpcMethod<T.JobRef, T.Job>('jobs.get', jobRef),
+    /** Several jobs.get in one message: one broker round trip and one query for reads made together. */
+    getMany: rpcMethod<T.JobRefs, T.JobsOfRefs>('jobs.get-many', jobRefs),
     cancel: rpcMethod<T.CancelJobRequest, T.CancelJobReply>('jobs.cancel', cancelJobRequest),
     getResult: rpcMethod<T.JobRef, T.JobResultReply>('jobs.get-result', jobRef),
     list: rpcMethod<T.ListJobsRequest, T.ListJobsReply>('jobs.list', listJobsRequest),

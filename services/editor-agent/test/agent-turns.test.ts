@@ -100,6 +100,9 @@ class FakeJobs {
     get: async (): Promise<never> => {
       throw new Error('not used');
     },
+    getMany: async (): Promise<never> => {
+      throw new Error('not used');
+    },
     list: async (): Promise<never> => {
       throw new Error('not used');
     },

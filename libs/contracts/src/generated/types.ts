@@ -859,6 +859,10 @@ export interface JobRef {
   job_id: string;
 }
 
+export interface JobRefs {
+  refs: JobRef[];
+}
+
 /**
  * Video job: { video: <url> }; image job: { images: [<url>, ...] }; null otherwise.
  */
@@ -878,6 +882,10 @@ export interface JobResultReply {
   result_keys: string[];
   error: string | null;
   credits_consumed: number;
+}
+
+export interface JobsOfRefs {
+  jobs: (Job | null)[];
 }
 
 export interface JobsPage {

@@ -3,7 +3,14 @@ import { jobsRpc } from '@mf/contracts';
 import type { JobsContext } from '../usecases/context';
 import { cancelJob } from '../usecases/cancel-job.usecase';
 import { listEvents } from '../usecases/event-log.usecase';
-import { getJob, getJobAttempts, getJobResult, listJobs, providerCallback } from '../usecases/read-jobs.usecase';
+import {
+  getJob,
+  getJobs,
+  getJobAttempts,
+  getJobResult,
+  listJobs,
+  providerCallback,
+} from '../usecases/read-jobs.usecase';
 import { submitJob } from '../usecases/submit-job.usecase';
 
 /** Binds the jobs RPC methods to their use cases. */
@@ -11,6 +18,7 @@ export function serveJobsRpc(bus: Bus, ctx: JobsContext, pollNow: (jobId: string
   return bus.serveRpc(jobsRpc, {
     submit: (req) => submitJob(ctx, req),
     get: (req) => getJob(ctx, req),
+    getMany: (req) => getJobs(ctx, req),
     cancel: (req) => cancelJob(ctx, req),
     getResult: (req) => getJobResult(ctx, req),
     list: (req) => listJobs(ctx, req),

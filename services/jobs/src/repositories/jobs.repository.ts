@@ -81,17 +81,27 @@ export async function findJob(db: Db, id: string): Promise<JobRow | undefined> {
   return rowOf<JobRow>(db('jobs').first('*').where({ id }));
 }
 
+/** The statuses a user sees (a job being submitted, or rejected at submit, is not shown). */
+const VISIBLE_STATUSES = ['processing', 'completed', 'failed', 'cancelled'];
+
 export async function findVisibleJob(
   db: Db,
   userId: number,
   id: string,
   forUpdate = false,
 ): Promise<JobRow | undefined> {
-  const q = db('jobs')
-    .first('*')
-    .where({ id, user_id: userId })
-    .whereIn('status', ['processing', 'completed', 'failed', 'cancelled']);
+  const q = db('jobs').first('*').where({ id, user_id: userId }).whereIn('status', VISIBLE_STATUSES);
   return rowOf<JobRow>(forUpdate ? q.forUpdate() : q);
+}
+
+/**
+ * The visible jobs among `ids`, whoever owns them (the caller matches each to its reader): one
+ * parameterised statement, the same text for any number of ids, for a batch of reads.
+ */
+export async function findVisibleJobsByIds(db: Db, ids: string[]): Promise<JobRow[]> {
+  return rawRowsOf<JobRow>(
+    db.raw('SELECT * FROM jobs WHERE id = ANY(?::text[]) AND status = ANY(?::text[])', [ids, VISIBLE_STATUSES]),
+  );
 }
 
 /** Filters of a job list: each narrows it (all must hold). */

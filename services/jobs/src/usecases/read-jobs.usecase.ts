@@ -1,7 +1,9 @@
 import type {
   JobAttemptsReply,
   JobRef,
+  JobRefs,
   JobResultReply,
+  JobsOfRefs,
   JobStatus,
   Job,
   ListJobsReply,
@@ -9,9 +11,9 @@ import type {
   ProviderCallbackRequest,
 } from '@mf/contracts';
 import { AppError } from '@mf/errors';
-import { currentAttempt, toView, verifyCallbackToken } from '../domain/job';
+import { currentAttempt, toView, verifyCallbackToken, type JobRow } from '../domain/job';
 import { findAttempt, listAttempts } from '../repositories/attempts.repository';
-import { findJob, findVisibleJob, listVisibleJobs } from '../repositories/jobs.repository';
+import { findJob, findVisibleJob, findVisibleJobsByIds, listVisibleJobs } from '../repositories/jobs.repository';
 import type { JobsContext } from './context';
 
 export const JOB_NOT_FOUND = 'Job not found';
@@ -21,6 +23,22 @@ export async function getJob(ctx: JobsContext, ref: JobRef): Promise<Job> {
   const row = await findVisibleJob(ctx.db, ref.user_id, ref.job_id);
   if (!row) throw AppError.notFound(JOB_NOT_FOUND);
   return toView(row, ctx.settings.publicBaseUrl);
+}
+
+/**
+ * Several reads as getJob answers each, from one query: a ref's Job, or null where getJob is a 404
+ * (missing, not visible, or another user's). A job read twice in the batch is viewed once.
+ */
+export async function getJobs(ctx: JobsContext, req: JobRefs): Promise<JobsOfRefs> {
+  const rows = await findVisibleJobsByIds(ctx.db, [...new Set(req.refs.map((ref) => ref.job_id))]);
+  const views = new Map<string, { row: JobRow; view?: Job }>(rows.map((row) => [row.id, { row }]));
+  return {
+    jobs: req.refs.map((ref) => {
+      const found = views.get(ref.job_id);
+      if (!found || found.row.user_id !== ref.user_id) return null;
+      return (found.view ??= toView(found.row, ctx.settings.publicBaseUrl));
+    }),
+  };
 }
 
 export const DEFAULT_LIST_LIMIT = 50;

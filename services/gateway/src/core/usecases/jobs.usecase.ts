@@ -13,13 +13,14 @@ import { AppError } from '@mf/errors';
 import { assertScope, type AuthContext } from '../auth/auth-context';
 import { validateListJobsQuery } from '../validation/jobs-list.validators';
 import { valid } from './validated';
+import { JOB_NOT_FOUND, JobReads } from './job-reads';
 
 /** Listing jobs needs jobs:read (reading one by its id needs no scope: the id is the capability). */
 export const JOBS_LIST_SCOPE = 'jobs:read';
 
 /** The shape of a job id; anything else cannot exist. */
 export const JOB_ID = /^job_[A-Za-z0-9]{1,64}$/;
-export const JOB_NOT_FOUND = 'Job not found';
+export { JOB_NOT_FOUND };
 
 export interface JobCallOptions {
   correlationId?: string;
@@ -32,9 +33,18 @@ function jobRef(userId: number, raw: unknown): JobRef {
   return { user_id: userId, job_id: raw };
 }
 
+/** One JobReads per bus (per process): reads made together from any route share its batches. */
+const jobReads = new WeakMap<Bus, JobReads>();
+
+function readsOf(bus: Bus): JobReads {
+  let reads = jobReads.get(bus);
+  if (!reads) jobReads.set(bus, (reads = new JobReads(bus)));
+  return reads;
+}
+
 /** The contract's Job object of one of the user's jobs (the dashboard: the signed-in user). */
 export async function getJobOf(bus: Bus, userId: number, jobId: unknown, opts: JobCallOptions = {}): Promise<Job> {
-  return bus.rpc(jobsRpc, 'get', jobRef(userId, jobId), opts);
+  return readsOf(bus).read(jobRef(userId, jobId), opts);
 }
 
 /** The job's attempts on its provider routes, for the dashboard (the API's Job object does not show them). */

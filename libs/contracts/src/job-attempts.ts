@@ -1,0 +1,45 @@
+import Joi from 'joi';
+import { named } from './schema/rules';
+
+/** A job's attempts on its provider routes (the jobs.attempts RPC; the dashboard's job page lists them). */
+
+const timestamp = Joi.string().isoDate().description('ISO 8601, UTC.');
+
+export const ATTEMPT_STATES = [
+  'submitting',
+  'running',
+  'succeeded',
+  'failed',
+  'timed_out',
+  'cancelled',
+  'abandoned',
+  'skipped',
+] as const;
+
+/** One attempt of a job on one of its routes (the dashboard's job page lists them). */
+export const jobAttemptView = named(
+  Joi.object({
+    n: Joi.number().integer().min(1).required(),
+    provider: Joi.string().required(),
+    upstream_model: Joi.string().allow(null).required(),
+    upstream_id: Joi.string().allow(null).required(),
+    state: Joi.string()
+      .valid(...ATTEMPT_STATES)
+      .required(),
+    error: Joi.string().allow(null).required(),
+    progress: Joi.number()
+      .min(0)
+      .max(1)
+      .allow(null)
+      .required()
+      .description('0..1 while running, when the upstream tells.'),
+    started_at: timestamp.required(),
+    ended_at: timestamp.allow(null).required(),
+  }),
+  'JobAttemptView',
+);
+
+export const jobAttemptsReply = named(
+  Joi.object({ job_id: Joi.string().required(), attempts: Joi.array().items(jobAttemptView).required() }),
+  'JobAttemptsReply',
+);
