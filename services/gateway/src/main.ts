@@ -13,8 +13,8 @@ import { startIdempotency } from './http/idempotency';
 import { mediaRoutes } from './api/routes/media.routes';
 import { providerCallbackRoutes } from './api/routes/provider-callback.routes';
 import { apiKeyVerifier } from './mcp/auth';
-import { mcpRouter } from './mcp/router';
-import { oauthRouter, oauthTokenVerifier } from './console/oauth';
+import { oauthTokenVerifier } from './core/oauth/verifier';
+import { onFirstRequest } from './http/on-first-request';
 import { openApiRoutes } from './api/openapi/openapi.routes';
 import { limiterFromConfig } from './core/ratelimit/limiter-from-config';
 import { UsageRecorder } from './core/usage/usage-recorder';
@@ -89,13 +89,14 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
     };
     router.use(openApiRoutes()); // public: before the authenticated /api/v1 router
     router.use('/api/v1', apiRouter(api));
+    const mcpVerifiers = [apiKeyVerifier(db, keyCache), oauthTokenVerifier(db)];
     router.use(
       '/api/mcp',
-      mcpRouter({
-        ...api,
-        logger,
-        events: streams.hub,
-        verifiers: [apiKeyVerifier(db, keyCache), oauthTokenVerifier(db)],
+      // The MCP SDK and zod load on the first MCP request (on-first-request.ts says why).
+      onFirstRequest(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
+        const { mcpRouter } = require('./mcp/router') as typeof import('./mcp/router');
+        return mcpRouter({ ...api, logger, events: streams.hub, verifiers: mcpVerifiers });
       }),
     );
     // The dashboard's JSON API, before the single-page app's static files at /dashboard/.
@@ -115,13 +116,22 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
         keyRevocations: revocations,
       }),
     );
+    // The OAuth endpoints (the SDK's handlers) load on the first request under /oauth or
+    // /.well-known/oauth-*; its router matches prefixes case-insensitively, so does this test.
     router.use(
-      oauthRouter({
-        db,
-        sessions: new SessionStore(db),
-        cookies: cookiePolicyFor(config.PUBLIC_BASE_URL),
-        publicBaseUrl: config.PUBLIC_BASE_URL,
-      }),
+      onFirstRequest(
+        () => {
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
+          const { oauthRouter } = require('./console/oauth/router') as typeof import('./console/oauth/router');
+          return oauthRouter({
+            db,
+            sessions: new SessionStore(db),
+            cookies: cookiePolicyFor(config.PUBLIC_BASE_URL),
+            publicBaseUrl: config.PUBLIC_BASE_URL,
+          });
+        },
+        (req) => /oauth/i.test(req.path),
+      ),
     );
     router.use(dashboardStatic(undefined, config.PUBLIC_BASE_URL));
     return [

@@ -4,7 +4,6 @@ import { answerMethodNotAllowed, jsonBody } from '@mf/http';
 import { refuseCrossOrigin, requireCsrfToken } from './csrf.middleware';
 import { sameOriginMedia } from './same-origin-media';
 import type { DashboardDeps } from './deps';
-import { warmUpPasswords } from '../../core/accounts/passwords';
 import { adminRoutes } from './routes/admin.routes';
 import { publicAuthRoutes, sessionAuthRoutes } from './routes/auth.routes';
 import { billingRoutes } from './routes/billing.routes';
@@ -25,7 +24,6 @@ const BODY_LIMIT = '64kb';
  * its writes the session's CSRF token.
  */
 export function dashboardApiRouter(deps: DashboardDeps): Router {
-  warmUpPasswords().catch(() => undefined); // a failure shows at the first sign-in instead
   const router = Router();
   router.use((_req, res, next) => {
     // Answers carry API keys and signing secrets: no cache may keep them.

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { hash } from '@node-rs/argon2';
 import type { Bus } from '@mf/bus';
 import { billingRpc } from '@mf/contracts';
 import type { Knex } from '@mf/db';
 import { AppError } from '@mf/errors';
+import { argon2 } from '../accounts/passwords';
 import { findUserByEmail, insertUser, updateUserRole, type UserRow } from '../repositories/users.repository';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
@@ -17,7 +17,7 @@ export async function createUser(
   if (input.password !== undefined && input.password.length < 8)
     throw AppError.badRequest('password must be at least 8 characters');
   if (await findUserByEmail(db, email)) throw AppError.conflict(`a user with email ${email} already exists`);
-  const password_hash = input.password === undefined ? null : await hash(input.password);
+  const password_hash = input.password === undefined ? null : await argon2().hash(input.password);
   try {
     return await insertUser(db, { email, password_hash, signup_credits: input.signupCredits ?? 0 });
   } catch (err) {
