@@ -16,6 +16,8 @@ export interface AgentExtras {
   ca?: string | Buffer;
   /** Keep connections open for the next request (agents shared across downloads). */
   keepAlive?: boolean;
+  /** With keepAlive: an idle connection is closed after this long (ms), unless the server's Keep-Alive hint says less. */
+  idleTimeoutMs?: number;
 }
 
 /**
@@ -94,6 +96,21 @@ function fail(err: Error, callback: ConnectionCallback | undefined): undefined {
   return undefined;
 }
 
+/**
+ * Closes a kept connection idle for extras.idleTimeoutMs (Node closes it sooner when the server's
+ * Keep-Alive hint says so). Set when the connection goes idle, not as the agent's `timeout`, which
+ * would also apply to a request's connect and cut it short as a request timeout.
+ */
+function capIdleTime(agent: http.Agent, extras: AgentExtras): void {
+  const idle = extras.idleTimeoutMs;
+  if (!extras.keepAlive || !idle) return;
+  // Runs after the agent's own 'free' listener has kept (or destroyed) the socket; the agent
+  // destroys an idle socket that times out.
+  agent.on('free', (socket: net.Socket) => {
+    if (!socket.destroyed && (!socket.timeout || socket.timeout > idle)) socket.setTimeout(idle);
+  });
+}
+
 class GuardedHttpAgent extends http.Agent {
   constructor(
     private readonly policy: SafeFetchPolicy,
@@ -101,6 +118,7 @@ class GuardedHttpAgent extends http.Agent {
     extras: AgentExtras,
   ) {
     super({ lookup: lookupFn, keepAlive: extras.keepAlive === true });
+    capIdleTime(this, extras);
   }
 
   override createConnection(options: http.ClientRequestArgs, callback?: ConnectionCallback): Duplex | null | undefined {
@@ -122,6 +140,7 @@ class GuardedHttpsAgent extends https.Agent {
       keepAlive: extras.keepAlive === true,
       ...(extras.ca ? { ca: [...tls.rootCertificates, extras.ca] } : {}),
     });
+    capIdleTime(this, extras);
   }
 
   override createConnection(options: https.RequestOptions, callback?: ConnectionCallback): Duplex | null | undefined {
@@ -147,10 +166,14 @@ export function createGuardedAgents(
  * The http/https agents that refuse to connect to non-public addresses at connect time (DNS
  * rebinding safe), for other axios uses (webhook POSTs). Pass both to axios with `proxy: false`
  * (a proxy would connect to the proxy, not the target). The http agent refuses every connection
- * unless the policy allows http.
+ * unless the policy allows http. `keep`: connections are kept open, idle at most that long; the
+ * address check happens when a connection is made, so a reused one is one that was checked.
  */
-export function guardedAgents(policy: SafeFetchPolicy): { httpAgent: http.Agent; httpsAgent: https.Agent } {
-  return createGuardedAgents(policy);
+export function guardedAgents(
+  policy: SafeFetchPolicy,
+  keep?: { idleTimeoutMs: number },
+): { httpAgent: http.Agent; httpsAgent: https.Agent } {
+  return createGuardedAgents(policy, keep ? { keepAlive: true, idleTimeoutMs: keep.idleTimeoutMs } : {});
 }
 
 /**

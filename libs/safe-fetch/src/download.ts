@@ -1,12 +1,13 @@
 import { createWriteStream, promises as fs, type WriteStream } from 'node:fs';
 import type http from 'node:http';
 import type https from 'node:https';
-import { Transform, Writable, type Readable, type TransformCallback } from 'node:stream';
+import { addAbortSignal, pipeline as pipeInto, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Axios } from 'axios';
 import { createGuardedAgents } from './agents';
 import { FetchError, UnsafeUrlError } from './errors';
 import { assertFetchableUrl, type SafeFetchPolicy } from './policy';
+import { acceptHeader, ByteLimit, headerString, isAccepted } from './response-checks';
 
 export interface DownloadOptions extends SafeFetchPolicy {
   /** Largest body accepted, in bytes (after any content decoding). */
@@ -89,6 +90,48 @@ export async function downloadToFile(url: string, destPath: string, opts: Downlo
     }
     return { bytes: limit.bytes, contentType: res.contentType, finalUrl: res.finalUrl };
   });
+}
+
+/** What `downloadToStream` tells its consumer about the response. */
+export interface DownloadedResponse {
+  contentType: string | null;
+  finalUrl: string;
+}
+
+/**
+ * Hands the body, within the limits, to `consume` as it arrives (a storage write, say, with no
+ * file in between) and resolves what consume resolves. The body stream fails, so consume's read of
+ * it, when it grows past maxBytes, the time runs out or the connection drops before the end: a
+ * consumer that makes its write visible only once the body has ended never keeps a partial one.
+ * The time limit covers consume too. Download failures reject as FetchError/UnsafeUrlError;
+ * consume's own (a full disk, a storage refusing) as they are.
+ */
+export async function downloadToStream<T>(
+  url: string,
+  opts: DownloadOptions,
+  consume: (body: Readable, response: DownloadedResponse) => Promise<T>,
+): Promise<T> {
+  let consumerFailure: { err: unknown } | undefined;
+  try {
+    return await withinLimits(opts, async (signal, agents) => {
+      const res = await openChecked(url, opts, signal, agents);
+      // The callback form returns the limit: a failure anywhere in the chain destroys it with that
+      // error, which its reader sees; destroying it (a consumer that stopped) drops the connection.
+      const body = pipeInto(res.body, new ByteLimit(opts.maxBytes), () => {});
+      addAbortSignal(signal, body);
+      try {
+        return await consume(body, { contentType: res.contentType, finalUrl: res.finalUrl });
+      } catch (err) {
+        if (body.errored) throw body.errored; // the download's failure, whatever consume made of it
+        if (!signal.aborted) consumerFailure = { err };
+        throw err;
+      } finally {
+        if (!body.readableEnded) body.destroy();
+      }
+    });
+  } catch (err) {
+    throw consumerFailure ? consumerFailure.err : err;
+  }
 }
 
 /**
@@ -200,39 +243,6 @@ function resolveLocation(location: string, base: URL): string {
     return new URL(location, base).href;
   } catch {
     throw new UnsafeUrlError('invalid-url', 'Redirect to an invalid URL');
-  }
-}
-
-function acceptHeader(accept: string[] | undefined): string {
-  if (!accept || accept.length === 0) return '*/*';
-  return accept.map((a) => (a.endsWith('/') ? `${a}*` : a)).join(', ');
-}
-
-function isAccepted(contentType: string | null, accept: string[]): boolean {
-  if (contentType === null) return false;
-  const mediaType = contentType.split(';')[0].trim().toLowerCase();
-  return accept.some((prefix) => mediaType.startsWith(prefix.toLowerCase()));
-}
-
-function headerString(value: unknown): string | null {
-  if (Array.isArray(value)) return headerString(value[0]);
-  if (typeof value === 'number') return String(value);
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
-}
-
-/** Counts the bytes going through and fails as soon as there are more than allowed. */
-class ByteLimit extends Transform {
-  bytes = 0;
-
-  constructor(private readonly maxBytes: number) {
-    super();
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.bytes += chunk.length;
-    if (this.bytes > this.maxBytes)
-      callback(new FetchError('too-large', `Response is larger than ${this.maxBytes} bytes`));
-    else callback(null, chunk);
   }
 }
 

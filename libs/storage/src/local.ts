@@ -50,6 +50,8 @@ export class LocalStorage implements Storage {
   private readonly objectsDir: string;
   private readonly metaDir: string;
   private readonly tmpDir: string;
+  /** tmp/ was created by this instance (put skips the mkdir after the first write). */
+  private tmpReady = false;
 
   constructor(dir: string) {
     this.root = path.resolve(dir);
@@ -62,11 +64,11 @@ export class LocalStorage implements Storage {
     assertValidKey(key);
     assertContentType(contentType);
     const chunks = chunksOf(body); // before any await: see chunksOf
-    await mkdir(this.tmpDir, { recursive: true });
     const tmpFile = path.join(this.tmpDir, `${randomUUID()}.part`);
     const tmpMeta = `${tmpFile}.json`;
+    let moved = false;
     try {
-      const { handle, etag, stats } = await writeUnsynced(tmpFile, chunks, true);
+      const { handle, etag, stats } = await this.writeTemporary(tmpFile, chunks);
       const objectFile = this.objectPath(key);
       const metaFile = this.metaPath(key);
       const sidecar: Sidecar = { etag, contentType, size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
@@ -89,10 +91,33 @@ export class LocalStorage implements Storage {
       // (recomputed as well). put returns only once both are durable.
       await renameInto(tmpFile, objectFile);
       await renameInto(tmpMeta, metaFile);
+      moved = true;
       await Promise.all([syncDirectory(path.dirname(objectFile)), syncDirectory(path.dirname(metaFile))]);
       return { key, size: stats.size, etag, contentType, lastModified: new Date(stats.mtimeMs) };
     } finally {
-      await Promise.all([rm(tmpFile, { force: true }), rm(tmpMeta, { force: true })]);
+      // Both renamed: nothing is left in tmp/ to remove (one step less on every write).
+      if (!moved) await Promise.all([rm(tmpFile, { force: true }), rm(tmpMeta, { force: true })]);
+    }
+  }
+
+  /** writeUnsynced into tmp/, creating tmp/ the first time (or again if it was removed). */
+  private async writeTemporary(
+    tmpFile: string,
+    chunks: AsyncGenerator<Buffer, void, undefined>,
+  ): ReturnType<typeof writeUnsynced> {
+    if (!this.tmpReady) {
+      await mkdir(this.tmpDir, { recursive: true });
+      this.tmpReady = true;
+    }
+    try {
+      return await writeUnsynced(tmpFile, chunks, true);
+    } catch (err) {
+      // tmp/ gone (removed by hand): only the temporary file's own open, before any chunk was
+      // read, is tried again; a body's failure, whatever its code, is final.
+      const e = err as NodeJS.ErrnoException;
+      if (e.code !== 'ENOENT' || e.syscall !== 'open' || e.path !== tmpFile) throw err;
+      await mkdir(this.tmpDir, { recursive: true });
+      return writeUnsynced(tmpFile, chunks, true);
     }
   }
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createStorage, type Storage } from '../src';
@@ -45,6 +45,24 @@ describe('local storage on disk', () => {
     await expect(put).rejects.toThrow('source failed');
     expect(await readdir(path.join(dir, 'tmp'))).toEqual([]);
     await expect(storage.stat('a/failed.bin')).resolves.toBeNull();
+  });
+
+  it('writes again after its tmp/ directory was removed behind its back', async () => {
+    await storage.put('a/first.bin', Buffer.from('one'), 'application/octet-stream');
+    await rm(path.join(dir, 'tmp'), { recursive: true });
+    await storage.put('a/second.bin', Buffer.from('two'), 'application/octet-stream');
+    expect(await readFile(path.join(dir, 'objects', 'a', 'second.bin'), 'utf8')).toBe('two');
+  });
+
+  it('stores nothing when the body fails with a file error of its own (ENOENT), after tmp/ was removed', async () => {
+    await storage.put('a/first.bin', Buffer.from('one'), 'application/octet-stream');
+    await rm(path.join(dir, 'tmp'), { recursive: true });
+    const body = new PassThrough();
+    body.write('part of it');
+    setImmediate(() => body.destroy(Object.assign(new Error('source file vanished'), { code: 'ENOENT' })));
+    await expect(storage.put('a/broken.bin', body, 'application/octet-stream')).rejects.toThrow(/vanished/);
+    expect(await storage.stat('a/broken.bin')).toBeNull();
+    expect(await readdir(path.join(dir, 'tmp'))).toEqual([]);
   });
 
   it('a reader that already has a stream keeps reading the old content while the key is overwritten', async () => {

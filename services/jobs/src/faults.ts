@@ -27,7 +27,7 @@ export function withFaultPoints(
       die('after-charge');
       return provider.submit(job);
     },
-    status: (requestId, job) => provider.status(requestId, job),
+    status: (requestId, job, hint) => provider.status(requestId, job, hint),
     cancel: (requestId, job) => provider.cancel(requestId, job),
   };
   if (provider.release) faulty.release = (requestId) => provider.release!(requestId);

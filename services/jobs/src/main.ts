@@ -1,6 +1,6 @@
 import { parseFalEndpoints } from '@mf/catalog';
 import { periodic, runMain } from '@mf/runtime';
-import { assertFetchableUrl, downloadToFile, keepAliveDownloadAgents } from '@mf/safe-fetch';
+import { assertFetchableUrl, downloadToFile, downloadToStream, keepAliveDownloadAgents } from '@mf/safe-fetch';
 import { createStorage, storageConfigFromEnv } from '@mf/storage';
 import { migrations } from '../migrations';
 import { DEV_CALLBACK_SECRET, loadJobsConfig } from './config';
@@ -83,17 +83,20 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
       assertReferenceUrl: async (url) => {
         await assertFetchableUrl(url, policy);
       },
-      downloadResult: async (url, dest) => {
-        // Results come from the configured upstream provider, not from users: private addresses
-        // are allowed only when configured (a test's fake provider), like references.
-        await downloadToFile(url, dest, {
-          ...policy,
-          maxBytes: config.RESULT_MAX_BYTES,
-          timeoutMs: 5 * 60_000,
-          maxRedirects: 3,
-          agents: resultAgents,
-        });
-      },
+      // Results come from the configured upstream provider, not from users: private addresses
+      // are allowed only when configured (a test's fake provider), like references.
+      downloadResult: (url, write) =>
+        downloadToStream(
+          url,
+          {
+            ...policy,
+            maxBytes: config.RESULT_MAX_BYTES,
+            timeoutMs: 5 * 60_000,
+            maxRedirects: 3,
+            agents: resultAgents,
+          },
+          (body) => write(body),
+        ),
       kickRelay: () => relay.kick(),
     };
 
@@ -116,7 +119,7 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
       },
       logger,
     );
-    await serveJobsRpc(bus, ctx, (jobId) => callbackPolls.pollNow(jobId));
+    await serveJobsRpc(bus, ctx, callbackPolls);
     return [
       { name: 'poller', run: () => poller.stop() },
       { name: 'callback polls', run: () => callbackPolls.drain() },

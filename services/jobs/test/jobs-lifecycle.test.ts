@@ -406,6 +406,38 @@ describe('jobs lifecycle against the real database and broker', () => {
     expect(await providerCallback(h.ctx, { job_id, token }, poll)).toEqual({ accepted: false });
   });
 
+  it('claims a job in one statement on a callback for its current attempt of a provider that signs nothing, and looks closer at any other', async () => {
+    const u = newUser(50);
+    const { job_id } = await submitJob(h.ctx, image(u, 'fast callback'));
+    await parkJobsOf(u);
+    const polls = new CallbackPolls(h.ctx, () => undefined);
+    const closer: string[] = [];
+    const poll = (id: string) => {
+      closer.push(id);
+      return polls.pollNow(id);
+    };
+    const fast = (id: string, n: number, providers: string[]) => polls.pollIfCurrent(id, n, providers);
+    const token = callbackToken(h.ctx.settings.callbackSecret, job_id);
+    h.provider.statusCalls.clear();
+
+    // Not its attempt, or not its provider: nothing claimed, nothing polled.
+    expect(await polls.pollIfCurrent(job_id, 2, ['local'])).toBe(false);
+    expect(await polls.pollIfCurrent(job_id, 1, ['a-provider-that-signs'])).toBe(false);
+    expect(await providerCallback(h.ctx, { job_id, token, attempt: 2 }, poll, fast)).toEqual({ accepted: false });
+    expect(h.provider.statusCalls.get(`req-${job_id}`)).toBeUndefined();
+    expect((await findJob(h.db, job_id))!.next_poll_at!.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
+
+    const file = producedFile(h.mediaDir, 'fast-callback.png');
+    h.provider.next = () => ({ state: 'completed', outputs: [{ kind: 'file', path: file, contentType: 'image/png' }] });
+    expect(await providerCallback(h.ctx, { job_id, token, attempt: 1 }, poll, fast)).toEqual({ accepted: true });
+    await polls.drain();
+    expect(closer).toEqual([]);
+    expect(h.provider.statusCalls.get(`req-${job_id}`)).toBe(1);
+    expect(await getJob(h.ctx, { user_id: u, job_id })).toMatchObject({ status: 'completed' });
+    // Completed: neither way finds anything to poll.
+    expect(await providerCallback(h.ctx, { job_id, token, attempt: 1 }, poll, fast)).toEqual({ accepted: false });
+  });
+
   it('only makes a job due again when a callback names a job a poll round of this process is advancing', async () => {
     const u = newUser(50);
     const { job_id } = await submitJob(h.ctx, image(u, 'callback in a round'));

@@ -136,7 +136,10 @@ describe('listing jobs', () => {
         deadline_at: new Date(),
       })),
     );
-    await serveJobsRpc(h.bus, h.ctx, () => Promise.resolve(false));
+    await serveJobsRpc(h.bus, h.ctx, {
+      pollNow: () => Promise.resolve(false),
+      pollIfCurrent: () => Promise.resolve(false),
+    });
     const reply = await h.bus.rpc(jobsRpc, 'list', { user_id: u });
     expect(reply.jobs).toHaveLength(50);
     expect(reply.jobs[0]).toMatchObject({ status: 'failed', error: 'no', api_key_id: 1 });

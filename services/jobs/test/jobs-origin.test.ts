@@ -34,7 +34,10 @@ describe('job input, origin and refund wording', () => {
 
   beforeAll(async () => {
     h = await startHarness();
-    await serveJobsRpc(h.bus, h.ctx, () => Promise.resolve(false));
+    await serveJobsRpc(h.bus, h.ctx, {
+      pollNow: () => Promise.resolve(false),
+      pollIfCurrent: () => Promise.resolve(false),
+    });
   });
   afterAll(async () => {
     await h?.close();

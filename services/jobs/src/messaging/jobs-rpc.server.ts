@@ -1,5 +1,6 @@
 import type { Bus } from '@mf/bus';
 import { jobsRpc } from '@mf/contracts';
+import type { CallbackPolls } from '../usecases/callback-poll.usecase';
 import type { JobsContext } from '../usecases/context';
 import { cancelJob } from '../usecases/cancel-job.usecase';
 import { listEvents } from '../usecases/event-log.usecase';
@@ -14,7 +15,11 @@ import {
 import { submitJob } from '../usecases/submit-job.usecase';
 
 /** Binds the jobs RPC methods to their use cases. */
-export function serveJobsRpc(bus: Bus, ctx: JobsContext, pollNow: (jobId: string) => Promise<boolean>): Promise<void> {
+export function serveJobsRpc(
+  bus: Bus,
+  ctx: JobsContext,
+  polls: Pick<CallbackPolls, 'pollNow' | 'pollIfCurrent'>,
+): Promise<void> {
   return bus.serveRpc(jobsRpc, {
     submit: (req) => submitJob(ctx, req),
     get: (req) => getJob(ctx, req),
@@ -22,7 +27,13 @@ export function serveJobsRpc(bus: Bus, ctx: JobsContext, pollNow: (jobId: string
     cancel: (req) => cancelJob(ctx, req),
     getResult: (req) => getJobResult(ctx, req),
     list: (req) => listJobs(ctx, req),
-    providerCallback: (req) => providerCallback(ctx, req, pollNow),
+    providerCallback: (req) =>
+      providerCallback(
+        ctx,
+        req,
+        (jobId) => polls.pollNow(jobId),
+        (jobId, attempt, providers) => polls.pollIfCurrent(jobId, attempt, providers),
+      ),
     attempts: (req) => getJobAttempts(ctx, req),
     events: (req) => listEvents(ctx, req),
   });

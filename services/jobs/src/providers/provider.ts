@@ -65,6 +65,11 @@ export class UnsupportedParameterError extends ProviderSubmitError {
   }
 }
 
+/** What the caller knows about a request before asking its status: a hint, never trusted as the answer. */
+export interface StatusHint {
+  calledBack?: boolean;
+}
+
 /** A provider callback as the gateway received it: the raw body and the signature headers. */
 export interface CallbackDelivery {
   headers: Record<string, string>;
@@ -90,7 +95,8 @@ export interface Provider {
   readonly name: string;
   readonly type: ProviderType;
   submit(job: ProviderJob): Promise<{ requestId: string }>;
-  status(requestId: string, job: ProviderJob): Promise<ProviderStatus>;
+  /** `hint.calledBack`: the upstream has just called back about the request (so it has likely ended). */
+  status(requestId: string, job: ProviderJob, hint?: StatusHint): Promise<ProviderStatus>;
   cancel(requestId: string, job: ProviderJob): Promise<void>;
   /** Frees what the provider keeps for a request once its outputs are stored (temp files). */
   release?(requestId: string): Promise<void>;

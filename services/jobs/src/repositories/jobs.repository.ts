@@ -207,15 +207,21 @@ export async function claimDueJobs(db: Knex, limit: number, leaseMs: number): Pr
 /**
  * Claims one processing job now whatever its next_poll_at (a provider called back), with the same
  * lease as claimDueJobs: another poller leaves it alone while it is handled here, and takes it
- * when the lease ends if this process dies on it. Undefined when the job is not processing.
+ * when the lease ends if this process dies on it. Undefined when the job is not processing, or,
+ * given `on`, not on that attempt with one of those providers.
  */
-export async function claimJob(db: Knex, id: string, leaseMs: number): Promise<JobRow | undefined> {
+export async function claimJob(
+  db: Knex,
+  id: string,
+  leaseMs: number,
+  on?: { attempt: number; providers: string[] },
+): Promise<JobRow | undefined> {
   const [row] = await rawRowsOf<JobRow>(
     db.raw(
       `UPDATE jobs SET next_poll_at = LEAST(now() + (? * interval '1 millisecond'), GREATEST(deadline_at, now() + interval '5 seconds'))
-      WHERE id = ? AND status = 'processing'
+      WHERE id = ? AND status = 'processing' ${on ? 'AND attempt = ? AND provider = ANY(?)' : ''}
       RETURNING *`,
-      [leaseMs, id],
+      on ? [leaseMs, id, on.attempt, on.providers] : [leaseMs, id],
     ),
   );
   return row;

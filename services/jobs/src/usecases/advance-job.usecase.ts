@@ -4,7 +4,7 @@ import path from 'node:path';
 import { currentAttempt, outputKey, type JobRow } from '../domain/job';
 import { findAttempt, OPEN_STATES } from '../repositories/attempts.repository';
 import { claimDueJobs, schedulePoll, transition } from '../repositories/jobs.repository';
-import type { ProviderOutput, ProviderStatus } from '../providers/provider';
+import type { ProviderOutput, ProviderStatus, StatusHint } from '../providers/provider';
 import {
   currentProviderJob,
   finishAttempt,
@@ -44,9 +44,9 @@ export async function advanceDueJobs(ctx: JobsContext, batch: number, inFlight?:
 /**
  * Moves one processing job on: asks its current attempt's provider, then completes the job, or
  * tries the next route when the attempt failed or ran out of time, or fails (refunds) the job when
- * no route is left or the job's own deadline passed.
+ * no route is left or the job's own deadline passed. `hint` goes to the provider's status call.
  */
-export async function advanceJob(ctx: JobsContext, job: JobRow): Promise<void> {
+export async function advanceJob(ctx: JobsContext, job: JobRow, hint?: StatusHint): Promise<void> {
   if (Date.now() >= job.deadline_at.getTime()) {
     // The ended row names the attempt that was current when the job ended.
     const failed = await failJob(ctx, job, TIMED_OUT);
@@ -75,7 +75,7 @@ export async function advanceJob(ctx: JobsContext, job: JobRow): Promise<void> {
 
   let status: ProviderStatus;
   try {
-    status = await provider.status(job.provider_request_id, currentProviderJob(ctx, job));
+    status = await provider.status(job.provider_request_id, currentProviderJob(ctx, job), hint);
   } catch (err) {
     // Transient (network, 5xx): try again later; the attempt's and the job's deadlines bound how long.
     ctx.routing.metrics.failures.inc({ provider: job.provider, stage: 'status' });
@@ -162,28 +162,40 @@ async function resumeLaunch(ctx: JobsContext, job: JobRow): Promise<void> {
   if (launch.kind === 'exhausted') await failJob(ctx, job, NO_PROVIDER_TOOK_IT);
 }
 
-/** Copies every output into our storage, so every URL we hand out is ours and permanent. */
+/**
+ * Copies every output into our storage, so every URL we hand out is ours and permanent. A URL's
+ * body goes straight into the storage's write, which makes the object visible only once the whole
+ * body is in (and durable): a download that fails midway leaves nothing, and the job is retried.
+ */
 async function storeOutputs(ctx: JobsContext, job: JobRow, outputs: ProviderOutput[]): Promise<string[]> {
   const keys: string[] = [];
   for (const [i, out] of outputs.entries()) {
     const key = outputKey(job.id, job.type, i, currentAttempt(job));
     const contentType = job.type === 'video' ? 'video/mp4' : 'image/png';
-    if (out.kind === 'file') {
-      await ctx.storage.putFile(key, out.path, contentType);
-    } else {
-      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mf-result-'));
-      try {
-        const file = path.join(dir, 'output');
-        if (out.kind === 'url') await ctx.downloadResult(out.url, file);
-        else await out.download(file);
-        await ctx.storage.putFile(key, file, out.contentType ?? contentType);
-      } finally {
-        await fs.rm(dir, { recursive: true, force: true });
-      }
-    }
+    if (out.kind === 'file') await ctx.storage.putFile(key, out.path, contentType);
+    else if (out.kind === 'url')
+      await ctx.downloadResult(out.url, (body) => ctx.storage.put(key, body, out.contentType ?? contentType));
+    else await storeAdapterDownload(ctx, key, out, out.contentType ?? contentType);
     keys.push(key);
   }
   return keys;
+}
+
+/** An adapter that fetches its output itself writes it to a file of ours first. */
+async function storeAdapterDownload(
+  ctx: JobsContext,
+  key: string,
+  out: Extract<ProviderOutput, { kind: 'download' }>,
+  contentType: string,
+): Promise<void> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mf-result-'));
+  try {
+    const file = path.join(dir, 'output');
+    await out.download(file);
+    await ctx.storage.putFile(key, file, contentType);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 }
 
 function backoff(ctx: JobsContext, failures: number): number {

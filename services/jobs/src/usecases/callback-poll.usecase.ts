@@ -27,15 +27,29 @@ export class CallbackPolls {
       if (due) this.wakePoller();
       return due;
     }
+    return this.claimAndAdvance(jobId);
+  }
+
+  /**
+   * Starts polling the job now if it is processing on `attempt` with one of `providers`, checked
+   * by the claim itself (one statement); false otherwise, and when this process is advancing it
+   * already: the caller then looks closer (and may call pollNow).
+   */
+  async pollIfCurrent(jobId: string, attempt: number, providers: string[]): Promise<boolean> {
+    if (this.inFlight.has(jobId) || providers.length === 0) return false;
+    return this.claimAndAdvance(jobId, { attempt, providers });
+  }
+
+  private async claimAndAdvance(jobId: string, on?: { attempt: number; providers: string[] }): Promise<boolean> {
     this.inFlight.add(jobId);
     let job;
     try {
-      job = await claimJob(this.ctx.db, jobId, LEASE_MS);
+      job = await claimJob(this.ctx.db, jobId, LEASE_MS, on);
     } finally {
       if (!job) this.inFlight.delete(jobId);
     }
     if (!job) return false;
-    const run = advanceJob(this.ctx, job)
+    const run = advanceJob(this.ctx, job, { calledBack: true })
       .catch((err: unknown) => this.ctx.logger.error({ err, jobId }, 'advancing a job failed'))
       .finally(() => {
         this.inFlight.delete(jobId);

@@ -27,8 +27,11 @@ export interface JobsContext {
   };
   /** Checks a user-supplied reference URL before we charge for it (throws when unsafe). */
   assertReferenceUrl: (url: string) => Promise<void>;
-  /** Copies a provider's output URL into a local file (size and time limited). */
-  downloadResult: (url: string, destPath: string) => Promise<void>;
+  /**
+   * Downloads a provider's output URL (size and time limited), handing the body to `write` as it
+   * arrives; the body fails (so the write) when the download does.
+   */
+  downloadResult: <T>(url: string, write: (body: NodeJS.ReadableStream) => Promise<T>) => Promise<T>;
   /** Wakes the outbox relay after a commit that wrote an event. */
   kickRelay: () => void;
 }

@@ -105,14 +105,24 @@ export async function getJobAttempts(ctx: JobsContext, ref: JobRef): Promise<Job
  * An upstream provider says a job changed: poll it now (`poll` claims and advances it at once, see
  * CallbackPolls). The token proves the URL is ours; the body is trusted only where the provider
  * signs it and a signing secret is configured (Replicate), and then only to log a late result of
- * an attempt already given up, which is discarded.
+ * an attempt already given up, which is discarded. `pollIfCurrent` (CallbackPolls'), when given,
+ * first tries the usual case in one statement: the named attempt is the job's current one, and its
+ * provider signs no callbacks (nothing to verify); otherwise the job is read and looked at closer.
  */
 export async function providerCallback(
   ctx: JobsContext,
   req: ProviderCallbackRequest,
   poll: (jobId: string) => Promise<boolean>,
+  pollIfCurrent?: (jobId: string, attempt: number, providers: string[]) => Promise<boolean>,
 ): Promise<{ accepted: boolean }> {
   if (!verifyCallbackToken(ctx.settings.callbackSecret, req.job_id, req.token)) return { accepted: false };
+  if (req.attempt && pollIfCurrent) {
+    const unsigned = ctx.routing
+      .all()
+      .filter((p) => !p.verifyCallback)
+      .map((p) => p.name);
+    if (await pollIfCurrent(req.job_id, req.attempt, unsigned)) return { accepted: true };
+  }
   const job = await findJob(ctx.db, req.job_id);
   if (!job) return { accepted: false };
   const n = req.attempt ?? currentAttempt(job);

@@ -109,9 +109,7 @@ export async function startHarness(): Promise<Harness> {
       submitStaleAfterMs: 5_000,
     },
     assertReferenceUrl: async () => undefined,
-    downloadResult: async () => {
-      throw new Error('not used');
-    },
+    downloadResult: () => Promise.reject(new Error('not used')),
     kickRelay: () => undefined,
   };
   return {
