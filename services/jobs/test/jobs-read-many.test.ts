@@ -64,7 +64,10 @@ describe('reading several jobs at once', () => {
 
   it('answers over RPC as jobs.get-many', async () => {
     const job = await submitJob(h.ctx, image(owner, 'over rpc'));
-    await serveJobsRpc(h.bus, h.ctx, () => Promise.resolve(false));
+    await serveJobsRpc(h.bus, h.ctx, {
+      pollNow: () => Promise.resolve(false),
+      pollIfCurrent: () => Promise.resolve(false),
+    });
     const reply = await h.bus.rpc(jobsRpc, 'getMany', {
       refs: [
         { user_id: owner, job_id: job.job_id },
