@@ -1,3 +1,5 @@
+import { escapeLiteral } from '@mf/db';
+
 /**
  * SQL literals for the batch's simple-protocol queries (batch.repository.ts): a simple query may
  * carry several statements (BEGIN with the lock, the write with COMMIT: one round trip each) but
@@ -7,12 +9,11 @@
 
 export type SqlScalar = number | string | boolean | null;
 
-/** A string as a quoted literal: quotes doubled, and E'' with backslashes doubled when it has any. */
+/** A string as a quoted literal (node-postgres's escapeLiteral: quotes doubled, E'' when it has a backslash). */
 export function stringLiteral(value: string): string {
   // A NUL would end the query text on the wire; Postgres text cannot hold one anyway.
   if (value.includes('\u0000')) throw new Error('a string value contains a NUL character');
-  const quoted = `'${value.replace(/'/g, "''")}'`;
-  return value.includes('\\') ? `E${quoted.replace(/\\/g, '\\\\')}` : quoted;
+  return escapeLiteral(value);
 }
 
 export function scalarLiteral(value: SqlScalar): string {
