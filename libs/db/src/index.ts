@@ -8,6 +8,9 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 export type { Knex };
 export { rawRowsOf, rowOf, rowsOf } from './rows';
 
+/** node-postgres's quoting of a string as a SQL literal, for the few queries that cannot take parameters. */
+export const escapeLiteral: (value: string) => string = pg.escapeLiteral;
+
 export interface Migration {
   /** Stable, sortable name (e.g. 0001_create_users). Never rename one that has run. */
   name: string;

@@ -1,8 +1,51 @@
 import type { Knex } from '@mf/db';
 import type { LedgerRow, NewEntry } from '../domain/batch';
 import type { KeyCharge, KeyState } from '../domain/key-limits';
+import { inlineArrays } from './sql-literal';
 
-/** The SQL of a group-committed batch; both statements run inside the caller's transaction. */
+/**
+ * The SQL of a group-committed batch: two round trips on one connection of the pool, each a
+ * simple-protocol query of two statements (BEGIN + lock_batch, then the write + COMMIT), instead
+ * of four (BEGIN, lock_batch, write, COMMIT). On one hot user every batch waits for the previous
+ * one's COMMIT on the balance row, so the round trips while the row is locked are the cost.
+ * Values are inlined as literals (sql-literal.ts): a simple query takes no parameters.
+ */
+
+/** The part of a pg client a batch uses: simple-protocol queries (several statements, no parameters). */
+export interface BatchConnection {
+  query(sql: string): Promise<unknown>;
+}
+
+/** knex's connection pool, as its client (typed `any` by knex) exposes it. */
+interface KnexPool {
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(connection: unknown): Promise<unknown>;
+}
+
+/**
+ * Runs `fn` on a connection of knex's pool (its search_path set). If `fn` fails, whatever it left
+ * open is rolled back before the connection goes back; a connection that died on the way is
+ * marked by knex (its error or end event) and dropped by the pool instead of being reused.
+ */
+export async function withBatchConnection<T>(db: Knex, fn: (conn: BatchConnection) => Promise<T>): Promise<T> {
+  const pool = db.client as KnexPool;
+  const conn = (await pool.acquireConnection()) as BatchConnection;
+  try {
+    return await fn(conn);
+  } catch (err) {
+    // Outside a transaction (already committed or rolled back) ROLLBACK only warns.
+    await conn.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    await pool.releaseConnection(conn);
+  }
+}
+
+/** The result of the last statement of a simple query (pg answers an array for several). */
+function lastRows<T>(result: unknown): T[] {
+  const results = (Array.isArray(result) ? result : [result]) as { rows: T[] }[];
+  return results[results.length - 1].rows;
+}
 
 export interface LockedState {
   balances: Map<number, number>;
@@ -22,19 +65,22 @@ interface RawState {
 }
 
 /**
- * Locks the batch's references, users and keys and reads their state (migration 0003's lock_batch,
- * one round trip).
+ * Opens the batch's transaction, locks its references, users and keys and reads their state
+ * (migration 0003's lock_batch): one round trip.
  */
-export async function lockAndRead(
-  trx: Knex.Transaction,
+export async function beginAndLock(
+  conn: BatchConnection,
   references: string[],
   users: number[],
   keys: { api_key_id: number; user_id: number }[] = [],
 ): Promise<LockedState> {
-  const { rows } = await trx.raw<{ rows: { state: RawState }[] }>(
-    'SELECT lock_batch(?::text[], ?::bigint[], ?::bigint[], ?::bigint[]) AS state',
-    [references, users, keys.map((k) => k.api_key_id), keys.map((k) => k.user_id)],
-  );
+  const sql = inlineArrays('BEGIN; SELECT lock_batch(?::text[], ?::bigint[], ?::bigint[], ?::bigint[]) AS state', [
+    references,
+    users,
+    keys.map((k) => k.api_key_id),
+    keys.map((k) => k.user_id),
+  ]);
+  const rows = lastRows<{ state: RawState }>(await conn.query(sql));
   const { balances, ledger, keys: keyRows, key_charges, period } = rows[0].state;
   const num = (v: number | string | null) => (v === null ? null : Number(v));
   return {
@@ -60,20 +106,24 @@ export interface KeyChanges {
 }
 
 /**
- * Writes a planned batch in one statement: the final balances and key counters (rows locked by
- * lockAndRead, so the values are exact), the new ledger rows, the new key charges (in their final
- * state) and the end of older ones. ON CONFLICT is a safety net only: the reference locks and the
- * plan already leave out every repeat.
+ * Writes a planned batch in one statement and commits, in one round trip: the final balances and
+ * key counters (rows locked by beginAndLock, so the values are exact), the new ledger rows, the
+ * new key charges (in their final state) and the end of older ones. ON CONFLICT is a safety net
+ * only: the reference locks and the plan already leave out every repeat. If the write fails, the
+ * rest of the query (the COMMIT) is skipped: the caller rolls back.
  */
-export async function writeBatch(
-  trx: Knex.Transaction,
+export async function writeAndCommit(
+  conn: BatchConnection,
   balances: Map<number, number>,
   entries: NewEntry[],
   keys: KeyChanges = { keys: [], newCharges: [], ended: [] },
 ): Promise<void> {
-  if (entries.length === 0 && keys.keys.length === 0) return;
+  if (entries.length === 0 && keys.keys.length === 0) {
+    await conn.query('COMMIT');
+    return;
+  }
   const users = [...balances.keys()];
-  await trx.raw(
+  const write = inlineArrays(
     `WITH changed AS (
        UPDATE balances AS b SET credits = v.credits, updated_at = now()
        FROM unnest(?::bigint[], ?::bigint[]) AS v(user_id, credits)
@@ -110,8 +160,8 @@ export async function writeBatch(
       entries.map((e) => e.reference),
       entries.map((e) => e.amount),
       entries.map((e) => e.balance_after),
-      // null stays NULL in the text[] (knex's binding types know no nullable arrays).
-      entries.map((e) => e.description) as string[],
+      entries.map((e) => e.description),
     ],
   );
+  await conn.query(`${write}; COMMIT`);
 }

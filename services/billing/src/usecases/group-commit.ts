@@ -2,7 +2,7 @@ import type { Knex } from '@mf/db';
 import type { Logger } from '@mf/logger';
 import { batchKeys, planBatch, type BatchOp, type BatchOutcome } from '../domain/batch';
 import { KeyCounters } from '../domain/key-limits';
-import { lockAndRead, writeBatch } from '../repositories/batch.repository';
+import { beginAndLock, withBatchConnection, writeAndCommit } from '../repositories/batch.repository';
 
 interface Waiting {
   op: BatchOp;
@@ -30,7 +30,8 @@ const SUPERSEDED = new Error('an earlier batch did not commit');
 /**
  * Group commit for charges, refunds and job ends (key limits, domain/key-limits.ts): operations that
  * arrive while batches are being committed wait and then go together, in arrival order, in one
- * transaction of two statements (lock_batch, then one write). Alone, an operation is committed at
+ * transaction of two statements (lock_batch, then one write), sent in two round trips (BEGIN goes
+ * with lock_batch, COMMIT with the write: batch.repository.ts). Alone, an operation is committed at
  * once, so a single caller waits for nothing.
  *
  * Pipelined: the next batch starts (BEGIN, lock_batch) as soon as the previous one's lock_batch
@@ -38,8 +39,8 @@ const SUPERSEDED = new Error('an earlier batch did not commit');
  * take (lock_batch takes them all, in one global order: references by hash, users by id, keys by
  * id), so its write and COMMIT wait on nothing of the next one, and the next one queues behind its
  * row locks in Postgres: a hot user's charges are applied in arrival order, each batch reading the
- * balance its predecessor committed. Batches also COMMIT in order: each waits, before COMMIT, for
- * the previous one's; if that one did not commit, it rolls back and its operations are queued again
+ * balance its predecessor committed. Batches also COMMIT in order: each waits, before its write and
+ * COMMIT, for the previous one's; if that one did not commit, it rolls back and its operations are queued again
  * (behind the failed batch's, which are retried one by one), so a failure never reorders anything.
  *
  * Every caller is answered only after its batch has committed: a crash before that leaves the
@@ -159,12 +160,13 @@ export class GroupCommitter {
 
   private apply(ops: BatchOp[], previous: Promise<boolean>, locked: () => void): Promise<BatchOutcome[]> {
     const { users, references, keys } = batchKeys(ops);
-    return this.db.transaction(async (trx) => {
-      const state = await lockAndRead(trx, references, users, keys).finally(locked);
+    return withBatchConnection(this.db, async (conn) => {
+      const state = await beginAndLock(conn, references, users, keys).finally(locked);
       const counters = new KeyCounters(state.keys, state.keyCharges, state.period);
       const plan = planBatch(ops, state.balances, state.ledger, counters);
-      await writeBatch(trx, plan.balances, plan.entries, counters.changes());
+      // The write goes with the COMMIT (one round trip), so it waits for the previous batch's commit.
       if (!(await previous)) throw SUPERSEDED;
+      await writeAndCommit(conn, plan.balances, plan.entries, counters.changes());
       return plan.outcomes;
     });
   }
