@@ -45,8 +45,8 @@ export interface VideoTrack {
  * Brings every video-track clip's picture to the output spec, reusing cached pictures: only clips
  * whose key is new are made, the most expensive first (so the last to finish is a short one), at
  * most the slot count of this export at once, each ffmpeg on one thread (the cheapest way per
- * frame when the cores are all busy anyway); a lone re-rendered clip gets ffmpeg's own thread
- * count, so it uses every core. A clip that appears twice is made once (the repeat counts as a hit).
+ * frame when the cores are all busy anyway); a lone re-rendered clip (or each clip, with one slot)
+ * gets ffmpeg's own thread count, so it uses every core. A clip that appears twice is made once (the repeat counts as a hit).
  */
 export async function renderVideoTrack(
   segments: VideoSegment[],
@@ -79,9 +79,9 @@ export async function renderVideoTrack(
       const make = async () => {
         const input = await opts.sources.localFile(segment.source.key, taskSignal);
         await opts.slots.use(taskSignal, async () => {
-          // A lone picture (one clip changed) takes every core; else each runs on one thread, the
-          // cheapest per frame, and the sound steps fill a core that the last pictures leave free.
-          const threads: Threads = missing.length === 1 ? 'auto' : 1;
+          // A lone picture (one clip changed), or pictures made one at a time, take every core;
+          // else each runs on one thread, the cheapest per frame while the others keep the cores busy.
+          const threads: Threads = missing.length === 1 || opts.slots.size === 1 ? 'auto' : 1;
           const copy =
             isCopyCandidate(segment, opts.spec) &&
             (await copyIfSameFormat(segment, input, opts.spec, file, opts, taskSignal).catch((err: unknown) => {
