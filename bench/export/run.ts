@@ -76,6 +76,9 @@ async function main(): Promise<void> {
           EXPORT_WORK_DIR: path.join(root, 'work'),
           EXPORT_RATE_LIMIT: '1000',
           EXPORT_FPS: String(FPS),
+          // The binaries the single command runs, so both sides run the same ffmpeg.
+          FFMPEG_PATH: ffmpegPath,
+          FFPROBE_PATH: ffprobePath,
         }),
         { db, storage, logger: silentLogger() },
       );

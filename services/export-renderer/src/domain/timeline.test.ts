@@ -1,7 +1,7 @@
 import type { TimelineClip } from '@mf/contracts';
 import type { AppError } from '@mf/errors';
 import type { ProbeResult } from '@mf/media';
-import { planTimeline, SAMPLE_RATE, type Source } from './timeline';
+import { planTimeline, planVideoSegments, SAMPLE_RATE, type Source } from './timeline';
 
 const FPS = 30;
 const video = (durationSec: number, audio = true): ProbeResult => ({
@@ -129,5 +129,17 @@ describe('planTimeline', () => {
       error: 'corrupt_source',
       message: expect.stringContaining('voice clip at position 3'),
     });
+  });
+});
+
+describe('planVideoSegments', () => {
+  it("lays out the video track as planTimeline does from the video clips' sources alone", () => {
+    const probes: Record<string, ProbeResult> = { a: video(2), b: video(1.5, false), v1: sound(1), m: sound(4) };
+    const clips = [clip('video', 1, 'b'), clip('voice', 0, 'v1'), clip('video', 0, 'a'), clip('music', 0, 'm')];
+    const sourceOf = (c: TimelineClip): Source => {
+      if (c.track !== 'video') throw new Error(`${c.storage_key} is not a video source`);
+      return { key: c.storage_key, etag: '"e"', probe: probes[c.storage_key] };
+    };
+    expect(planVideoSegments(clips, sourceOf, FPS)).toEqual(plan(clips, probes).segments);
   });
 });

@@ -76,24 +76,9 @@ export function planTimeline(
 ): TimelinePlan {
   if (!Number.isInteger(SAMPLE_RATE / fps)) throw new RangeError(`fps ${fps} does not divide ${SAMPLE_RATE}`);
   const samplesPerFrame = SAMPLE_RATE / fps;
-  const videoClips = videoClipsOf(clips);
-  if (videoClips.length === 0) throw exportError('no_video_clips');
-
-  const segments: VideoSegment[] = [];
-  let startFrame = 0;
-  for (const clip of videoClips) {
-    const source = sourceOf(clip);
-    if (!source.probe.video)
-      throw exportError('corrupt_source', `${clipLabel(clip)} has no picture. Replace or remove it and export again.`);
-    const still = clip.kind === 'image' || !(source.probe.durationSec > 0);
-    const seconds = still
-      ? (clip.duration_sec ?? DEFAULT_STILL_SEC)
-      : Math.min(clip.duration_sec ?? source.probe.durationSec, source.probe.durationSec);
-    const frames = Math.max(1, Math.round(seconds * fps));
-    segments.push({ clip, source, still, frames, startFrame, hasAudio: !still && source.probe.audio !== undefined });
-    startFrame += frames;
-  }
-  const totalFrames = startFrame;
+  const segments = planVideoSegments(clips, sourceOf, fps);
+  const last = segments[segments.length - 1];
+  const totalFrames = last.startFrame + last.frames;
   const totalSamples = totalFrames * samplesPerFrame;
 
   const audioClips = clips.filter((c): c is TimelineClip & { track: OverlayTrack } => c.track !== 'video');
@@ -116,6 +101,34 @@ export function planTimeline(
     });
   }
   return { fps, segments, overlays, totalFrames, totalSamples, audioClipCount: audioClips.length };
+}
+
+/**
+ * The video track alone, as `planTimeline` lays it out: it needs the video clips' sources only,
+ * so their pictures can be made while the sound-only sources are still being probed.
+ */
+export function planVideoSegments(
+  clips: TimelineClip[],
+  sourceOf: (clip: TimelineClip) => Source,
+  fps: number,
+): VideoSegment[] {
+  const videoClips = videoClipsOf(clips);
+  if (videoClips.length === 0) throw exportError('no_video_clips');
+  const segments: VideoSegment[] = [];
+  let startFrame = 0;
+  for (const clip of videoClips) {
+    const source = sourceOf(clip);
+    if (!source.probe.video)
+      throw exportError('corrupt_source', `${clipLabel(clip)} has no picture. Replace or remove it and export again.`);
+    const still = clip.kind === 'image' || !(source.probe.durationSec > 0);
+    const seconds = still
+      ? (clip.duration_sec ?? DEFAULT_STILL_SEC)
+      : Math.min(clip.duration_sec ?? source.probe.durationSec, source.probe.durationSec);
+    const frames = Math.max(1, Math.round(seconds * fps));
+    segments.push({ clip, source, still, frames, startFrame, hasAudio: !still && source.probe.audio !== undefined });
+    startFrame += frames;
+  }
+  return segments;
 }
 
 /** First frame of the video clip with this idx, else of the nearest one before it, else 0. */

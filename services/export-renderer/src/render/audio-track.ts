@@ -41,7 +41,7 @@ export async function renderAudioTrack(
       ...plan.segments.flatMap((s, i) => (s.hasAudio ? [i] : [])),
       ...(plan.overlays.length > 0 ? (['bus'] as const) : []),
     ];
-    await settleAll(parts, opts.slots.size, signal, async (part, _n, partSignal) => {
+    await settleAll(parts, opts.soundSlots.size, signal, async (part, _n, partSignal) => {
       if (part === 'bus') bus = await overlayBus(plan, opts, held, partSignal);
       else sounds[part] = await clipSound(plan, part, opts, held, partSignal);
     });
@@ -52,7 +52,7 @@ export async function renderAudioTrack(
       '.m4a',
       file,
       () =>
-        opts.slots.use(signal, () =>
+        opts.soundSlots.use(signal, () =>
           runFfmpeg(soundtrackArgs(plan, sounds, bus, file), {
             ffmpegPath: opts.ffmpegPath,
             timeoutMs: opts.stepTimeoutMs,
@@ -87,7 +87,7 @@ async function clipSound(
     file,
     async () => {
       const input = await opts.sources.localFile(segment.source.key, signal);
-      await opts.slots.use(signal, () =>
+      await opts.soundSlots.use(signal, () =>
         runFfmpeg(soundArgs(segment, input, plan.fps, file), {
           ffmpegPath: opts.ffmpegPath,
           timeoutMs: opts.stepTimeoutMs,
@@ -118,19 +118,11 @@ async function overlayBus(
     async () => {
       const inputs = await Promise.all(plan.overlays.map((o) => opts.sources.localFile(o.source.key, signal)));
       const args = overlayBusArgs(plan, inputs, file);
-      await opts.slots.use(signal, () =>
+      await opts.soundSlots.use(signal, () =>
         runFfmpeg(args, { ffmpegPath: opts.ffmpegPath, timeoutMs: opts.stepTimeoutMs, signal }).catch(
           (err: unknown) => {
-            throw stepFailure(
-              err,
-              'overlays',
-              opts.logger,
-              blamedInput(
-                err,
-                args,
-                plan.overlays.map((o) => o.clip),
-              ),
-            );
+            const clips = plan.overlays.map((o) => o.clip);
+            throw stepFailure(err, 'overlays', opts.logger, blamedInput(err, args, clips));
           },
         ),
       );

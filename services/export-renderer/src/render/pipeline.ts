@@ -1,11 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { RenderReply, RenderRequest } from '@mf/contracts';
+import type { RenderReply, RenderRequest, TimelineClip } from '@mf/contracts';
 import type { Logger } from '@mf/logger';
-import { FfmpegError, probe, ProbeError, runFfmpeg } from '@mf/media';
+import { runFfmpeg } from '@mf/media';
 import { InvalidStorageKeyError, type StoredObject } from '@mf/storage';
 import { exportError } from '../domain/export-errors';
-import { planTimeline } from '../domain/timeline';
+import { planTimeline, planVideoSegments, videoClipsOf, type TimelinePlan } from '../domain/timeline';
 import type { ExportContext } from '../usecases/context';
 import { renderAudioTrack, type AudioTrack } from './audio-track';
 import { stepFailure } from './failures';
@@ -15,7 +15,7 @@ import { SourceFiles, statSources, type SourceOptions, type SourceStats } from '
 import { renderVideoTrack, type TrackOptions, type VideoTrack } from './video-track';
 
 /** The part of the context the rendering itself needs (no database: the bench can run it alone). */
-export type PipelineDeps = Pick<ExportContext, 'storage' | 'cache' | 'slots' | 'probes' | 'settings'>;
+export type PipelineDeps = Pick<ExportContext, 'storage' | 'cache' | 'slots' | 'soundSlots' | 'probes' | 'settings'>;
 
 export interface PipelineResult {
   reply: RenderReply;
@@ -45,10 +45,10 @@ export function sourceOptions(ctx: PipelineDeps, logger: Logger): SourceOptions 
 }
 
 /**
- * One export inside its scratch dir: (a) probe every source (stats given by the caller, or made
- * here; only sources not probed before are downloaded), (b) the pictures normalised to the output
- * spec and, at the same time, the soundtrack mixed and encoded (both cached by content), (c) one
- * remux joins them without decoding anything, (d) probe and upload the mp4.
+ * One export inside its scratch dir: (a) probe the video clips' sources (stats given by the caller,
+ * or made here; only sources not probed before are downloaded), (b) the pictures normalised to the
+ * output spec and, at the same time, the other sources probed and the soundtrack mixed and encoded
+ * (both cached by content), (c) one remux joins them without decoding anything, (d) upload the mp4.
  */
 export async function runPipeline(
   ctx: PipelineDeps,
@@ -64,8 +64,11 @@ export async function runPipeline(
 
   const sourceOpts = sourceOptions(ctx, logger);
   const sources = new SourceFiles(stats ?? (await statSources(req.clips, sourceOpts, signal)), workDir, sourceOpts);
-  await sources.probeAll(signal);
-  const plan = planTimeline(req.clips, (clip) => sources.get(clip.storage_key), settings.fps);
+  const sourceOf = (clip: TimelineClip) => sources.get(clip.storage_key);
+  const pictureKeys = new Set(videoClipsOf(req.clips).map((c) => c.storage_key));
+  const isPicture = (key: string) => pictureKeys.has(key);
+  await sources.probeAll(signal, isPicture);
+  const segments = planVideoSegments(req.clips, sourceOf, settings.fps);
   const fetchMs = lap();
 
   const trackOpts: TrackOptions = {
@@ -74,6 +77,7 @@ export async function runPipeline(
     stepTimeoutMs: settings.stepTimeoutMs,
     cache: ctx.cache,
     slots: ctx.slots,
+    soundSlots: ctx.soundSlots,
     sources,
     workDir,
     spec,
@@ -81,13 +85,19 @@ export async function runPipeline(
   };
   let video: VideoTrack | undefined;
   let audio: AudioTrack | undefined;
+  let plan: TimelinePlan | undefined;
   const outFile = path.join(workDir, 'export.mp4');
   let renderMs: number;
   try {
     // Both tracks at once; the first failure stops the other, and both have settled when this returns.
     await settleAll(['video', 'audio'] as const, 2, signal, async (track, _i, trackSignal) => {
-      if (track === 'video') video = await renderVideoTrack(plan.segments, trackOpts, trackSignal);
-      else audio = await renderAudioTrack(plan, trackOpts, trackSignal);
+      if (track === 'video') video = await renderVideoTrack(segments, trackOpts, trackSignal);
+      else {
+        // The sound-only sources are probed while the first pictures are made.
+        await sources.probeAll(trackSignal, (key) => !isPicture(key));
+        plan = planTimeline(req.clips, sourceOf, settings.fps);
+        audio = await renderAudioTrack(plan, trackOpts, trackSignal);
+      }
     });
     renderMs = lap();
     const listFile = path.join(workDir, 'pictures.txt');
@@ -104,16 +114,16 @@ export async function runPipeline(
     audio?.release();
   }
   await ctx.cache.evict().catch((err: unknown) => logger.warn({ err }, 'export cache: eviction failed'));
-  const info = await probeOutput(outFile, settings.ffprobePath, settings.stepTimeoutMs, signal, logger);
   const joinMs = lap();
 
   const stored = await upload(ctx, req.output_key, outFile, logger);
   return {
     reply: {
       output_key: req.output_key,
-      duration_sec: Math.round(info.durationSec * 1000) / 1000,
-      video_clip_count: plan.segments.length,
-      audio_overlay_count: plan.audioClipCount,
+      // The join copied pictures of exactly these frames and a soundtrack cut to them: no probe needed.
+      duration_sec: Math.round((plan!.totalFrames / settings.fps) * 1000) / 1000,
+      video_clip_count: segments.length,
+      audio_overlay_count: plan!.audioClipCount,
       width: req.width,
       height: req.height,
       bytes: stored.size,
@@ -125,18 +135,6 @@ export async function runPipeline(
     soundtrackHit: audio!.cacheHit,
     stages: { fetch: fetchMs, render: renderMs, join: joinMs, upload: lap() },
   };
-}
-
-/** Our own output not probing is our failure (500), not the user's source. */
-async function probeOutput(file: string, ffprobePath: string, timeoutMs: number, signal: AbortSignal, logger: Logger) {
-  try {
-    return await probe(file, { ffprobePath, timeoutMs, signal });
-  } catch (err) {
-    const cause = err instanceof ProbeError && err.cause instanceof FfmpegError ? err.cause : err;
-    if (cause instanceof FfmpegError) throw stepFailure(cause, 'probe output', logger);
-    logger.error({ err }, 'export: the rendered file does not probe');
-    throw exportError('ffmpeg_failed');
-  }
 }
 
 /**

@@ -65,11 +65,12 @@ export class SourceFiles {
   ) {}
 
   /**
-   * Probes every source not probed before (downloading it), several at once, so that an unreadable
-   * file (422 corrupt_source) or a failed download (502) fails the export before any rendering.
+   * Probes every source (of those `only` picks) not probed before (downloading it), several at
+   * once, so that an unreadable file (422 corrupt_source) or a failed download (502) fails the
+   * export before the steps that read it.
    */
-  async probeAll(signal: AbortSignal): Promise<void> {
-    const keys = [...this.stats.keys()];
+  async probeAll(signal: AbortSignal, only: (key: string) => boolean = () => true): Promise<void> {
+    const keys = [...this.stats.keys()].filter(only);
     await settleAll(keys, this.opts.concurrency, signal, async (key) => {
       const { etag, clip } = this.stats.get(key)!;
       let result = this.opts.probes.get(etag);

@@ -15,8 +15,14 @@ export interface TrackOptions {
   ffprobePath: string;
   stepTimeoutMs: number;
   cache: ClipCache;
-  /** The process-wide limit on renders running at once. */
+  /** The process-wide limit on pictures being made at once. */
   slots: Semaphore;
+  /**
+   * The process-wide limit on sound steps running at once, apart from the pictures': they are
+   * light and short, so they run beside the pictures from the start instead of taking a picture's
+   * turn, and the soundtrack is never the last step left with a core idle.
+   */
+  soundSlots: Semaphore;
   sources: SourceFiles;
   workDir: string;
   spec: OutputSpec;
@@ -38,10 +44,9 @@ export interface VideoTrack {
 /**
  * Brings every video-track clip's picture to the output spec, reusing cached pictures: only clips
  * whose key is new are made, the most expensive first (so the last to finish is a short one), at
- * most the slot count of this export at once. While others wait for a slot each ffmpeg runs on one
- * thread, the cheapest way per frame when the cores are all busy anyway; the last to start gets
- * ffmpeg's own thread count, so a lone re-rendered clip uses every core. A clip that appears twice
- * is made once (the repeat counts as a hit).
+ * most the slot count of this export at once, each ffmpeg on one thread (the cheapest way per
+ * frame when the cores are all busy anyway); a lone re-rendered clip (or each clip, with one slot)
+ * gets ffmpeg's own thread count, so it uses every core. A clip that appears twice is made once (the repeat counts as a hit).
  */
 export async function renderVideoTrack(
   segments: VideoSegment[],
@@ -59,7 +64,6 @@ export async function renderVideoTrack(
   const release = () => held.forEach((e) => e.release());
   let made = 0;
   let copied = 0;
-  let started = 0;
   try {
     const fileOf = new Map<string, string>();
     const found = await Promise.all(unique.map(([key]) => opts.cache.lookup(key, '.mov')));
@@ -75,7 +79,9 @@ export async function renderVideoTrack(
       const make = async () => {
         const input = await opts.sources.localFile(segment.source.key, taskSignal);
         await opts.slots.use(taskSignal, async () => {
-          const threads: Threads = ++started < missing.length ? 1 : 'auto';
+          // A lone picture (one clip changed), or pictures made one at a time, take every core;
+          // else each runs on one thread, the cheapest per frame while the others keep the cores busy.
+          const threads: Threads = missing.length === 1 || opts.slots.size === 1 ? 'auto' : 1;
           const copy =
             isCopyCandidate(segment, opts.spec) &&
             (await copyIfSameFormat(segment, input, opts.spec, file, opts, taskSignal).catch((err: unknown) => {
@@ -112,9 +118,21 @@ export async function renderVideoTrack(
   }
 }
 
-/** Rough work of making a picture: pixels decoded plus pixels encoded (a still is decoded once). */
+/**
+ * Rough work of making a picture, so the longest start first: every output frame is scaled and
+ * encoded, the part the picture covers costs about half as much again to encode as the black
+ * bars of a fitted one, and a source pixel decoded costs about a third of an output pixel (x264
+ * veryfast; per-clip CPU times of the export bench). A still is decoded once.
+ */
 function cost(segment: VideoSegment, spec: OutputSpec): number {
   const v = segment.source.probe.video;
-  const decoded = segment.still || !v ? 0 : v.width * v.height;
-  return segment.frames * (decoded + spec.width * spec.height);
+  const area = spec.width * spec.height;
+  if (segment.still || !v || !(v.width > 0 && v.height > 0)) return segment.frames * area * 1.5;
+  const scale =
+    spec.fit === 'fit'
+      ? Math.min(spec.width / v.width, spec.height / v.height)
+      : Math.max(spec.width / v.width, spec.height / v.height);
+  const covered = Math.min(area, v.width * scale * v.height * scale);
+  const decodedFrames = v.fps > 0 ? (segment.frames * v.fps) / spec.fps : segment.frames;
+  return segment.frames * (area + covered / 2) + (decodedFrames * v.width * v.height) / 3;
 }

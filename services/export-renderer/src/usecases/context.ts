@@ -33,8 +33,10 @@ export interface ExportContext {
   probes: ProbeCache;
   /** Renders running now, by user and render key: an identical export waits for the first and reuses its file. */
   renders: RenderFlights;
-  /** ffmpeg renders running at once, shared by all exports of the process. */
+  /** Pictures being made at once, shared by all exports of the process. */
   slots: Semaphore;
+  /** Sound steps (clip sounds, overlay bus, soundtrack) running at once beside them, shared likewise. */
+  soundSlots: Semaphore;
   settings: ExportSettings;
 }
 
@@ -48,6 +50,7 @@ export function createExportContext(
     probes: new ProbeCache(),
     renders: new RenderFlights(),
     slots: new Semaphore(config.EXPORT_CONCURRENCY),
+    soundSlots: new Semaphore(config.EXPORT_CONCURRENCY),
     settings: {
       ffmpegPath: resolveFfmpeg(config),
       ffprobePath: resolveFfprobe(config),
