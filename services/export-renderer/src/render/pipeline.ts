@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RenderReply, RenderRequest, TimelineClip } from '@mf/contracts';
 import type { Logger } from '@mf/logger';
-import { runFfmpeg } from '@mf/media';
+import { FfmpegError, probe, ProbeError, runFfmpeg } from '@mf/media';
 import { InvalidStorageKeyError, type StoredObject } from '@mf/storage';
 import { exportError } from '../domain/export-errors';
 import { planTimeline, planVideoSegments, videoClipsOf, type TimelinePlan } from '../domain/timeline';
@@ -48,7 +48,7 @@ export function sourceOptions(ctx: PipelineDeps, logger: Logger): SourceOptions 
  * One export inside its scratch dir: (a) probe the video clips' sources (stats given by the caller,
  * or made here; only sources not probed before are downloaded), (b) the pictures normalised to the
  * output spec and, at the same time, the other sources probed and the soundtrack mixed and encoded
- * (both cached by content), (c) one remux joins them without decoding anything, (d) upload the mp4.
+ * (both cached by content), (c) one remux joins them without decoding anything, (d) probe and upload the mp4.
  */
 export async function runPipeline(
   ctx: PipelineDeps,
@@ -114,14 +114,16 @@ export async function runPipeline(
     audio?.release();
   }
   await ctx.cache.evict().catch((err: unknown) => logger.warn({ err }, 'export cache: eviction failed'));
+  // Probed before it is stored (about 0.07 s): a file the join left broken must never become an
+  // export, nor the content-addressed result a later unchanged export is answered from.
+  const info = await probeOutput(outFile, settings.ffprobePath, settings.stepTimeoutMs, signal, logger);
   const joinMs = lap();
 
   const stored = await upload(ctx, req.output_key, outFile, logger);
   return {
     reply: {
       output_key: req.output_key,
-      // The join copied pictures of exactly these frames and a soundtrack cut to them: no probe needed.
-      duration_sec: Math.round((plan!.totalFrames / settings.fps) * 1000) / 1000,
+      duration_sec: Math.round(info.durationSec * 1000) / 1000,
       video_clip_count: segments.length,
       audio_overlay_count: plan!.audioClipCount,
       width: req.width,
@@ -164,4 +166,16 @@ function stopwatch(): () => number {
     last = now;
     return ms;
   };
+}
+
+/** Our own output not probing is our failure (500), not the user's source. */
+async function probeOutput(file: string, ffprobePath: string, timeoutMs: number, signal: AbortSignal, logger: Logger) {
+  try {
+    return await probe(file, { ffprobePath, timeoutMs, signal });
+  } catch (err) {
+    const cause = err instanceof ProbeError && err.cause instanceof FfmpegError ? err.cause : err;
+    if (cause instanceof FfmpegError) throw stepFailure(cause, 'probe output', logger);
+    logger.error({ err }, 'export: the rendered file does not probe');
+    throw exportError('ffmpeg_failed');
+  }
 }
