@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { oneMimeDb } from './one-mime-db';
 import { copyPackages } from './packages';
 import { trimSourceMap } from './sourcemap';
 
@@ -123,6 +124,7 @@ export async function buildService(
     // Error classes and log lines that print constructor names keep them.
     keepNames: true,
     external: [...RUNTIME_PACKAGES, ...NEVER_LOADED],
+    plugins: [oneMimeDb(path.join(REPO_ROOT, 'libs', 'http'))],
     metafile: true,
     logLevel: 'silent',
     absWorkingDir: REPO_ROOT,

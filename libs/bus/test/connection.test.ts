@@ -70,4 +70,30 @@ describe('Bus connection', () => {
       await check.conn.close().catch(() => undefined);
     }
   });
+
+  it('keeps declaring after the broker refuses one declaration (the closed set-up channel is replaced)', async () => {
+    const bus = pool.create('editor');
+    await bus.start();
+    await bus.declare(async (ch) => {
+      await ch.assertExchange('test.connection.clash', 'fanout', { durable: false });
+    });
+
+    // The broker closes the channel of a declaration that contradicts an existing exchange.
+    await expect(
+      bus.declare(async (ch) => {
+        await ch.assertExchange('test.connection.clash', 'direct', { durable: false });
+      }),
+    ).rejects.toThrow(/PRECONDITION_FAILED/);
+    await bus.declare(async (ch) => {
+      await ch.assertExchange('test.connection.after', 'fanout', { durable: false });
+    });
+
+    expect(bus.connected).toBe(true);
+    const check = await rawConnection(vhost().url);
+    try {
+      await expect(check.ch.checkExchange('test.connection.after')).resolves.toBeDefined();
+    } finally {
+      await check.conn.close().catch(() => undefined);
+    }
+  });
 });

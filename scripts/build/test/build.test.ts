@@ -139,4 +139,25 @@ describe('production build of the services', () => {
     }).catch((e: { stderr: string; code: number }) => e);
     expect(usage).toMatchObject({ code: 2, stderr: expect.stringMatching(/key:create +--email E --scopes/) });
   });
+
+  it('bundles one mime-db table per service, even where express and form-data each bring their own', () => {
+    for (const name of SERVICE_NAMES) {
+      const bundle = fs.readFileSync(path.join(built.get(name)!.dist, 'main.js'), 'utf8');
+      // A media type only mime-db lists, once per copy of the table.
+      expect([name, bundle.split('"application/vnd.3gpp.pic-bw-large"').length - 1]).toEqual([name, 1]);
+    }
+  });
+
+  it('keeps one source map mapping per run of the same TypeScript line (file and line, not every column)', async () => {
+    const { decode } = await import('@jridgewell/sourcemap-codec');
+    const map = JSON.parse(fs.readFileSync(path.join(built.get('jobs')!.dist, 'main.js.map'), 'utf8')) as {
+      mappings: string;
+    };
+    const lines = decode(map.mappings);
+    const repeats = lines.flatMap((segs) =>
+      segs.filter((seg, i) => i > 0 && seg.length > 1 && segs[i - 1][1] === seg[1] && segs[i - 1][2] === seg[2]),
+    );
+    expect(repeats).toEqual([]);
+    expect(lines.flat().length).toBeGreaterThan(1000);
+  });
 });
