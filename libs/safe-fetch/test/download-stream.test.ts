@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { downloadToStream, FetchError, keepAliveDownloadAgents, type DownloadOptions } from '../src';
-import { closeAllServers, startHttpsServer, streamForever, testCertificate } from './harness';
+import { closeAllServers, downloadOptions, startHttpsServer, streamForever, testCertificate } from './harness';
 
 // downloadToStream shares the checks of downloadToBuffer/downloadToFile (download.test.ts, ssrf.test.ts):
 // here, what is its own: the body reaches the consumer as it arrives, and whose failure is whose.
@@ -14,15 +14,7 @@ beforeAll(async () => {
 afterEach(closeAllServers);
 
 function options(overrides: Partial<DownloadOptions> = {}): DownloadOptions {
-  return {
-    allowPrivate: true,
-    allowHttp: false,
-    maxBytes: 1024 * 1024,
-    timeoutMs: 5000,
-    maxRedirects: 3,
-    ca,
-    ...overrides,
-  };
+  return downloadOptions(ca, true, overrides);
 }
 
 /** A consumer that reads the whole body and says how it ended (what a storage write sees). */

@@ -11,7 +11,14 @@ import {
   UnsafeUrlError,
   type DownloadOptions,
 } from '../src';
-import { closeAllServers, startHttpServer, startHttpsServer, streamForever, testCertificate } from './harness';
+import {
+  closeAllServers,
+  downloadOptions,
+  startHttpServer,
+  startHttpsServer,
+  streamForever,
+  testCertificate,
+} from './harness';
 
 // Downloads from local test servers: private addresses are allowed here; the refusals are in ssrf.test.ts.
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(2000, 7)]);
@@ -27,15 +34,7 @@ afterEach(closeAllServers);
 afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
 
 function options(overrides: Partial<DownloadOptions> = {}): DownloadOptions {
-  return {
-    allowPrivate: true,
-    allowHttp: false,
-    maxBytes: 1024 * 1024,
-    timeoutMs: 5000,
-    maxRedirects: 3,
-    ca,
-    ...overrides,
-  };
+  return downloadOptions(ca, true, overrides);
 }
 
 async function failure(promise: Promise<unknown>): Promise<unknown> {

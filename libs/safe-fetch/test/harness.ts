@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
+import type { DownloadOptions } from '../src';
 
 export interface RecordedRequest {
   method: string;
@@ -111,4 +112,13 @@ export function streamForever(res: http.ServerResponse, contentType: string): Pr
   };
   pump();
   return closed;
+}
+
+/** The download options the tests start from (1 MiB, 5 s, 3 redirects, the test CA), private addresses as said. */
+export function downloadOptions(
+  ca: string,
+  allowPrivate: boolean,
+  overrides: Partial<DownloadOptions> = {},
+): DownloadOptions {
+  return { allowPrivate, allowHttp: false, maxBytes: 1024 * 1024, timeoutMs: 5000, maxRedirects: 3, ca, ...overrides };
 }

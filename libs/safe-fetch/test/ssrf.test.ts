@@ -3,7 +3,7 @@ import { promises as dns } from 'node:dns';
 import https from 'node:https';
 import net from 'node:net';
 import { assertFetchableUrl, downloadToBuffer, UnsafeUrlError, type DownloadOptions } from '../src';
-import { closeAllServers, startHttpsServer, testCertificate, type LocalServer } from './harness';
+import { closeAllServers, downloadOptions, type LocalServer, startHttpsServer, testCertificate } from './harness';
 
 // Refusals with the production policy (no private targets, https only), against local servers
 // that record whether anything reached them.
@@ -23,15 +23,7 @@ afterEach(() => {
 });
 
 function strict(overrides: Partial<DownloadOptions> = {}): DownloadOptions {
-  return {
-    allowPrivate: false,
-    allowHttp: false,
-    maxBytes: 1024 * 1024,
-    timeoutMs: 5000,
-    maxRedirects: 3,
-    ca,
-    ...overrides,
-  };
+  return downloadOptions(ca, false, overrides);
 }
 
 /** public.test -> 8.8.8.8; every other name through the system resolver. */
