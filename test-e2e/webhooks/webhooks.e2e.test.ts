@@ -2,9 +2,9 @@ import { api, startFleet, userWithKey, type Fleet } from '../support/fleet';
 import { waitForJob } from '../support/jobs';
 import { startReceiver, verifySignature } from '../support/webhook-receiver';
 
-const until = async (what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> => {
+const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> => {
   const end = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -123,6 +123,14 @@ describe('job webhooks', () => {
       });
       await waitForJob(fleet, u.key, submit.body.job_id);
       await until('first attempt', () => receiver.received.length >= 1);
+      // Killed once the attempt is recorded: its retry waits in the broker, or (if the kill lands
+      // before the retry is scheduled) the event comes back and is numbered after what was recorded.
+      await until('first attempt recorded', async () => {
+        const page = (await fleet.admin('webhook:deliveries', '--key-id', String(u.keyId))) as {
+          deliveries: unknown[];
+        };
+        return page.deliveries.length >= 1;
+      });
       await fleet.stopService('webhook-dispatcher', 'SIGKILL');
       await new Promise((r) => setTimeout(r, 1500)); // the retry's delay passes while nobody consumes
       await fleet.startService('webhook-dispatcher');

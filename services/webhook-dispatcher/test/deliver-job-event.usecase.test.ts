@@ -115,6 +115,20 @@ describe('deliverJobEvent', () => {
     expect((await rowsOf(d.eventId)).map((r) => r.status_code)).toEqual([503, 200]);
   });
 
+  it('numbers a redelivered event after its recorded attempts (the dispatcher died before scheduling the retry)', async () => {
+    const { apiKeyId, userId } = await endpointFor('https://hooks.example.com/c2');
+    const d = delivery(apiKeyId, userId);
+    expect(await deliverJobEvent(deps(fakePoster({ kind: 'response', status: 500 })), d)).toBe('retry');
+    // The broker hands the same message back with the same counter: it is the second attempt all the same.
+    const again = fakePoster({ kind: 'response', status: 200 });
+    expect(await deliverJobEvent(deps(again), d)).toBe('ack');
+    expect(again.calls[0].headers['X-Service-Delivery-Attempt']).toBe('2');
+    expect((await rowsOf(d.eventId)).map((r) => [r.attempt, r.status_code])).toEqual([
+      [1, 500],
+      [2, 200],
+    ]);
+  });
+
   it('sends nothing for a key without a webhook, or for an event of another user', async () => {
     const post = fakePoster({ kind: 'response', status: 200 });
     expect(await deliverJobEvent(deps(post), delivery(9_999, 4))).toBe('ack');

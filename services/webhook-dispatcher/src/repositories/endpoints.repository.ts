@@ -1,4 +1,4 @@
-import { rowOf, type Knex } from '@mf/db';
+import { rawRowsOf, rowOf, type Knex } from '@mf/db';
 
 /** The only module that speaks SQL about endpoints. */
 
@@ -20,29 +20,28 @@ export async function findEndpoint(db: Knex, apiKeyId: number): Promise<Endpoint
 }
 
 /**
- * The key's endpoint and whether `eventId` already reached it (some attempt answered 2xx), in one
- * round trip: both are read before every delivery, so the webhook's POST waits for one query.
+ * The key's endpoint, whether `eventId` already reached it (some attempt answered 2xx) and the
+ * highest attempt number recorded for it, in one round trip: all are read before every delivery,
+ * so the webhook's POST waits for one query.
  */
 export async function findEndpointForEvent(
   db: Knex,
   apiKeyId: number,
   eventId: string,
-): Promise<{ endpoint: EndpointRow; delivered: boolean } | undefined> {
-  const row = await rowOf<EndpointRow & { delivered: boolean }>(
-    db('endpoints')
-      .first(
-        'endpoints.*',
-        db.raw(
-          `EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = ? AND d.api_key_id = endpoints.api_key_id
-             AND d.status_code BETWEEN 200 AND 299) AS delivered`,
-          [eventId],
-        ),
-      )
-      .where({ api_key_id: apiKeyId }),
+): Promise<{ endpoint: EndpointRow; delivered: boolean; lastAttempt: number } | undefined> {
+  const [row] = await rawRowsOf<EndpointRow & { delivered: boolean | null; last_attempt: number | null }>(
+    db.raw(
+      `SELECT e.*, d.delivered, d.last_attempt
+         FROM endpoints e,
+              LATERAL (SELECT bool_or(status_code BETWEEN 200 AND 299) AS delivered, max(attempt) AS last_attempt
+                         FROM deliveries WHERE event_id = ? AND api_key_id = e.api_key_id) d
+        WHERE e.api_key_id = ?`,
+      [eventId, apiKeyId],
+    ),
   );
   if (!row) return undefined;
-  const { delivered, ...endpoint } = row;
-  return { endpoint, delivered };
+  const { delivered, last_attempt: lastAttempt, ...endpoint } = row;
+  return { endpoint, delivered: delivered === true, lastAttempt: lastAttempt ?? 0 };
 }
 
 /** Inserts the key's endpoint unless it has one; true when this call created it. */

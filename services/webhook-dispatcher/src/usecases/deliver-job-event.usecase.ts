@@ -58,18 +58,20 @@ export async function deliverJobEvent(deps: DeliveryDeps, delivery: JobEventDeli
       );
       return 'dead';
     }
+    // The bus's counter repeats a number when the dispatcher died between recording an attempt and
+    // scheduling its retry (the message comes back as it was): the recorded attempts count too.
+    const attempt = Math.max(delivery.attempt, found.lastAttempt + 1);
     const { result } = await sendAttempt(deps, {
       endpoint,
       secret,
       event: delivery.event,
       eventId,
       jobId: payload.job_id,
-      attempt: delivery.attempt,
+      attempt,
       rawBody: webhookBody(payload),
     });
     const outcome = outcomeOf(result);
-    if (!succeeded(result))
-      deps.logger.warn({ eventId, attempt: delivery.attempt, result, outcome }, 'webhook delivery failed');
+    if (!succeeded(result)) deps.logger.warn({ eventId, attempt, result, outcome }, 'webhook delivery failed');
     // The failure that disabled the endpoint is its last attempt: no retry is scheduled after it.
     if (outcome === 'retry' && (await findEndpoint(deps.db, apiKeyId))?.disabled_at) return 'ack';
     return outcome;
