@@ -1,5 +1,6 @@
 import type { Bus } from '@mf/bus';
 import {
+  JOB_ID,
   jobsRpc,
   type CancelJobReply,
   type Job,
@@ -18,8 +19,8 @@ import { JOB_NOT_FOUND, JobReads } from './job-reads';
 /** Listing jobs needs jobs:read (reading one by its id needs no scope: the id is the capability). */
 export const JOBS_LIST_SCOPE = 'jobs:read';
 
-/** The shape of a job id; anything else cannot exist. */
-export const JOB_ID = /^job_[A-Za-z0-9]{1,64}$/;
+/** The shape of a job id (the contracts' one); anything else cannot exist. */
+export { JOB_ID };
 export { JOB_NOT_FOUND };
 
 export interface JobCallOptions {
