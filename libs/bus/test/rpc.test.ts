@@ -127,6 +127,24 @@ describe('Bus RPC', () => {
       await expect(client.rpc(billingRpc, 'account', { user_id: 1 })).resolves.toEqual(accountReply(100));
     });
 
+    it('answers a method the server does not serve (an older version mid-upgrade) with a bare 500', async () => {
+      // The gateway's batched job reads fall back to single reads on exactly this answer.
+      const { ledger: _newer, ...olderMethods } = billingRpc.methods;
+      const older = { ...billingRpc, methods: olderMethods };
+      const server = pool.create('billing');
+      void server.serveRpc(older, fakeBilling().handlers);
+      await server.start();
+      const client = pool.create('jobs', { rpcTimeoutMs: 20_000 });
+      await client.start();
+
+      const err = await client.rpc(billingRpc, 'ledger', { user_id: 1, limit: 10 }).catch((e: unknown) => e);
+
+      expect(err).toBeInstanceOf(AppError);
+      expect(err).not.toBeInstanceOf(RpcTimeoutError);
+      expect([(err as AppError).status, (err as AppError).body]).toEqual([500, { error: 'Internal error' }]);
+      await expect(client.rpc(billingRpc, 'account', { user_id: 1 })).resolves.toEqual(accountReply(100));
+    });
+
     it('drops a request whose x-deadline has passed even when the broker still delivers it', async () => {
       const { client, account } = await serverAndClient();
       const { conn, ch } = await rawConnection(currentVhost().url);

@@ -54,7 +54,11 @@ export class JobReads {
         for (const r of readers) r.resolve(job);
         return;
       }
-      const { jobs } = await this.bus.rpc(jobsRpc, 'getMany', { refs: batch.map((b) => b.ref) });
+      const jobs = await this.getMany(batch);
+      if (!jobs) {
+        await Promise.all(batch.map((one) => this.send([one])));
+        return;
+      }
       batch.forEach(({ readers }, i) => {
         const job = jobs[i];
         for (const r of readers) {
@@ -64,6 +68,20 @@ export class JobReads {
       });
     } catch (err) {
       for (const { readers } of batch) for (const r of readers) r.reject(err);
+    }
+  }
+
+  /**
+   * The batch's jobs, or null when jobs answered with an internal error: what a jobs service older
+   * than jobs.get-many answers (mid rolling upgrade), so the reads go one by one instead of failing.
+   */
+  private async getMany(batch: RefReaders[]): Promise<Array<Job | null> | null> {
+    try {
+      const { jobs } = await this.bus.rpc(jobsRpc, 'getMany', { refs: batch.map((b) => b.ref) });
+      return jobs;
+    } catch (err) {
+      if (err instanceof AppError && err.status === 500) return null;
+      throw err;
     }
   }
 }
