@@ -62,6 +62,20 @@ export async function endAttempt(
   return row;
 }
 
+/**
+ * endAttempt as part of a statement whose CTE `changed` (the job's change) it follows: the attempt
+ * ends only if the job changed. Returns the attempt's start (for its duration), no row when it had
+ * already ended.
+ */
+export function endAttemptIfChanged(db: Knex, jobId: string, n: number, state: AttemptOutcome): Knex.QueryBuilder {
+  return db('job_attempts')
+    .update({ state, error: null, ended_at: db.fn.now() })
+    .where({ job_id: jobId, n })
+    .whereIn('state', OPEN_STATES as string[])
+    .whereExists(db.select(db.raw('1')).from('changed'))
+    .returning('started_at');
+}
+
 export async function setAttemptProgress(db: Db, jobId: string, n: number, progress: number): Promise<void> {
   await db('job_attempts').update({ progress }).where({ job_id: jobId, n, state: 'running' });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JobEventPayload } from '@mf/contracts';
-import { rawRowsOf, type Knex } from '@mf/db';
+import { lastStatementRows, sqlInteger, type Knex, type RawConnection } from '@mf/db';
 
 export interface OutboxRow {
   id: number;
@@ -75,25 +75,35 @@ export function changeWithEvent(
 const RELAY_LOCK = [EVENT_ORDER_LOCK + 1, 0] as const;
 
 /**
- * The oldest unpublished events, locked for this relay, if it gets the relay's turn for this
- * transaction (one relay publishes at a time, across replicas); none when another relay has the
- * turn now. One statement: the turn and the rows cost the relay one round trip.
+ * Opens the relay's transaction and, if it gets the relay's turn for it (one relay publishes at a
+ * time, across replicas), locks the oldest unpublished events; none when another relay has the
+ * turn now. One round trip: BEGIN and the statement go as one simple query (no parameters: the
+ * values are integer constants). The caller ends the transaction (markPublishedAndCommit).
  */
-export async function lockUnpublishedInTurn(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
+export async function beginAndLockUnpublished(conn: RawConnection, limit: number): Promise<OutboxRow[]> {
   // MATERIALIZED: the lock is tried once, before any row is read (a volatile CTE is never inlined).
-  return rawRowsOf<OutboxRow>(
-    trx.raw(
-      `WITH turn AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(?, ?) AS ok)
-       SELECT o.id, o.message_id, o.routing_key, o.payload FROM outbox o, turn
-        WHERE turn.ok AND o.published_at IS NULL
-        ORDER BY o.id LIMIT ? FOR UPDATE OF o SKIP LOCKED`,
-      [...RELAY_LOCK, limit],
-    ),
+  const result = await conn.query(
+    `BEGIN;
+     WITH turn AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(${sqlInteger(RELAY_LOCK[0])}, ${sqlInteger(RELAY_LOCK[1])}) AS ok)
+     SELECT o.id, o.message_id, o.routing_key, o.payload FROM outbox o, turn
+      WHERE turn.ok AND o.published_at IS NULL
+      ORDER BY o.id LIMIT ${sqlInteger(limit)} FOR UPDATE OF o SKIP LOCKED`,
   );
+  return lastStatementRows<OutboxRow>(result);
 }
 
-export async function markPublished(trx: Knex.Transaction, ids: number[]): Promise<void> {
-  if (ids.length) await trx('outbox').update({ published_at: trx.fn.now() }).whereIn('id', ids);
+/**
+ * Marks the events published and commits the relay's transaction: one round trip. The commit does
+ * not wait for its WAL flush (synchronous_commit off, this transaction only): a mark lost in a
+ * database crash only publishes its events again, which at-least-once delivery allows (consumers
+ * drop the copy by its message id), as a relay crash between publish and commit always did. The
+ * events themselves were written by the state change's own, synchronous, commit.
+ */
+export async function markPublishedAndCommit(conn: RawConnection, ids: number[]): Promise<void> {
+  const mark = ids.length
+    ? `SET LOCAL synchronous_commit TO off; UPDATE outbox SET published_at = now() WHERE id IN (${ids.map(sqlInteger).join(', ')}); `
+    : '';
+  await conn.query(`${mark}COMMIT`);
 }
 
 /** A user's events (one job's, given jobId) after the row id `after`, oldest first. */

@@ -6,6 +6,7 @@ import { findAttempt, OPEN_STATES } from '../repositories/attempts.repository';
 import { claimDueJobs, schedulePoll, transition } from '../repositories/jobs.repository';
 import type { ProviderOutput, ProviderStatus, StatusHint } from '../providers/provider';
 import {
+  countAttemptEnd,
   currentProviderJob,
   finishAttempt,
   giveUpAttempt,
@@ -107,7 +108,9 @@ export async function advanceJob(ctx: JobsContext, job: JobRow, hint?: StatusHin
   // Completes only if this attempt is still the job's current one (a late result of an attempt given up never does).
   const done = await completeJob(ctx, job, keys, job.attempt);
   if (done) {
-    await finishAttempt(ctx, job.id, currentAttempt(job), job.provider, 'succeeded', null);
+    // Ended with the completion, in its statement, in the usual case; else here, as other outcomes are.
+    if (done.attemptStartedAt) countAttemptEnd(ctx, job.provider, 'succeeded', done.attemptStartedAt);
+    else await finishAttempt(ctx, job.id, currentAttempt(job), job.provider, 'succeeded', null);
     ctx.routing.breaker(job.provider).success();
   } else {
     ctx.logger.warn(

@@ -219,9 +219,13 @@ export async function finishAttempt(
 ): Promise<void> {
   if (n < 1) return;
   const ended = await endAttempt(ctx.db, jobId, n, outcome, error);
-  if (!ended) return;
+  if (ended) countAttemptEnd(ctx, provider, outcome, ended.started_at);
+}
+
+/** Counts an attempt that ended (started at `startedAt`) in the provider's metrics. */
+export function countAttemptEnd(ctx: JobsContext, provider: string, outcome: AttemptOutcome, startedAt: Date): void {
   ctx.routing.metrics.attempts.inc({ provider, outcome });
-  const seconds = (Date.now() - new Date(ended.started_at).getTime()) / 1000;
+  const seconds = (Date.now() - new Date(startedAt).getTime()) / 1000;
   if (outcome !== 'skipped') ctx.routing.metrics.attemptDuration.observe({ provider, outcome }, Math.max(0, seconds));
 }
 

@@ -1,7 +1,7 @@
 import { jobEvents, ROUTING_KEYS, type CancelledBy } from '@mf/contracts';
 import { rowsOf } from '@mf/db';
-import type { JobRow } from '../domain/job';
-import { toEventPayload } from '../domain/job';
+import { currentAttempt, toEventPayload, type JobRow } from '../domain/job';
+import { endAttemptIfChanged } from '../repositories/attempts.repository';
 import { transition, transitionStatement } from '../repositories/jobs.repository';
 import { addToOutbox, changeWithEvent } from '../repositories/outbox.repository';
 import type { JobsContext } from './context';
@@ -12,42 +12,60 @@ import { settleRefund } from './refunds';
  * racing transitions end in exactly one), the owed refund marker, and the event in the outbox.
  * The refund itself follows the commit and is retried until billing confirms it.
  */
+/** A completed job, and the start of its attempt when the completion also ended that attempt. */
+export interface Completion {
+  row: JobRow;
+  /** null: the attempt was not ended here (already ended, or the slow path): the caller ends it. */
+  attemptStartedAt: Date | null;
+}
+
 /**
  * `attempt`: complete only while the job is still on that attempt (the result is that attempt's).
  * Given the attempt and the row as it was claimed on it, the event is known before the change: a
  * completed job's event shows only what the change sets (status, results, completion time) and
- * what is fixed while the attempt lasts (the request, its owner, the attempt's model). Change and
- * event then go in one statement, not a transaction of four round trips.
+ * what is fixed while the attempt lasts (the request, its owner, the attempt's model). Change,
+ * event and the attempt's end (succeeded) then go in one statement, not a transaction of four
+ * round trips and a second commit for the attempt (which also ran beside the relay's turn).
  */
 export async function completeJob(
   ctx: JobsContext,
   job: JobRow,
   resultKeys: string[],
   attempt?: number,
-): Promise<JobRow | undefined> {
+): Promise<Completion | undefined> {
   const changes = {
     status: 'completed',
     result_keys: resultKeys,
     completed_at: new Date(),
     next_poll_at: null,
   } as const;
-  let done: JobRow | undefined;
+  let done: Completion | undefined;
   if (attempt !== undefined && job.attempt === attempt) {
     const payload = toEventPayload({ ...job, ...changes }, ctx.settings.publicBaseUrl);
-    [done] = await rowsOf<JobRow>(
-      changeWithEvent(
-        ctx.db,
-        transitionStatement(ctx.db, job.id, 'processing', changes, attempt),
-        ROUTING_KEYS.jobCompleted,
-        payload,
-      ),
+    const statement = changeWithEvent(
+      ctx.db,
+      transitionStatement(ctx.db, job.id, 'processing', changes, attempt),
+      ROUTING_KEYS.jobCompleted,
+      payload,
     );
+    const n = currentAttempt(job);
+    if (n > 0)
+      statement
+        .with('ended', endAttemptIfChanged(ctx.db, job.id, n, 'succeeded'))
+        .select(ctx.db.raw('(SELECT started_at FROM ended) AS ended_attempt_started_at'));
+    const [found] = await rowsOf<JobRow & { ended_attempt_started_at?: Date | null }>(statement);
+    if (found) {
+      const { ended_attempt_started_at: startedAt, ...row } = found;
+      done = { row, attemptStartedAt: startedAt ?? null };
+    }
   } else {
-    done = await ctx.db.transaction(async (trx) => {
-      const row = await transition(trx, job.id, 'processing', changes, attempt);
-      if (row) await addToOutbox(trx, ROUTING_KEYS.jobCompleted, toEventPayload(row, ctx.settings.publicBaseUrl));
-      return row;
+    const row = await ctx.db.transaction(async (trx) => {
+      const changed = await transition(trx, job.id, 'processing', changes, attempt);
+      if (changed)
+        await addToOutbox(trx, ROUTING_KEYS.jobCompleted, toEventPayload(changed, ctx.settings.publicBaseUrl));
+      return changed;
     });
+    done = row && { row, attemptStartedAt: null };
   }
   if (done) ctx.kickRelay();
   return done;
