@@ -7,11 +7,10 @@ import { addToOutbox, changeWithEvent } from '../repositories/outbox.repository'
 import type { JobsContext } from './context';
 import { settleRefund } from './refunds';
 
-/**
- * Terminal transitions. Each is one transaction: the status change (only from processing, so
- * racing transitions end in exactly one), the owed refund marker, and the event in the outbox.
- * The refund itself follows the commit and is retried until billing confirms it.
- */
+// Terminal transitions. Each is one transaction: the status change (only from processing, so
+// racing transitions end in exactly one), the owed refund marker, and the event in the outbox.
+// The refund itself follows the commit and is retried until billing confirms it.
+
 /** A completed job, and the start of its attempt when the completion also ended that attempt. */
 export interface Completion {
   row: JobRow;
