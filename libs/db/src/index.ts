@@ -7,6 +7,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
 export type { Knex };
 export { rawRowsOf, rowOf, rowsOf } from './rows';
+export { lastRows, withRawConnection, type RawConnection } from './connection';
 
 /** node-postgres's quoting of a string as a SQL literal, for the few queries that cannot take parameters. */
 export const escapeLiteral: (value: string) => string = pg.escapeLiteral;

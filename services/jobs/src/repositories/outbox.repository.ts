@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JobEventPayload } from '@mf/contracts';
-import { rawRowsOf, type Knex } from '@mf/db';
+import { lastRows, type Knex, type RawConnection } from '@mf/db';
 
 export interface OutboxRow {
   id: number;
@@ -75,25 +75,36 @@ export function changeWithEvent(
 const RELAY_LOCK = [EVENT_ORDER_LOCK + 1, 0] as const;
 
 /**
- * The oldest unpublished events, locked for this relay, if it gets the relay's turn for this
- * transaction (one relay publishes at a time, across replicas); none when another relay has the
- * turn now. One statement: the turn and the rows cost the relay one round trip.
+ * Opens the relay's transaction and locks the oldest unpublished events for this relay, if it gets
+ * the relay's turn for this transaction (one relay publishes at a time, across replicas); none when
+ * another relay has the turn now. One round trip: BEGIN and the statement in one simple query
+ * (integers only, inlined); `endRelayBatch` ends the transaction.
  */
-export async function lockUnpublishedInTurn(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
+export async function beginAndLockUnpublished(conn: RawConnection, limit: number): Promise<OutboxRow[]> {
   // MATERIALIZED: the lock is tried once, before any row is read (a volatile CTE is never inlined).
-  return rawRowsOf<OutboxRow>(
-    trx.raw(
-      `WITH turn AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(?, ?) AS ok)
+  return lastRows<OutboxRow>(
+    await conn.query(
+      `BEGIN; WITH turn AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(${RELAY_LOCK[0]}, ${RELAY_LOCK[1]}) AS ok)
        SELECT o.id, o.message_id, o.routing_key, o.payload FROM outbox o, turn
         WHERE turn.ok AND o.published_at IS NULL
-        ORDER BY o.id LIMIT ? FOR UPDATE OF o SKIP LOCKED`,
-      [...RELAY_LOCK, limit],
+        ORDER BY o.id LIMIT ${integer(limit)} FOR UPDATE OF o SKIP LOCKED`,
     ),
   );
 }
 
-export async function markPublished(trx: Knex.Transaction, ids: number[]): Promise<void> {
-  if (ids.length) await trx('outbox').update({ published_at: trx.fn.now() }).whereIn('id', ids);
+/** Marks the published events (the transaction's time, as before) and commits, in one round trip. */
+export async function endRelayBatch(conn: RawConnection, published: number[]): Promise<void> {
+  await conn.query(
+    published.length
+      ? `UPDATE outbox SET published_at = now() WHERE id IN (${published.map(integer).join(', ')}); COMMIT`
+      : 'COMMIT',
+  );
+}
+
+/** An integer as a literal; anything else is a bug, never inlined. */
+function integer(n: number): string {
+  if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${String(n)}`);
+  return String(n);
 }
 
 /** A user's events (one job's, given jobId) after the row id `after`, oldest first. */
