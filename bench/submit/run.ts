@@ -104,8 +104,8 @@ async function main(): Promise<void> {
       const connectionsBefore = fleet.provider.connections();
       let startUs = 0;
       let commitsBefore = 0;
-      let stopCpu = () => ({ byGroup: {}, machineMs: 0 }) as ReturnType<ReturnType<typeof startCpuWindow>>;
-      const services = Object.fromEntries(Object.values(fleet.procs).map((p) => [p.name, [p.child.pid!]])) as PidGroups;
+      let stopCpu: ReturnType<typeof startCpuWindow> = () => ({ byGroup: {}, machineMs: 0 });
+      const services: PidGroups = Object.fromEntries(Object.values(fleet.procs).map((p) => [p.name, [p.child.pid!]]));
       const ours = await runLoad(
         {
           url: `${fleet.baseUrl}/api/v1/image/imagegen/generate`,
