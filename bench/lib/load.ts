@@ -39,9 +39,9 @@ async function once(spec: LoadSpec, durationSec: number): Promise<LoadResult> {
 }
 
 /** autocannon at a fixed number of connections: a warm-up, then the measured run (`onMeasuredStart` marks its start). */
-export async function runLoad(spec: LoadSpec, onMeasuredStart?: () => void): Promise<LoadResult> {
+export async function runLoad(spec: LoadSpec, onMeasuredStart?: () => void | Promise<void>): Promise<LoadResult> {
   if (WARMUP_SEC > 0) await once(spec, WARMUP_SEC);
-  onMeasuredStart?.();
+  await onMeasuredStart?.();
   return once(spec, spec.durationSec ?? DURATION_SEC);
 }
 

@@ -10,17 +10,28 @@
  *
  * Knobs: BENCH_SUBMIT_CONNECTIONS (10), BENCH_DURATION_SEC (10), BENCH_WARMUP_SEC (2), BENCH_PG_POOL (10),
  * BENCH_CPU_PROF (a directory: the services' CPU profiles, summarised for the measured run).
+ * `--compiled`: the services and the floor from their production build (plain node, as the images).
  */
 import path from 'node:path';
 import { Client } from 'pg';
 import { startBareServer } from '../lib/bare';
 import { profileClockUs, readProfiles, writeProfileWindow } from '../lib/cpu-profile';
-import { DURATION_SEC, envNumber, machineLine, WARMUP_SEC } from '../lib/env';
+import { DURATION_SEC, envNumber, machineLine, sleep, WARMUP_SEC } from '../lib/env';
 import { BENCH_CREDITS, runBench, startBenchFleet } from '../lib/fleet';
 import { histogramMeans, meansBetween } from '../lib/metric-means';
 import { describeStatuses, runLoad, type LoadResult } from '../lib/load';
 import { num, ratio } from '../lib/stats';
+import {
+  backendPids,
+  commitsSoFar,
+  describeCpu,
+  pidsByComm,
+  postgresAuxPids,
+  startCpuWindow,
+  type PidGroups,
+} from '../lib/proc-cpu';
 import { printTable } from '../lib/table';
+import { buildService, SERVICE_NAMES } from '../../scripts/build/services';
 
 const CONNECTIONS = envNumber('BENCH_SUBMIT_CONNECTIONS', 10);
 
@@ -45,18 +56,31 @@ async function createBaselineTables(databaseUrl: string, userId: number): Promis
   }
 }
 
+/** CPU of every process taking part, read over one measured window: `own` plus the broker, Postgres and this process. */
+async function cpuWindow(databaseUrl: string, own: PidGroups) {
+  return startCpuWindow({
+    ...own,
+    'rabbitmq (beam.smp)': pidsByComm('beam.smp'),
+    'postgres backends of the bench db': await backendPids(databaseUrl),
+    'postgres WAL writer, bgwriter, ...': postgresAuxPids(),
+    'bench process (load, fake provider)': [process.pid],
+  });
+}
+
 async function main(): Promise<void> {
+  const compiled = process.argv.includes('--compiled');
   console.log(
-    `submit bench: ${CONNECTIONS} connections, ${DURATION_SEC} s per figure after ${WARMUP_SEC} s warm-up; ${machineLine()}`,
+    `submit bench (${compiled ? 'production build' : 'from source under tsx'}): ${CONNECTIONS} connections, ${DURATION_SEC} s per figure after ${WARMUP_SEC} s warm-up; ${machineLine()}`,
   );
-  const fleet = await startBenchFleet();
+  if (compiled) for (const name of SERVICE_NAMES) await buildService(name);
+  const fleet = await startBenchFleet({}, compiled ? 'compiled' : 'source');
   const profDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
   let failed = true;
   try {
     for (const note of fleet.notes) console.log(`  fleet: ${note}`);
     const user = await fleet.userWithKey('all');
     await createBaselineTables(fleet.databaseUrl, user.userId);
-    const bare = await startBareServer(fleet.databaseUrl, 'jobs.jobs', false, {
+    const bare = await startBareServer(fleet.databaseUrl, 'jobs.jobs', compiled, {
       BARE_USER_ID: String(user.userId),
       BARE_PROVIDER_URL: fleet.provider.url,
       BARE_PROVIDER_KEY: fleet.provider.apiKey,
@@ -79,6 +103,9 @@ async function main(): Promise<void> {
       const before = fleet.provider.submitted();
       const connectionsBefore = fleet.provider.connections();
       let startUs = 0;
+      let commitsBefore = 0;
+      let stopCpu: ReturnType<typeof startCpuWindow> = () => ({ byGroup: {}, machineMs: 0 });
+      const services: PidGroups = Object.fromEntries(Object.values(fleet.procs).map((p) => [p.name, [p.child.pid!]]));
       const ours = await runLoad(
         {
           url: `${fleet.baseUrl}/api/v1/image/imagegen/generate`,
@@ -87,19 +114,30 @@ async function main(): Promise<void> {
           body,
           connections: CONNECTIONS,
         },
-        () => (startUs = profileClockUs()),
+        async () => {
+          commitsBefore = await commitsSoFar(fleet.databaseUrl);
+          stopCpu = await cpuWindow(fleet.databaseUrl, services);
+          startUs = profileClockUs();
+        },
       );
+      const oursCpu = stopCpu();
+      // The statistics reach pg_stat_database about once a second.
+      await sleep(1500);
+      const commits = (await commitsSoFar(fleet.databaseUrl)) - commitsBefore;
       if (profDir) writeProfileWindow(profDir, { startUs, endUs: profileClockUs() });
       const submitted = fleet.provider.submitted() - before;
       const connections = fleet.provider.connections() - connectionsBefore;
       const metricsAfter = await scrape();
-      const floor = await runLoad({
-        url: `${bare.url}/submit-job`,
-        method: 'POST',
-        headers,
-        body,
-        connections: CONNECTIONS,
-      });
+      const floor = await runLoad(
+        { url: `${bare.url}/submit-job`, method: 'POST', headers, body, connections: CONNECTIONS },
+        async () => {
+          stopCpu = await cpuWindow(fleet.databaseUrl, {
+            'bare server': [bare.pid],
+            'the fleet (idle)': Object.values(services).flat(),
+          });
+        },
+      );
+      const floorCpu = stopCpu();
       const insert = await runLoad({
         url: `${bare.url}/submit`,
         method: 'POST',
@@ -124,6 +162,12 @@ async function main(): Promise<void> {
       console.log("  where the time went (means over warm-up and run, from the services' metrics):");
       for (const [i, [name, after]] of metricsAfter.entries())
         for (const line of meansBetween(metricsBefore[i][1], after)) console.log(`    ${name}: ${line}`);
+      console.log(`  CPU per submit over the measured ${DURATION_SEC} s (ms of CPU per 202, and % of one core):`);
+      console.log(
+        `    ours: ${(commits / Math.max(1, ours.total)).toFixed(2)} Postgres commits per submit (the floor: 1), over all services`,
+      );
+      for (const line of describeCpu(oursCpu, ours.total, DURATION_SEC)) console.log(`    ours:  ${line}`);
+      for (const line of describeCpu(floorCpu, floor.total, DURATION_SEC)) console.log(`    floor: ${line}`);
       console.log('');
       printTable(
         ['ratio ours / baseline', 'submits/s', 'p50', 'p99'],

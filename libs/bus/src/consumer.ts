@@ -99,6 +99,7 @@ export function eventConsumer(spec: ConsumerSpec, publisher: Publisher, deps: De
     });
     await assertDeadLetterQueue(channel, queue, deps.service, deps.quorumQueues);
     for (const pattern of spec.bindings) await channel.bindQueue(queue, EXCHANGES.events, pattern);
+    for (const pattern of spec.unbind ?? []) await channel.unbindQueue(queue, EXCHANGES.events, pattern);
     for (const delay of delays) {
       // A retried message keeps its original routing key in a header; the delay queue dead-letters
       // into the default exchange with the work queue's name, so it lands back in `queue`.

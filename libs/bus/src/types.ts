@@ -81,6 +81,11 @@ export interface ConsumerSpec {
   queue: string;
   /** Topic bindings on the events exchange. */
   bindings: string[];
+  /**
+   * Bindings the queue may still have from an earlier version and must lose (removed at every
+   * attach; removing one that is absent is a no-op). A binding only ever widens otherwise.
+   */
+  unbind?: string[];
   /** Routing key -> handler. */
   handlers: Record<string, AnyEventHandler>;
   prefetch?: number;

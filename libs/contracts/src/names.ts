@@ -39,6 +39,17 @@ export const ROUTING_KEYS = {
   webhookResendRequested: 'webhooks.delivery.resend-requested',
 } as const;
 
+/**
+ * The job events that end a job: what billing (slot release) and the dispatcher (webhooks) bind
+ * to. Their queues were bound to every job event once (`jobAll`): a submit's job.processing cost
+ * two durable enqueues, two deliveries and two acks for nothing (bench/README.md, submit third pass).
+ */
+export const JOB_END_ROUTING_KEYS: readonly string[] = [
+  ROUTING_KEYS.jobCompleted,
+  ROUTING_KEYS.jobFailed,
+  ROUTING_KEYS.jobCancelled,
+];
+
 /** Dead-letter exchange of a service: its poison messages land in `<queue>.dlq`. */
 export function deadLetterExchange(service: string): string {
   return `${service}.dlx`;

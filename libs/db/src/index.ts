@@ -67,3 +67,4 @@ export async function migrate(knex: Knex, schema: string, migrations: Migration[
 export async function pingDb(knex: Knex): Promise<void> {
   await knex.raw('select 1');
 }
+export { commitThen, inlineStatement } from './inline';

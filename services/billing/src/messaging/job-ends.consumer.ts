@@ -1,5 +1,12 @@
 import { eventHandler, type Bus } from '@mf/bus';
-import { jobEvents, QUEUES, ROUTING_KEYS, type EventDef, type JobEventPayload } from '@mf/contracts';
+import {
+  JOB_END_ROUTING_KEYS,
+  jobEvents,
+  QUEUES,
+  ROUTING_KEYS,
+  type EventDef,
+  type JobEventPayload,
+} from '@mf/contracts';
 import type { GroupCommitter } from '../usecases/group-commit';
 
 /**
@@ -24,12 +31,14 @@ export function consumeJobEnds(bus: Bus, committer: GroupCommitter, prefetch: nu
     });
   return bus.consume({
     queue: QUEUES.billingJobEnds,
-    bindings: [ROUTING_KEYS.jobAll],
+    // The ends only; the binding to every job event an earlier version made is removed.
+    bindings: [...JOB_END_ROUTING_KEYS],
+    unbind: [ROUTING_KEYS.jobAll],
     handlers: {
       [jobEvents.completed.routingKey]: handler(jobEvents.completed),
       [jobEvents.failed.routingKey]: handler(jobEvents.failed),
       [jobEvents.cancelled.routingKey]: handler(jobEvents.cancelled),
-      // Not ends: acknowledged and ignored (the queue is bound to every job event).
+      // Not ends: no longer routed here; one still queued from before the binding changed is acked.
       [jobEvents.processing.routingKey]: eventHandler(jobEvents.processing, () => Promise.resolve('ack' as const)),
       [jobEvents.progress.routingKey]: eventHandler(jobEvents.progress, () => Promise.resolve('ack' as const)),
     },

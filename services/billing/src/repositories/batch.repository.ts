@@ -1,4 +1,4 @@
-import type { Knex } from '@mf/db';
+import { lastStatementRows, withPooledConnection, type Knex, type RawConnection } from '@mf/db';
 import type { LedgerRow, NewEntry } from '../domain/batch';
 import type { KeyCharge, KeyState } from '../domain/key-limits';
 import { inlineArrays } from './sql-literal';
@@ -12,39 +12,11 @@ import { inlineArrays } from './sql-literal';
  */
 
 /** The part of a pg client a batch uses: simple-protocol queries (several statements, no parameters). */
-export interface BatchConnection {
-  query(sql: string): Promise<unknown>;
-}
+export type BatchConnection = RawConnection;
 
-/** knex's connection pool, as its client (typed `any` by knex) exposes it. */
-interface KnexPool {
-  acquireConnection(): Promise<unknown>;
-  releaseConnection(connection: unknown): Promise<unknown>;
-}
-
-/**
- * Runs `fn` on a connection of knex's pool (its search_path set). If `fn` fails, whatever it left
- * open is rolled back before the connection goes back; a connection that died on the way is
- * marked by knex (its error or end event) and dropped by the pool instead of being reused.
- */
-export async function withBatchConnection<T>(db: Knex, fn: (conn: BatchConnection) => Promise<T>): Promise<T> {
-  const pool = db.client as KnexPool;
-  const conn = (await pool.acquireConnection()) as BatchConnection;
-  try {
-    return await fn(conn);
-  } catch (err) {
-    // Outside a transaction (already committed or rolled back) ROLLBACK only warns.
-    await conn.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    await pool.releaseConnection(conn);
-  }
-}
-
-/** The result of the last statement of a simple query (pg answers an array for several). */
-function lastRows<T>(result: unknown): T[] {
-  const results = (Array.isArray(result) ? result : [result]) as { rows: T[] }[];
-  return results[results.length - 1].rows;
+/** Runs `fn` on a connection of knex's pool; what it left open is rolled back if it fails. */
+export function withBatchConnection<T>(db: Knex, fn: (conn: BatchConnection) => Promise<T>): Promise<T> {
+  return withPooledConnection(db, fn);
 }
 
 export interface LockedState {
@@ -80,7 +52,7 @@ export async function beginAndLock(
     keys.map((k) => k.api_key_id),
     keys.map((k) => k.user_id),
   ]);
-  const rows = lastRows<{ state: RawState }>(await conn.query(sql));
+  const rows = lastStatementRows<{ state: RawState }>(await conn.query(sql));
   const { balances, ledger, keys: keyRows, key_charges, period } = rows[0].state;
   const num = (v: number | string | null) => (v === null ? null : Number(v));
   return {

@@ -38,8 +38,8 @@ export async function listAttempts(db: Db, jobId: string): Promise<AttemptRow[]>
 }
 
 /** The upstream took the request: its id is kept even when the attempt already ended (so it can be cancelled). */
-export async function markAttemptRunning(db: Db, jobId: string, n: number, upstreamId: string): Promise<void> {
-  await db('job_attempts')
+export function markAttemptRunning(db: Db, jobId: string, n: number, upstreamId: string): Knex.QueryBuilder {
+  return db('job_attempts')
     .update({ upstream_id: upstreamId, state: db.raw(`CASE WHEN state = 'submitting' THEN 'running' ELSE state END`) })
     .where({ job_id: jobId, n });
 }

@@ -179,7 +179,6 @@ async function tryRoute(
     return 'failed';
   }
   ctx.routing.metrics.submitDuration.observe({ provider: route.provider, outcome: 'accepted' }, seconds());
-  await markAttemptRunning(ctx.db, job.id, n, requestId);
   const timeoutMs = ctx.routing.spec(route.provider)?.attemptTimeoutMs;
   const started = await startProcessing(
     ctx,
@@ -194,6 +193,8 @@ async function tryRoute(
     n,
     // The row as inserted is still the job's while it is on that attempt (a new job's first route).
     from === 'submitting' ? job : undefined,
+    // The upstream id, committed first: a handler that dies blocked on the row leaves it to adopt.
+    markAttemptRunning(ctx.db, job.id, n, requestId),
   );
   if (!started) {
     // The job ended (cancelled, or swept as a dead submit) or moved on while this submit ran: undo it.

@@ -1,5 +1,5 @@
 import { jobEvents, ROUTING_KEYS, type CancelledBy } from '@mf/contracts';
-import { rowsOf } from '@mf/db';
+import { commitThen, rowsOf, type Knex } from '@mf/db';
 import { currentAttempt, toEventPayload, type JobRow } from '../domain/job';
 import { endAttemptIfChanged } from '../repositories/attempts.repository';
 import { transition, transitionStatement } from '../repositories/jobs.repository';
@@ -120,6 +120,10 @@ async function endWithRefund(
  * `current`: the submitting job's row exactly as it stands (the submit's own row, on `attempt`:
  * nothing else writes a submitting job but to reject it, which the compare-and-set sees). Its event
  * is then known before the change, and the change and event go in one statement.
+ *
+ * `first`: a statement committed on its own before the change (the attempt's upstream id, kept even
+ * if the change then blocks on the job's row and the process dies there); with `current`, in the
+ * same round trip as the change.
  */
 export async function startProcessing(
   ctx: JobsContext,
@@ -128,21 +132,22 @@ export async function startProcessing(
   changes: Partial<Omit<JobRow, 'params' | 'routes'>>,
   attempt: number,
   current?: JobRow,
+  first?: Knex.QueryBuilder,
 ): Promise<JobRow | undefined> {
   const moved = { ...changes, status: 'processing' } as const;
   if (current && from === 'submitting' && current.id === jobId && current.attempt === attempt) {
     const payload = toEventPayload({ ...current, ...moved }, ctx.settings.publicBaseUrl);
-    const [row] = await rowsOf<JobRow>(
-      changeWithEvent(
-        ctx.db,
-        transitionStatement(ctx.db, jobId, from, moved, attempt),
-        ROUTING_KEYS.jobProcessing,
-        payload,
-      ),
+    const change = changeWithEvent(
+      ctx.db,
+      transitionStatement(ctx.db, jobId, from, moved, attempt),
+      ROUTING_KEYS.jobProcessing,
+      payload,
     );
+    const [row] = first ? await commitThen<JobRow>(ctx.db, first, change) : await rowsOf<JobRow>(change);
     if (row) ctx.kickRelay();
     return row;
   }
+  if (first) await first;
   const row = await ctx.db.transaction(async (trx) => {
     const moved = await transition(trx, jobId, from, { ...changes, status: 'processing' }, attempt);
     if (moved && from === 'submitting')

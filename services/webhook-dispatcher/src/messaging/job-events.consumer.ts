@@ -1,5 +1,12 @@
 import { eventHandler, type Bus } from '@mf/bus';
-import { jobEvents, QUEUES, ROUTING_KEYS, type EventDef, type JobEventPayload } from '@mf/contracts';
+import {
+  JOB_END_ROUTING_KEYS,
+  jobEvents,
+  QUEUES,
+  ROUTING_KEYS,
+  type EventDef,
+  type JobEventPayload,
+} from '@mf/contracts';
 import type { WebhookEvent } from '../domain/webhook-request';
 import { deliverJobEvent, type DeliveryDeps } from '../usecases/deliver-job-event.usecase';
 
@@ -9,7 +16,7 @@ export interface JobEventsConsumerOptions {
   retryDelaysMs: number[];
 }
 
-/** Consumes every job.* event and delivers the terminal ones to the key's webhook. */
+/** Consumes the terminal job events and delivers them to the key's webhook. */
 export function consumeJobEvents(bus: Bus, deps: DeliveryDeps, opts: JobEventsConsumerOptions): Promise<void> {
   const handler = (def: EventDef<JobEventPayload>) =>
     eventHandler(def, (payload, ctx) =>
@@ -25,12 +32,15 @@ export function consumeJobEvents(bus: Bus, deps: DeliveryDeps, opts: JobEventsCo
     );
   return bus.consume({
     queue: QUEUES.webhooksJobEvents,
-    bindings: [ROUTING_KEYS.jobAll],
+    // The ends only; the binding to every job event an earlier version made is removed.
+    bindings: [...JOB_END_ROUTING_KEYS],
+    unbind: [ROUTING_KEYS.jobAll],
     handlers: {
       [jobEvents.completed.routingKey]: handler(jobEvents.completed),
       [jobEvents.failed.routingKey]: handler(jobEvents.failed),
       [jobEvents.cancelled.routingKey]: handler(jobEvents.cancelled),
-      // Streams and the event log only: webhooks are sent for the terminal events.
+      // Streams and the event log only (webhooks are sent for the terminal events): no longer routed
+      // here; one still queued from before the binding changed is acked.
       [jobEvents.processing.routingKey]: eventHandler(jobEvents.processing, () => Promise.resolve('ack' as const)),
       [jobEvents.progress.routingKey]: eventHandler(jobEvents.progress, () => Promise.resolve('ack' as const)),
     },

@@ -20,6 +20,11 @@ export class EventHub {
     };
   }
 
+  /** Whether any stream of this replica listens to the user (else its events need no checking). */
+  listensTo(userId: unknown): boolean {
+    return typeof userId === 'number' && this.byUser.has(userId);
+  }
+
   publish(event: LiveEvent): void {
     const set = this.byUser.get(event.userId);
     if (!set) return;

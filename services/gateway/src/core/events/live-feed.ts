@@ -15,6 +15,8 @@ export function startLiveFeed(bus: Bus, hub: EventHub, onResubscribed: () => voi
   return bus.subscribe({
     bindings: [ROUTING_KEYS.jobAll],
     handle: (routingKey, payload) => {
+      // Most events belong to users with no stream here: skip validating them (a whole Job each).
+      if (!hub.listensTo((payload as { user_id?: unknown } | null)?.user_id)) return;
       const event = liveEventOf(routingKey, payload);
       if (event) hub.publish(event);
     },
