@@ -85,8 +85,10 @@ RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx \
 WORKDIR /app
 ENV NODE_ENV=production
 # glibc malloc at two arenas, not eight per core: worker threads do not each keep an arena's pages
-# (3-5 MiB of an idle service's RSS; bench/README.md, "Memory of the production build").
-ENV MALLOC_ARENA_MAX=2
+# (3-5 MiB of an idle service's RSS; bench/README.md, "Memory of the production build"). A fixed
+# mmap threshold (glibc's default start, 128 KiB): big blocks stay mapped on their own and go back
+# to the system when freed instead of staying resident in the arena (3-7 MiB; libs/fleet COMPILED_ENV).
+ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
 # The one writable place under /app: local scratch and caches (.data/local-provider of jobs,
 # .data/export-cache of export-renderer, .data/media with STORAGE_DRIVER=local). Owned by node so
 # a named volume or an emptyDir mounted there starts writable; the rest of /app stays read-only.

@@ -2,7 +2,8 @@
  * The production build of the services: each one bundled by esbuild into
  * services/<name>/dist/main.js (CommonJS, Node 20, linked source maps), the workspace libraries and
  * npm dependencies inlined, its migrations with it (they are modules main.ts imports), plus what it
- * reads from disk at run time (the gateway's dashboard and the API reference's redoc bundle), and in
+ * reads from disk at run time (the gateway's dashboard and the API reference's redoc bundle, iconv-lite's
+ * double-byte tables: trim-bundle.ts), and in
  * dist/node_modules only the packages that cannot be bundled (native addons) with what they need.
  * dist/ is self-contained: copied anywhere, `node --enable-source-maps dist/main.js` runs it.
  */
@@ -12,6 +13,7 @@ import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { oneMimeDb } from './one-mime-db';
 import { copyPackages } from './packages';
 import { trimSourceMap } from './sourcemap';
+import { trimBundle } from './trim-bundle';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -117,6 +119,7 @@ export async function buildService(
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.mkdirSync(outDir, { recursive: true });
   const entryPoints = Object.fromEntries(Object.entries(ENTRIES[name]).map(([out, src]) => [out, path.join(dir, src)]));
+  const trim = trimBundle();
   const result = await build({
     entryPoints,
     outdir: outDir,
@@ -124,7 +127,7 @@ export async function buildService(
     // Error classes and log lines that print constructor names keep them.
     keepNames: true,
     external: [...RUNTIME_PACKAGES, ...NEVER_LOADED],
-    plugins: [oneMimeDb(path.join(REPO_ROOT, 'libs', 'http'))],
+    plugins: [oneMimeDb(path.join(REPO_ROOT, 'libs', 'http')), trim.plugin],
     metafile: true,
     logLevel: 'silent',
     absWorkingDir: REPO_ROOT,
@@ -142,6 +145,7 @@ export async function buildService(
     `${JSON.stringify({ name: `@mf/${name}-dist`, private: true, type: 'commonjs' }, null, 2)}\n`,
   );
   for (const asset of ASSETS[name] ?? []) copyAsset(dir, outDir, asset);
+  trim.copyFiles(outDir);
   const packages = copyPackages(usedRuntimePackages(result.metafile), dir, path.join(outDir, 'node_modules'));
   const bundles = Object.fromEntries(
     Object.keys(entryPoints).map((out) => [`${out}.js`, fs.statSync(path.join(outDir, `${out}.js`)).size]),

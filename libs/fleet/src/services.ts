@@ -31,9 +31,16 @@ export const COMPILED_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-si
 /**
  * The environment the images add (Dockerfile, runtime stage): glibc's malloc at two arenas
  * instead of eight per core, so V8's and libuv's worker threads do not each keep an arena's
- * touched pages (3-5 MiB of an idle service's RSS).
+ * touched pages (3-5 MiB of an idle service's RSS); and a fixed mmap threshold of 128 KiB (glibc's
+ * default start), so blocks that large always get their own mapping and go back to the system when
+ * freed. Left dynamic, glibc raises the threshold (up to 32 MiB) each time such a block is freed,
+ * and the parser's and compiler's big start-up buffers then stay in the heap arena, resident (3-7
+ * MiB of an idle service; bench/README.md, "Idle memory, issue 20 (third pass)").
  */
-export const COMPILED_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+export const COMPILED_ENV: Readonly<Record<string, string>> = {
+  MALLOC_ARENA_MAX: '2',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+};
 
 /** The production build's entry point (npm run build:dist). */
 export function serviceBuildEntry(name: ServiceName): string {

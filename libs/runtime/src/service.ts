@@ -7,6 +7,7 @@ import { answerMethodNotAllowed, createHttpApp, finish } from '@mf/http';
 import { createLogger, type Logger } from '@mf/logger';
 import { createRegistry, mountHealth } from './health';
 import { closeServer, listen } from './server';
+import { settleHeapAfterStart } from './settle-heap';
 import { startupGate } from './startup-gate';
 import { onShutdown, type ShutdownStep } from './shutdown';
 
@@ -124,6 +125,7 @@ export async function startService<C extends BaseServiceConfig>(spec: ServiceSpe
   answerMethodNotAllowed(router);
   ready = true;
   logger.info('ready');
+  settleHeapAfterStart();
   return { server, app, db, bus, stop };
 }
 
