@@ -1,5 +1,7 @@
-import { readdir } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { resolveFfmpeg } from '@mf/media';
 import { renderExport } from '../src/usecases/render-export.usecase';
 import { clip, createHarness, renderRequest, type Harness } from './support/export-harness';
 import { streamsOf } from './support/media-checks';
@@ -101,6 +103,22 @@ describe('normalised-clip cache', () => {
     const reply = await renderExport(ctx, req);
     expect(await cacheCounts(req.video_id)).toEqual({ cache_hits: 1, cache_misses: 2 });
     expect(reply.duration_sec).toBeCloseTo(6, 1);
+  });
+
+  it('runs every picture on one thread but the last ones to start (as many as the slots), which get every core', async () => {
+    // An ffmpeg that notes its arguments, one line per run, in start order.
+    const dir = await mkdtemp(path.join(tmpdir(), 'mf-export-ffmpeg-'));
+    const log = path.join(dir, 'runs.log');
+    const wrapper = path.join(dir, 'ffmpeg');
+    await writeFile(wrapper, `#!/bin/sh\necho "$*" >> '${log}'\nexec '${resolveFfmpeg()}' "$@"\n`);
+    await chmod(wrapper, 0o755);
+    const ctx = h.context({ FFMPEG_PATH: wrapper, EXPORT_CONCURRENCY: '2' });
+    await renderExport(ctx, renderRequest(timeline()));
+
+    const pictures = (await readFile(log, 'utf8')).split('\n').filter((line) => /picture-\d+\.mov/.test(line));
+    expect(pictures).toHaveLength(4);
+    expect(pictures.map((line) => line.includes('-threads 1'))).toEqual([true, true, false, false]);
+    await rm(dir, { recursive: true, force: true });
   });
 
   it("joins cached clips from a cache dir whose path holds quotes and spaces (the concat list's quoting)", async () => {

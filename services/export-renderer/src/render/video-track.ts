@@ -45,8 +45,8 @@ export interface VideoTrack {
  * Brings every video-track clip's picture to the output spec, reusing cached pictures: only clips
  * whose key is new are made, the most expensive first (so the last to finish is a short one), at
  * most the slot count of this export at once, each ffmpeg on one thread (the cheapest way per
- * frame when the cores are all busy anyway); a lone re-rendered clip (or each clip, with one slot)
- * gets ffmpeg's own thread count, so it uses every core. A clip that appears twice is made once (the repeat counts as a hit).
+ * frame when the cores are all busy anyway) but the last `slots` to start, which get ffmpeg's own
+ * thread count: the last one (or a lone re-rendered clip) then uses every core. A clip that appears twice is made once (the repeat counts as a hit).
  */
 export async function renderVideoTrack(
   segments: VideoSegment[],
@@ -64,6 +64,8 @@ export async function renderVideoTrack(
   const release = () => held.forEach((e) => e.release());
   let made = 0;
   let copied = 0;
+  /** Pictures of this export that got a slot so far, in start order. */
+  let started = 0;
   try {
     const fileOf = new Map<string, string>();
     const found = await Promise.all(unique.map(([key]) => opts.cache.lookup(key, '.mov')));
@@ -79,9 +81,11 @@ export async function renderVideoTrack(
       const make = async () => {
         const input = await opts.sources.localFile(segment.source.key, taskSignal);
         await opts.slots.use(taskSignal, async () => {
-          // A lone picture (one clip changed), or pictures made one at a time, take every core;
-          // else each runs on one thread, the cheapest per frame while the others keep the cores busy.
-          const threads: Threads = missing.length === 1 || opts.slots.size === 1 ? 'auto' : 1;
+          // Each picture runs on one thread, the cheapest per frame while the others keep the cores
+          // busy, except with one slot and for the last `slots` to start (a lone one too): when the
+          // first of those ends, the other takes the freed core instead of finishing on one thread.
+          const tail = missing.length - started++ <= opts.slots.size;
+          const threads: Threads = tail || opts.slots.size === 1 ? 'auto' : 1;
           const copy =
             isCopyCandidate(segment, opts.spec) &&
             (await copyIfSameFormat(segment, input, opts.spec, file, opts, taskSignal).catch((err: unknown) => {
