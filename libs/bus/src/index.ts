@@ -1,5 +1,6 @@
 export { Bus } from './bus';
 export { eventHandler } from './types';
+export { jobEndsConsumer, type JobEndsSpec } from './job-ends';
 export type {
   BusOptions,
   RpcContext,

@@ -44,11 +44,12 @@ export const ROUTING_KEYS = {
  * to. Their queues were bound to every job event once (`jobAll`): a submit's job.processing cost
  * two durable enqueues, two deliveries and two acks for nothing (bench/README.md, submit third pass).
  */
-export const JOB_END_ROUTING_KEYS: readonly string[] = [
+export const JOB_END_ROUTING_KEYS = [
   ROUTING_KEYS.jobCompleted,
   ROUTING_KEYS.jobFailed,
   ROUTING_KEYS.jobCancelled,
-];
+] as const;
+export type JobEndEvent = (typeof JOB_END_ROUTING_KEYS)[number];
 
 /** Dead-letter exchange of a service: its poison messages land in `<queue>.dlq`. */
 export function deadLetterExchange(service: string): string {
