@@ -323,8 +323,10 @@ describe('LocalProvider', () => {
     const running = longVideo('job_first');
     const queued = imageJob('job_queued');
     const first = await h.provider.submit(running);
-    const second = await h.provider.submit(queued);
+    // Submitted once the first holds the only slot: two submits made together reach the queue in
+    // whichever order their set-up (mkdir, references) finishes, so the second could start first.
     await until(() => h.starts.includes(first.requestId));
+    const second = await h.provider.submit(queued);
 
     await h.provider.cancel(second.requestId, queued);
     await h.provider.cancel(first.requestId, running);
