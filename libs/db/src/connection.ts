@@ -37,9 +37,3 @@ export function lastStatementRows<T>(result: unknown): T[] {
   const results = (Array.isArray(result) ? result : [result]) as { rows: T[] }[];
   return results[results.length - 1].rows;
 }
-
-/** An integer inlined into a simple query (which takes no parameters); anything else throws. */
-export function sqlInteger(value: number): string {
-  if (!Number.isSafeInteger(value)) throw new TypeError(`not an integer: ${String(value)}`);
-  return String(value);
-}

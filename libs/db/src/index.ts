@@ -7,10 +7,9 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
 export type { Knex };
 export { rawRowsOf, rowOf, rowsOf } from './rows';
-export { lastStatementRows, sqlInteger, withPooledConnection, type RawConnection } from './connection';
-
-/** node-postgres's quoting of a string as a SQL literal, for the few queries that cannot take parameters. */
-export const escapeLiteral: (value: string) => string = pg.escapeLiteral;
+export { lastStatementRows, withPooledConnection, type RawConnection } from './connection';
+export { sqlInteger, sqlString } from './literals';
+export { commitThen, inlineStatement } from './inline';
 
 export interface Migration {
   /** Stable, sortable name (e.g. 0001_create_users). Never rename one that has run. */
@@ -67,4 +66,3 @@ export async function migrate(knex: Knex, schema: string, migrations: Migration[
 export async function pingDb(knex: Knex): Promise<void> {
   await knex.raw('select 1');
 }
-export { commitThen, inlineStatement } from './inline';

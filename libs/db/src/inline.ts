@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import pg from 'pg';
 import { lastStatementRows, withPooledConnection } from './connection';
+import { sqlString } from './literals';
 
 /**
  * A binding as a quoted literal. Quoted even for numbers and booleans: a quoted literal is of
@@ -9,13 +9,13 @@ import { lastStatementRows, withPooledConnection } from './connection';
  */
 function literal(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'string') return sqlString(value);
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new Error(`cannot inline ${value}`);
     return `'${value}'`;
   }
   if (typeof value === 'boolean') return `'${value}'`;
-  if (value instanceof Date) return pg.escapeLiteral(value.toISOString());
+  if (value instanceof Date) return sqlString(value.toISOString());
   throw new Error(`cannot inline a binding of type ${typeof value}`);
 }
 

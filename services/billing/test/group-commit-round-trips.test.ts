@@ -1,7 +1,5 @@
-import { createDb, type Knex } from '@mf/db';
+import { createDb, sqlString, withPooledConnection, type Knex } from '@mf/db';
 import { silentLogger } from '@mf/testing';
-import { withBatchConnection } from '../src/repositories/batch.repository';
-import { stringLiteral } from '../src/repositories/sql-literal';
 import { GroupCommitter } from '../src/usecases/group-commit';
 import { balanceOf, charge, seedUser, statuses, useBillingDatabase } from './support/billing-db';
 
@@ -19,8 +17,8 @@ describe('billing group commit, two round trips per batch', () => {
   it('reads back every awkward string exactly as the server parses its literal', async () => {
     const awkward = ["o'brien", 'a\\b', "x\\'; DROP TABLE ledger; --", '? $1 ;', 'émoji 💳', ''];
     // Through the batch's own connection (knex.raw would take the ? for a binding).
-    const result = await withBatchConnection(db, (conn) =>
-      conn.query(`SELECT ARRAY[${awkward.map(stringLiteral).join(',')}]::text[] AS v`),
+    const result = await withPooledConnection(db, (conn) =>
+      conn.query(`SELECT ARRAY[${awkward.map(sqlString).join(',')}]::text[] AS v`),
     );
     expect((result as { rows: { v: string[] }[] }).rows[0].v).toEqual(awkward);
   });

@@ -1,4 +1,4 @@
-import { lastStatementRows, withPooledConnection, type Knex, type RawConnection } from '@mf/db';
+import { lastStatementRows, type RawConnection } from '@mf/db';
 import type { LedgerRow, NewEntry } from '../domain/batch';
 import type { KeyCharge, KeyState } from '../domain/key-limits';
 import { inlineArrays } from './sql-literal';
@@ -10,14 +10,6 @@ import { inlineArrays } from './sql-literal';
  * one's COMMIT on the balance row, so the round trips while the row is locked are the cost.
  * Values are inlined as literals (sql-literal.ts): a simple query takes no parameters.
  */
-
-/** The part of a pg client a batch uses: simple-protocol queries (several statements, no parameters). */
-export type BatchConnection = RawConnection;
-
-/** Runs `fn` on a connection of knex's pool; what it left open is rolled back if it fails. */
-export function withBatchConnection<T>(db: Knex, fn: (conn: BatchConnection) => Promise<T>): Promise<T> {
-  return withPooledConnection(db, fn);
-}
 
 export interface LockedState {
   balances: Map<number, number>;
@@ -41,7 +33,7 @@ interface RawState {
  * (migration 0003's lock_batch): one round trip.
  */
 export async function beginAndLock(
-  conn: BatchConnection,
+  conn: RawConnection,
   references: string[],
   users: number[],
   keys: { api_key_id: number; user_id: number }[] = [],
@@ -85,7 +77,7 @@ export interface KeyChanges {
  * rest of the query (the COMMIT) is skipped: the caller rolls back.
  */
 export async function writeAndCommit(
-  conn: BatchConnection,
+  conn: RawConnection,
   balances: Map<number, number>,
   entries: NewEntry[],
   keys: KeyChanges = { keys: [], newCharges: [], ended: [] },

@@ -1,14 +1,14 @@
-import { arrayLiteral, inlineArrays, scalarLiteral, stringLiteral } from './sql-literal';
+import { arrayLiteral, inlineArrays, scalarLiteral } from './sql-literal';
 
 describe('SQL literals of the batch queries', () => {
   it('doubles quotes, and doubles backslashes in an E string only when there are any', () => {
-    expect(stringLiteral("job:o'brien")).toBe("'job:o''brien'");
-    expect(stringLiteral('job:a\\b')).toBe(" E'job:a\\\\b'");
-    expect(stringLiteral("x\\'; DROP TABLE ledger; --")).toBe(" E'x\\\\''; DROP TABLE ledger; --'");
+    expect(scalarLiteral("job:o'brien")).toBe("'job:o''brien'");
+    expect(scalarLiteral('job:a\\b')).toBe(" E'job:a\\\\b'");
+    expect(scalarLiteral("x\\'; DROP TABLE ledger; --")).toBe(" E'x\\\\''; DROP TABLE ledger; --'");
   });
 
   it('refuses a string with a NUL, which would cut the query text short', () => {
-    expect(() => stringLiteral('job:bad\u0000')).toThrow('NUL');
+    expect(() => scalarLiteral('job:bad\u0000')).toThrow('NUL');
   });
 
   it('writes integers, booleans and NULL bare, and refuses numbers that are not safe integers', () => {

@@ -1,29 +1,20 @@
-import { escapeLiteral } from '@mf/db';
+import { sqlInteger, sqlString } from '@mf/db';
 
 /**
  * SQL literals for the batch's simple-protocol queries (batch.repository.ts): a simple query may
  * carry several statements (BEGIN with the lock, the write with COMMIT: one round trip each) but
- * no parameters, so the values go into the text. Only what the batch sends is supported: integers,
- * strings, booleans and NULL, as typed arrays. Anything else throws rather than being guessed at.
+ * no parameters, so the values go into the text (quoted by @mf/db's sqlInteger and sqlString). Only
+ * what the batch sends is supported: integers, strings, booleans and NULL, as typed arrays. Anything
+ * else throws rather than being guessed at.
  */
 
 export type SqlScalar = number | string | boolean | null;
 
-/** A string as a quoted literal (node-postgres's escapeLiteral: quotes doubled, E'' when it has a backslash). */
-export function stringLiteral(value: string): string {
-  // A NUL would end the query text on the wire; Postgres text cannot hold one anyway.
-  if (value.includes('\u0000')) throw new Error('a string value contains a NUL character');
-  return escapeLiteral(value);
-}
-
 export function scalarLiteral(value: SqlScalar): string {
   if (value === null) return 'NULL';
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
-    return String(value);
-  }
-  return stringLiteral(value);
+  if (typeof value === 'number') return sqlInteger(value);
+  return sqlString(value);
 }
 
 const ARRAY_TYPES = new Set(['bigint', 'integer', 'text', 'date', 'boolean']);

@@ -1,8 +1,8 @@
-import type { Knex } from '@mf/db';
+import { withPooledConnection, type Knex } from '@mf/db';
 import type { Logger } from '@mf/logger';
 import { batchKeys, planBatch, type BatchOp, type BatchOutcome } from '../domain/batch';
 import { KeyCounters } from '../domain/key-limits';
-import { beginAndLock, withBatchConnection, writeAndCommit } from '../repositories/batch.repository';
+import { beginAndLock, writeAndCommit } from '../repositories/batch.repository';
 
 interface Waiting {
   op: BatchOp;
@@ -160,7 +160,7 @@ export class GroupCommitter {
 
   private apply(ops: BatchOp[], previous: Promise<boolean>, locked: () => void): Promise<BatchOutcome[]> {
     const { users, references, keys } = batchKeys(ops);
-    return withBatchConnection(this.db, async (conn) => {
+    return withPooledConnection(this.db, async (conn) => {
       const state = await beginAndLock(conn, references, users, keys).finally(locked);
       const counters = new KeyCounters(state.keys, state.keyCharges, state.period);
       const plan = planBatch(ops, state.balances, state.ledger, counters);
