@@ -114,6 +114,8 @@ async function main(): Promise<void> {
         // The images run with NODE_ENV=production, which refuses the published development secrets.
         WEBHOOK_SECRET_KEY: secrets.webhookKey,
         PROVIDER_CALLBACK_SECRET: secrets.callback,
+        // The local provider draws the test's image; production refuses it unless allowed.
+        ALLOW_LOCAL_PROVIDER: 'true',
       };
       if (s.name === 'editor-agent')
         Object.assign(env, { ALLOW_PRIVATE_URLS: 'true', NODE_EXTRA_CA_CERTS: '/certs/ca.pem' });

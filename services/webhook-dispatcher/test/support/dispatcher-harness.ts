@@ -50,7 +50,7 @@ export async function startHarness(): Promise<Harness> {
     const registry = createRegistry('webhook-dispatcher');
     const bus = new Bus({ url: env.amqpUrl, service: 'webhook-dispatcher', logger, registry });
     await bus.start();
-    await startDispatcher({ config, db, bus, logger });
+    await startDispatcher({ config, db, bus, logger, registry });
     const dispatcher: RunningDispatcher = {
       bus,
       handled: (outcome, queue) => handledCount(registry, outcome, queue),
