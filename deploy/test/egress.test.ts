@@ -31,7 +31,7 @@ function prodWith(components: string[]): AnyObj[] {
         '',
       ].join('\n'),
     );
-    return kustomize(dir) as AnyObj[];
+    return kustomize(dir);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

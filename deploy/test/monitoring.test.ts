@@ -69,7 +69,7 @@ describeRendered('monitoring in the prod overlay (components/monitoring)', () =>
     const rules = prod.filter((o) => o.kind === 'PrometheusRule');
     expect(rules).toHaveLength(1);
     expect(k8sErrors(rules)).toEqual([]);
-    const byName = Object.fromEntries(
+    const byName: Record<string, AnyObj> = Object.fromEntries(
       (rules[0].spec.groups as AnyObj[]).flatMap((g) => g.rules as AnyObj[]).map((r) => [r.alert, r]),
     );
     const reads = (alert: string): string[] => promqlMetricNames(byName[alert].expr);

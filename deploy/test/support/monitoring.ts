@@ -24,15 +24,16 @@ function withoutGrafanaVariables(expr: string): string {
 export function promqlMetricNames(expr: string): string[] {
   const text = withoutGrafanaVariables(expr);
   const names = new Set<string>();
-  let error: number | null = null;
+  const errors: number[] = [];
   parser.parse(text).iterate({
     enter: (node) => {
-      if (node.type.isError && error === null) error = node.from;
+      if (node.type.isError) errors.push(node.from);
       if (node.name === 'Identifier' && node.node.parent?.name === 'VectorSelector')
         names.add(text.slice(node.from, node.to));
     },
   });
-  if (error !== null) throw new Error(`PromQL syntax error at ${error}: ${text.slice(error, error + 40)} in ${expr}`);
+  if (errors.length)
+    throw new Error(`PromQL syntax error at ${errors[0]}: ${text.slice(errors[0], errors[0] + 40)} in ${expr}`);
   return [...names];
 }
 

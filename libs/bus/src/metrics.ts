@@ -13,7 +13,7 @@ export interface BusMetrics {
  */
 export function createBusMetrics(
   registry?: client.Registry,
-  readDepths: () => Promise<Map<string, number>> = async () => new Map(),
+  readDepths: () => Promise<Map<string, number>> = () => Promise.resolve(new Map<string, number>()),
 ): BusMetrics {
   const registers = registry ? [registry] : [];
   return {

@@ -2,9 +2,8 @@
 // `minio server <dir> [--address :9000] [--console-address :9001]` as the minio/minio image runs it,
 // answered by s3rver (the S3 API from the npm registry) with MINIO_ROOT_USER / MINIO_ROOT_PASSWORD
 // as its only access key. Tests only: no console, no erasure coding, no policies.
-'use strict';
-const S3rver = require('s3rver');
-const AWSAccount = require('s3rver/lib/models/account');
+import S3rver from 's3rver';
+import AWSAccount from 's3rver/lib/models/account.js';
 
 const args = process.argv.slice(2);
 if (args[0] !== 'server' || !args[1]) {

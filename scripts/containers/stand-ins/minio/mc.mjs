@@ -6,11 +6,10 @@
 //   mc stat [--json] <alias>/<bucket>/<object>
 // Aliases live in ~/.mc/config.json (MC_CONFIG_DIR) as mc keeps them, or come from MC_HOST_<alias>;
 // `local` is http://localhost:9000 unless set otherwise, as in mc's default configuration.
-'use strict';
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
-const Minio = require('minio');
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as Minio from 'minio';
 
 const configFile = path.join(process.env.MC_CONFIG_DIR || path.join(os.homedir(), '.mc'), 'config.json');
 const readConfig = () => {
