@@ -7,10 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure.sh
 ensure_all
-if ! ensure_docker; then
-  printf '\n\033[1;33m*** SKIPPED: compose test: %s ***\033[0m\n\n' "$DOCKER_UNAVAILABLE"
-  exit 0
-fi
+docker_or_skip "compose test"
 ensure_compose
 if ! docker compose version >/dev/null 2>&1; then
   printf '\n\033[1;33m*** SKIPPED: compose test: the docker compose v2 plugin is missing ***\033[0m\n\n'

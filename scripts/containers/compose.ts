@@ -29,6 +29,9 @@ const TAG = process.env.CONTAINERS_TAG ?? 'test';
 const log = (line: string): void => console.log(line);
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
+/** A failure no wait can mend (a container that exited): `until` gives up at once. */
+class Fatal extends Error {}
+
 async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | null | false>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
@@ -37,6 +40,7 @@ async function until<T>(what: string, timeoutMs: number, check: () => Promise<T 
       const value = await check();
       if (value) return value;
     } catch (err) {
+      if (err instanceof Fatal) throw err;
       last = (err as Error).message;
     }
     if (Date.now() > deadline) throw new Error(`${what}: not after ${secs(timeoutMs)}${last ? ` (${last})` : ''}`);
@@ -50,7 +54,7 @@ async function assertNothingDown(project: ComposeProject): Promise<void> {
     (s) => s.service !== 'minio-init' && (s.state === 'exited' || s.state === 'restarting' || s.state === 'dead'),
   );
   if (down.length)
-    throw new Error(`not running: ${down.map((s) => `${s.service} (${s.state}, exit ${s.exitCode})`).join(', ')}`);
+    throw new Fatal(`not running: ${down.map((s) => `${s.service} (${s.state}, exit ${s.exitCode})`).join(', ')}`);
 }
 
 /** The S3 object behind a /media URL, as the MinIO client sees it from inside the project's network. */

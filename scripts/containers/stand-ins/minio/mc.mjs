@@ -5,7 +5,7 @@
 //   mc ready <alias>                    (exit 0 once the server answers)
 //   mc stat [--json] <alias>/<bucket>/<object>
 // Aliases live in ~/.mc/config.json (MC_CONFIG_DIR) as mc keeps them, or come from MC_HOST_<alias>;
-// `local` is http://localhost:9000 unless set otherwise, as in mc's default configuration.
+// `local` is this machine's port 9000 unless set otherwise, as in mc's default configuration.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,7 +32,7 @@ function alias(name) {
   }
   const found = readConfig().aliases[name];
   if (found) return found;
-  if (name === 'local') return { url: 'http://localhost:9000', accessKey: '', secretKey: '' };
+  if (name === 'local') return { url: 'http://127.0.0.1:9000', accessKey: '', secretKey: '' };
   throw new Error(`mc: alias ${name} is not set`);
 }
 
@@ -45,6 +45,8 @@ function client(name) {
     useSSL: u.protocol === 'https:',
     accessKey: a.accessKey,
     secretKey: a.secretKey,
+    // As the services set it: no request for the bucket's region first.
+    region: 'us-east-1',
     pathStyle: true,
   });
 }
