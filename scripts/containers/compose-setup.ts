@@ -95,6 +95,8 @@ export function writeTestOverride(dir: string, image: string): string {
 services:
   reference:
     image: ${image}
+    # tini as PID 1, as the services have: node alone as PID 1 would ignore SIGTERM and hold down -v for the grace period.
+    init: true
     command: ["node", "/ref/server.js"]
     volumes:
       - ${ref}:/ref:ro
