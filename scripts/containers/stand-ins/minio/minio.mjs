@@ -2,6 +2,7 @@
 // `minio server <dir> [--address :9000] [--console-address :9001]` as the minio/minio image runs it,
 // answered by s3rver (the S3 API from the npm registry) with MINIO_ROOT_USER / MINIO_ROOT_PASSWORD
 // as its only access key. Tests only: no console, no erasure coding, no policies.
+import { setTimeout } from 'node:timers';
 import S3rver from 's3rver';
 import AWSAccount from 's3rver/lib/models/account.js';
 
@@ -29,6 +30,10 @@ server.run().then(
     process.exit(1);
   },
 );
-const stop = () => server.close().then(() => process.exit(0));
+// close() waits for idle keep-alive connections of the clients: give it a second, then exit anyway.
+const stop = () => {
+  setTimeout(() => process.exit(0), 1000).unref();
+  server.close().then(() => process.exit(0));
+};
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
