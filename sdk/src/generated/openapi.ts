@@ -3860,7 +3860,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description Events whose attempts since then ended in failure are sent again, once.
+                     * @description Events whose attempts since then ended in failure, and that were not sent again since then, are sent again, once.
                      */
                     since: string;
                 };
