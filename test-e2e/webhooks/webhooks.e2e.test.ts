@@ -99,6 +99,11 @@ describe('job webhooks', () => {
         result: null,
       });
 
+      // Recorded after the receiver's answer: wait for the log, not for the request.
+      await until('both attempts recorded', async () => {
+        const { body } = await api(fleet, 'GET', '/api/v1/webhook/deliveries', { key: u.key });
+        return body.deliveries.length === 2;
+      });
       const { deliveries } = (await fleet.admin('webhook:deliveries', '--key-id', String(u.keyId))) as {
         deliveries: { event: string; status_code: number; attempt: number; job_id: string }[];
       };
