@@ -1,14 +1,6 @@
 import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
-import { waitForJob } from '../support/jobs';
+import { until, waitForJob } from '../support/jobs';
 import { startReceiver } from '../support/webhook-receiver';
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 /** The issue's acceptance figures for another tenant while one tenant's endpoint never answers. */
 const LIST_WITHIN_MS = 1500;

@@ -4,19 +4,11 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '@mf/fleet';
 import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
-import { waitForJob } from '../support/jobs';
+import { until, waitForJob } from '../support/jobs';
 import { startReceiver, verifySignature } from '../support/webhook-receiver';
 
 const run = promisify(execFile);
 const CLI = ['--import', pathToFileURL(require.resolve('tsx')).href, path.join(REPO_ROOT, 'sdk/src/cli.ts')];
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 /** The key's delivery tools at /api/v1/webhook through the real fleet, observed at a loopback receiver. */
 describe('webhook delivery tools', () => {

@@ -1,14 +1,6 @@
 import { api, startFleet, userWithKey, type Fleet } from '../support/fleet';
-import { waitForJob } from '../support/jobs';
+import { until, waitForJob } from '../support/jobs';
 import { startReceiver, verifySignature } from '../support/webhook-receiver';
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 /** Signed job webhooks through the real fleet: jobs -> outbox -> events -> dispatcher -> receiver. */
 describe('job webhooks', () => {
