@@ -4,9 +4,9 @@ import { queueResend } from '../repositories/pending-attempts.repository';
 import type { AcceptDeps } from '../usecases/accept-job-event.usecase';
 
 /**
- * Moves resend requests on the dispatcher's resend queue into their endpoint's lane, where each
- * is sent once (recover queues into the lanes directly; an earlier version queued on the broker,
- * and a request still there after an upgrade is not stranded).
+ * Moves resend requests on the dispatcher's resend queue into their endpoint's lane, where each is
+ * sent once. Recover queues into the lanes directly; this queue stays consumed so that a request
+ * published to it (one left from a deployment whose recover used it) is never stranded.
  */
 export function consumeResends(bus: Bus, deps: AcceptDeps, prefetch: number): Promise<void> {
   return bus.consume({
