@@ -26,7 +26,7 @@
 #   ffmpeg-static never downloads its binary; the media images get ffmpeg from Debian.
 #
 # `docker run ... mediaforge/<service> node dist/main.js --migrate-only` migrates the service's
-# schema and exits (the Kubernetes migration Jobs do this). In the gateway image,
+# schema and exits (each service also migrates at start, replicas taking turns). In the gateway image,
 # `node dist/admin.js <command>` is the admin CLI.
 
 ARG NODE_IMAGE=node:20-bookworm-slim

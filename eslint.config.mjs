@@ -49,7 +49,17 @@ export default tseslint.config(
   // Node scripts and configs outside the dashboard (whose browser files are ignored above).
   {
     files: ['**/*.mjs', '**/*.js'],
-    languageOptions: { globals: { process: 'readonly', module: 'writable', require: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        module: 'writable',
+        require: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        AbortSignal: 'readonly',
+      },
+    },
   },
   prettier,
 );

@@ -6,9 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure.sh
 ensure_all
-if ! ensure_docker; then
-  printf '\n\033[1;33m*** SKIPPED: container smoke test: %s ***\033[0m\n\n' "$DOCKER_UNAVAILABLE"
-  exit 0
-fi
+docker_or_skip "container smoke test"
 ensure_node_image
 exec node --import tsx scripts/containers/smoke.ts "$@"

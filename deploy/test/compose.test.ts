@@ -139,6 +139,36 @@ describe('docker-compose.yml', () => {
     expect(missing).toEqual([]);
   });
 
+  it('marks in .env.example the variables compose requires (left empty) and every development placeholder', () => {
+    const lines = envExample.split('\n');
+    /** The comment block above a variable's line (variable lines just above it skipped: one comment may cover several). */
+    const commentAbove = (i: number): string => {
+      let j = i - 1;
+      while (j >= 0 && /^[A-Z0-9_]+=/.test(lines[j])) j--;
+      const block: string[] = [];
+      // Up to a bare '#' or a section header: the comment of this variable, not of its section.
+      for (; j >= 0 && lines[j].startsWith('#') && lines[j] !== '#' && !lines[j].startsWith('# ---'); j--)
+        block.unshift(lines[j]);
+      return block.join(' ');
+    };
+    const required = [...new Set([...text.matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((m) => m[1]))].sort();
+    expect(required).toEqual(['PROVIDER_CALLBACK_SECRET', 'WEBHOOK_SECRET_KEY']);
+    for (const v of required) {
+      const i = lines.indexOf(`${v}=`);
+      expect([v, i > 0]).toEqual([v, true]);
+      expect(commentAbove(i)).toMatch(/^# REQUIRED\./);
+    }
+    const credentials = lines
+      .map((line, i) => ({ m: /^([A-Z0-9_]*(PASSWORD|USER))=(.+)$/.exec(line), i }))
+      .filter(({ m }) => m);
+    expect(credentials.length).toBeGreaterThanOrEqual(10);
+    for (const { m, i } of credentials)
+      expect([m![1], commentAbove(i)]).toEqual([m![1], expect.stringMatching(/Development placeholder/)]);
+    // The local provider is a demo: its switch says so, and compose defaults it to off.
+    expect(commentAbove(lines.indexOf('ALLOW_LOCAL_PROVIDER=true'))).toMatch(/^# DEMO setting/);
+    expect(compose.services.jobs.environment.ALLOW_LOCAL_PROVIDER).toBe('${ALLOW_LOCAL_PROVIDER:-false}');
+  });
+
   it('keeps env files and secrets out of the image build context', () => {
     const ignore = fs.readFileSync(path.join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n');
     for (const p of ['.env', '.env.*', 'secrets', '**/node_modules', '.git']) expect(ignore).toContain(p);

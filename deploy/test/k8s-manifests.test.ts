@@ -94,15 +94,13 @@ describeRendered('deploy/k8s/base rendered by kubectl kustomize', () => {
       expect(fromIngress).toBe(name === 'gateway');
     });
 
-    it('has a migration Job running the production build with --migrate-only', () => {
-      const job = find('Job', `${name}-migrate`) as AnyObj;
-      expect(job.spec.template.spec.containers[0].command).toEqual([
-        'node',
-        '--enable-source-maps',
-        'dist/main.js',
-        '--migrate-only',
-      ]);
-      expect(job.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
+    it('migrates at start, before it turns ready, with no migration Job: a rolling update keeps every old pod until a new one is ready', () => {
+      const d = find('Deployment', name) as AnyObj;
+      expect(find('Job', `${name}-migrate`)).toBeUndefined();
+      // /readyz answers 200 only once the schema is migrated (under an advisory lock: replicas take turns).
+      expect(d.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } });
+      expect(podSpec(d).containers).toEqual([expect.objectContaining({ readinessProbe: expect.anything() })]);
+      expect(podSpec(d)).not.toHaveProperty('initContainers');
     });
   });
 

@@ -20,9 +20,11 @@ const get = (objs: K8sObject[], kind: string, name: string): AnyObj => {
 describeOverlay(OVERLAYS.map((o) => [o]))('overlay %s (kubectl kustomize)', (overlay) => {
   const objs = built[overlay];
 
-  it('renders and every resulting object validates against the Kubernetes (and KEDA) schemas', () => {
-    expect(objs.length).toBeGreaterThan(40);
+  it('renders and every resulting object validates against the Kubernetes schemas and those of the custom resources (KEDA, Prometheus Operator)', () => {
+    expect(objs.length).toBeGreaterThan(35);
     expect(k8sErrors(objs)).toEqual([]);
+    // Each service migrates its own schema at start (libs/db: an advisory lock per schema): no Job to delete before an upgrade.
+    expect(objs.filter((o) => o.kind === 'Job')).toEqual([]);
   });
 
   it('places everything in its namespace', () => {
@@ -62,8 +64,6 @@ describeOverlay(OVERLAYS.map((o) => [o]))('overlay %s (kubectl kustomize)', (ove
   it('applies its image tags, replicas, HPA bounds and ingress host', () => {
     for (const s of SERVICES) {
       const image = (podSpec(get(objs, 'Deployment', s)) as AnyObj).containers[0].image;
-      const jobImage = (podSpec(get(objs, 'Job', `${s}-migrate`)) as AnyObj).containers[0].image;
-      expect(jobImage).toBe(image);
       expect(image).toBe(overlay === 'dev' ? `mediaforge/${s}:dev` : `registry.example.com/mediaforge/${s}:1.0.0`);
     }
     const ing = get(objs, 'Ingress', 'gateway');

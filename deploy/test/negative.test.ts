@@ -29,16 +29,19 @@ describe('broken inputs fail the checks', () => {
     const byKind = new Map<string, AnyObj>();
     for (const o of objects) if (!byKind.has(o.kind)) byKind.set(o.kind, JSON.parse(JSON.stringify(o)) as AnyObj);
     expect([...byKind.keys()].sort()).toEqual([
+      'ClusterSecretStore',
       'ConfigMap',
       'Deployment',
+      'ExternalSecret',
       'HorizontalPodAutoscaler',
       'Ingress',
-      'Job',
       'NetworkPolicy',
       'PodDisruptionBudget',
+      'PrometheusRule',
       'ScaledObject',
       'Secret',
       'Service',
+      'ServiceMonitor',
       'TriggerAuthentication',
     ]);
     const broken = [...byKind.values()].map((o) => ({

@@ -33,6 +33,9 @@ export async function buildImage(opts: {
   tag: string;
   buildArgs?: Record<string, string>;
   target?: string;
+  /** The build context (default: the current directory). */
+  context?: string;
+  labels?: Record<string, string>;
   logFile: string;
 }): Promise<void> {
   const before = await imageId(opts.tag);
@@ -42,8 +45,9 @@ export async function buildImage(opts: {
     opts.tag,
     ...Object.entries(opts.buildArgs ?? {}).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]),
   ];
+  for (const [k, v] of Object.entries(opts.labels ?? {})) args.push('--label', `${k}=${v}`);
   if (opts.target) args.push('--target', opts.target);
-  args.push('.');
+  args.push(opts.context ?? '.');
   const log = fs.openSync(opts.logFile, 'w');
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn('docker', args, { stdio: ['ignore', log, log], env: { ...process.env, DOCKER_BUILDKIT: '0' } });

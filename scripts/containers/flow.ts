@@ -21,7 +21,13 @@ interface Answer {
   body: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers, checked field by field
 }
 
-export async function runFlow({ baseUrl, admin, reference, log }: FlowDeps): Promise<void> {
+/** Where the flow's media ended up: the generated image and the exported video, as the API gave them. */
+export interface FlowResult {
+  imageUrl: string;
+  videoUrl: string;
+}
+
+export async function runFlow({ baseUrl, admin, reference, log }: FlowDeps): Promise<FlowResult> {
   const email = `smoke${Date.now()}@example.test`;
   const user = await admin('user:create', '--email', email, '--credits', '1000');
   const key = String((await admin('key:create', '--email', email, '--scopes', 'all', '--name', 'smoke')).key);
@@ -117,4 +123,5 @@ export async function runFlow({ baseUrl, admin, reference, log }: FlowDeps): Pro
   } finally {
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }
+  return { imageUrl, videoUrl: String(exported.video_url) };
 }

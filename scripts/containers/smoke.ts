@@ -18,8 +18,9 @@ import { SERVICES, type ServiceName } from '@mf/fleet';
 import { freePort, freshTestEnv } from '../../libs/testing/src';
 import { startReferenceServer } from '../../test-e2e/support/reference-server';
 import { testTls } from '../../test-e2e/support/tls';
-import { buildImage, containerState, docker, imageSize, memoryUsage, stopContainer } from './docker';
+import { containerState, docker, imageSize, memoryUsage, stopContainer } from './docker';
 import { runFlow } from './flow';
+import { buildFleetImages } from './images';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const TAG = process.env.CONTAINERS_TAG ?? 'test';
@@ -52,30 +53,7 @@ async function main(): Promise<void> {
   const failures: string[] = [];
 
   // --- images ---------------------------------------------------------------------------------
-  const buildStarted = Date.now();
-  log(
-    `building the shared build stage, then the six images (classic builder; logs in ${path.relative(REPO_ROOT, artifacts)}/build-*.log)`,
-  );
-  process.chdir(REPO_ROOT);
-  // The build stage under a tag of its own, so it is never taken for a dangling image and pruned.
-  let t = Date.now();
-  await buildImage({
-    tag: `mediaforge/build:${TAG}`,
-    target: 'build',
-    buildArgs: { SERVICE: 'gateway' },
-    logFile: path.join(artifacts, 'build-stage.log'),
-  });
-  log(`  build stage            ${secs(Date.now() - t)}`);
-  for (const s of SERVICES) {
-    t = Date.now();
-    await buildImage({
-      tag: `mediaforge/${s.name}:${TAG}`,
-      buildArgs: { SERVICE: s.name },
-      logFile: path.join(artifacts, `build-${s.name}.log`),
-    });
-    log(`  ${`mediaforge/${s.name}:${TAG}`.padEnd(38)} ${secs(Date.now() - t)}`);
-  }
-  log(`six images built in ${secs(Date.now() - buildStarted)}`);
+  await buildFleetImages({ repoRoot: REPO_ROOT, tag: TAG, artifacts, log });
 
   // --- fleet ----------------------------------------------------------------------------------
   const testEnv = await freshTestEnv();
@@ -114,6 +92,8 @@ async function main(): Promise<void> {
         // The images run with NODE_ENV=production, which refuses the published development secrets.
         WEBHOOK_SECRET_KEY: secrets.webhookKey,
         PROVIDER_CALLBACK_SECRET: secrets.callback,
+        // The local provider draws the test's image; production refuses it unless allowed.
+        ALLOW_LOCAL_PROVIDER: 'true',
       };
       if (s.name === 'editor-agent')
         Object.assign(env, { ALLOW_PRIVATE_URLS: 'true', NODE_EXTRA_CA_CERTS: '/certs/ca.pem' });

@@ -129,6 +129,14 @@ ensure_docker() {
   return 1
 }
 
+# For the container tests: a Docker engine (ensure_docker), or one SKIPPED line naming what is
+# skipped and why, and exit 0.
+docker_or_skip() {
+  ensure_docker && return 0
+  printf '\n\033[1;33m*** SKIPPED: %s: %s ***\033[0m\n\n' "$1" "$DOCKER_UNAVAILABLE"
+  exit 0
+}
+
 # The base image the Dockerfile's NODE_IMAGE names: pulled when the registry answers, otherwise
 # the stand-in of scripts/containers/base-image.sh (Debian + this machine's node), tagged with it.
 ensure_node_image() {

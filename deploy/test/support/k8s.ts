@@ -50,9 +50,14 @@ export function isPatch(file: string): boolean {
   return file.split(path.sep).includes('patches');
 }
 
-/** The complete manifests under dir: neither kustomization files nor patches. */
+/** A file a kustomization turns into an object (configMapGenerator's `files/`), not a manifest itself. */
+export function isGeneratorInput(file: string): boolean {
+  return file.split(path.sep).includes('files');
+}
+
+/** The complete manifests under dir: neither kustomization files, nor patches, nor generator inputs. */
 export function manifestFiles(dir: string): string[] {
-  return yamlFiles(dir).filter((f) => !isKustomization(f) && !isPatch(f));
+  return yamlFiles(dir).filter((f) => !isKustomization(f) && !isPatch(f) && !isGeneratorInput(f));
 }
 
 export type ValidationResult = { ok: true } | { ok: false; error: string };

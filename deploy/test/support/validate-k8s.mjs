@@ -1,4 +1,5 @@
-// Validates Kubernetes objects with kubernetes-models and @kubernetes-models/keda (ESM only, hence a child process of the
+// Validates Kubernetes objects with kubernetes-models and the models of the custom resources we use
+// (@kubernetes-models/keda, /prometheus-operator, /external-secrets; ESM only, hence a child process of the
 // jest tests): reads a JSON array of objects on stdin, writes a JSON array of
 // { ok: true } | { ok: false, error } on stdout, one entry per object, in order.
 // Each object is instantiated as the model class of its apiVersion + kind and validated
@@ -18,6 +19,14 @@ const MODELS = {
   // KEDA's custom resources (deploy/k8s/components/keda), from its CRDs' schemas.
   'keda.sh/v1alpha1/ScaledObject': '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject',
   'keda.sh/v1alpha1/TriggerAuthentication': '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication',
+  // The Prometheus Operator's (components/monitoring) and External Secrets' (examples/external-secrets).
+  'monitoring.coreos.com/v1/ServiceMonitor':
+    '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor',
+  'monitoring.coreos.com/v1/PrometheusRule':
+    '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule',
+  'external-secrets.io/v1/ExternalSecret': '@kubernetes-models/external-secrets/external-secrets.io/v1/ExternalSecret',
+  'external-secrets.io/v1/ClusterSecretStore':
+    '@kubernetes-models/external-secrets/external-secrets.io/v1/ClusterSecretStore',
 };
 
 let input = '';

@@ -1,11 +1,12 @@
 import type { Channel } from 'amqplib';
-import type { EventDef, RpcReplyOf, RpcRequestOf } from '@mf/contracts';
+import { deadLetterQueue, type EventDef, type RpcReplyOf, type RpcRequestOf } from '@mf/contracts';
 import { broadcastConsumer, type BroadcastSpec } from './broadcast';
 import { BrokerConnection } from './connection';
 import { eventConsumer } from './consumer';
 import { Deliveries, type DeliveryDeps } from './deliveries';
 import { createBusMetrics } from './metrics';
 import { Publisher } from './publisher';
+import { QueueDepths } from './queue-depth';
 import { publishDead, publishRetry } from './retries';
 import { RpcClient } from './rpc-client';
 import { rpcServer } from './rpc-server';
@@ -23,11 +24,13 @@ export class Bus {
   private readonly publisher: Publisher;
   private readonly rpcClient: RpcClient;
   private readonly serving: DeliveryDeps;
+  private readonly depths: QueueDepths;
 
   constructor(opts: BusOptions) {
     const log = opts.logger.child({ component: 'bus' });
-    const metrics = createBusMetrics(opts.registry);
     this.connection = new BrokerConnection(opts, log);
+    this.depths = new QueueDepths(() => this.connection.current);
+    const metrics = createBusMetrics(opts.registry, () => this.depths.read());
     this.publisher = new Publisher(this.connection, log, opts.publishTimeoutMs ?? 10_000);
     this.rpcClient = new RpcClient(this.connection, log, metrics.rpcDuration, opts.rpcTimeoutMs ?? 5000);
     const deliveries = new Deliveries(log);
@@ -86,6 +89,7 @@ export class Bus {
     handlers: RpcHandlers<S>,
     opts: { prefetch?: number } = {},
   ): Promise<void> {
+    this.depths.watch(service.queue);
     return this.connection.attach(rpcServer(service, handlers, opts, this.serving));
   }
 
@@ -100,6 +104,7 @@ export class Bus {
 
   /** Consumes events from a durable queue with broker-held retries and a dead-letter queue (see consumer.ts). */
   consume(spec: ConsumerSpec): Promise<void> {
+    this.depths.watch(spec.queue, deadLetterQueue(spec.queue));
     return this.connection.attach(eventConsumer(spec, this.publisher, this.serving));
   }
 

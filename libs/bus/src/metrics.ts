@@ -4,10 +4,17 @@ import client from 'prom-client';
 export interface BusMetrics {
   rpcDuration: client.Histogram<'method' | 'outcome'>;
   handled: client.Counter<'queue' | 'type' | 'outcome'>;
+  queueReady: client.Gauge<'queue'>;
 }
 
-/** Creates the series on `registry` (none: unregistered, so tests can make many buses). */
-export function createBusMetrics(registry?: client.Registry): BusMetrics {
+/**
+ * Creates the series on `registry` (none: unregistered, so tests can make many buses).
+ * `readDepths` gives the ready messages per queue at each scrape (queue-depth.ts).
+ */
+export function createBusMetrics(
+  registry?: client.Registry,
+  readDepths: () => Promise<Map<string, number>> = () => Promise.resolve(new Map<string, number>()),
+): BusMetrics {
   const registers = registry ? [registry] : [];
   return {
     rpcDuration: new client.Histogram({
@@ -22,6 +29,17 @@ export function createBusMetrics(registry?: client.Registry): BusMetrics {
       help: 'Messages handled by this service, by queue, type and outcome',
       labelNames: ['queue', 'type', 'outcome'],
       registers,
+    }),
+    queueReady: new client.Gauge({
+      name: 'bus_queue_messages_ready',
+      help: 'Messages waiting for a consumer in the queues this service consumes and their dead-letter queues (<queue>.dlq), read from the broker at scrape time',
+      labelNames: ['queue'],
+      registers,
+      async collect() {
+        const depths = await readDepths();
+        this.reset();
+        for (const [queue, ready] of depths) this.set({ queue }, ready);
+      },
     }),
   };
 }

@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import { billingRpc, jobEvents, ROUTING_KEYS } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { eventHandler } from '../src';
-import { accountReply, eventually, jobCompleted, TEST_TIMEOUT_MS, useVhostAndBuses } from './support';
+import { accountReply, deferred, eventually, jobCompleted, TEST_TIMEOUT_MS, useVhostAndBuses } from './support';
 
 jest.setTimeout(TEST_TIMEOUT_MS);
 
@@ -90,5 +90,45 @@ describe('Bus metrics', () => {
       'queue=test.metrics.events,type=job.completed,outcome=retry': 1,
       'queue=test.metrics.events,type=job.completed,outcome=ack': 1,
     });
+  });
+
+  it('reports, at each scrape, the messages waiting in the queues it consumes and in their dead-letter queues', async () => {
+    const registry = new Registry();
+    const consumer = pool.create('webhooks', { registry });
+    const gate = deferred();
+    void consumer.consume({
+      queue: 'test.metrics.depth',
+      bindings: [ROUTING_KEYS.jobAll],
+      prefetch: 1,
+      handlers: {
+        // Held until the gate opens, then dead: the first message stays in hand, the rest wait.
+        [ROUTING_KEYS.jobCompleted]: eventHandler(jobEvents.completed, async () => {
+          await gate.promise;
+          return 'dead';
+        }),
+      },
+    });
+    await consumer.start();
+    expect(await series(registry, 'bus_queue_messages_ready')).toEqual({
+      'queue=test.metrics.depth': 0,
+      'queue=test.metrics.depth.dlq': 0,
+    });
+    const publisher = pool.create('jobs');
+    await publisher.start();
+    for (let i = 0; i < 4; i++) await publisher.publishEvent(jobEvents.completed, jobCompleted());
+
+    await eventually('three ready behind the one in hand', async () => {
+      const got = await series(registry, 'bus_queue_messages_ready');
+      return got['queue=test.metrics.depth'] === 3 && got['queue=test.metrics.depth.dlq'] === 0;
+    });
+    gate.resolve();
+    await eventually('all four dead-lettered', async () => {
+      const got = await series(registry, 'bus_queue_messages_ready');
+      return got['queue=test.metrics.depth'] === 0 && got['queue=test.metrics.depth.dlq'] === 4;
+    });
+
+    // A broker that is gone leaves the series out instead of stalling the scrape.
+    await consumer.close();
+    expect(await series(registry, 'bus_queue_messages_ready')).toEqual({});
   });
 });

@@ -1,5 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { withPooledConnection } from './connection';
+import { sqlString } from './literals';
 
 // bigint columns (ids, credit amounts) come back as JS numbers: every figure we store stays far
 // below 2^53, and strings would leak into JSON responses.
@@ -45,21 +47,37 @@ function assertIdentifier(name: string): void {
  * Runs a service's migrations inside its own schema, with its own migrations table there, so
  * services deploy and migrate independently. Migrations are passed as objects (not files on
  * disk), so the same list works from source, from a bundle and from tests.
+ *
+ * Replicas starting together take turns: a Postgres advisory lock per schema, held by one pooled
+ * connection while the migrations run, makes the others wait (not fail) and then find nothing
+ * left to do. The lock goes with its session, so a replica killed mid-migration never blocks the
+ * next start; knex's own lock row, which would stay set after such a kill, is reset under it.
  */
 export async function migrate(knex: Knex, schema: string, migrations: Migration[]): Promise<string[]> {
   assertIdentifier(schema);
-  await knex.raw(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  const byName = new Map(migrations.map((m) => [m.name, m]));
-  const [, applied] = (await knex.migrate.latest({
-    schemaName: schema,
-    tableName: 'knex_migrations',
-    migrationSource: {
-      getMigrations: () => Promise.resolve(migrations.map((m) => m.name)),
-      getMigrationName: (name: string) => name,
-      getMigration: (name: string) => Promise.resolve(byName.get(name)!),
-    },
-  })) as [number, string[]];
-  return applied;
+  const lock = `SELECT pg_advisory_lock(hashtext(${sqlString(`mediaforge:migrate:${schema}`)}))`;
+  const unlock = `SELECT pg_advisory_unlock(hashtext(${sqlString(`mediaforge:migrate:${schema}`)}))`;
+  return withPooledConnection(knex, async (conn) => {
+    await conn.query(lock);
+    try {
+      await knex.raw(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      const config = { schemaName: schema, tableName: 'knex_migrations' };
+      const byName = new Map(migrations.map((m) => [m.name, m]));
+      // Only one migrator at a time gets here: a lock row still set is a dead migrator's.
+      await knex.migrate.forceFreeMigrationsLock(config);
+      const [, applied] = (await knex.migrate.latest({
+        ...config,
+        migrationSource: {
+          getMigrations: () => Promise.resolve(migrations.map((m) => m.name)),
+          getMigrationName: (name: string) => name,
+          getMigration: (name: string) => Promise.resolve(byName.get(name)!),
+        },
+      })) as [number, string[]];
+      return applied;
+    } finally {
+      await conn.query(unlock);
+    }
+  });
 }
 
 /** Cheap readiness probe. */

@@ -1,6 +1,6 @@
-import client from 'prom-client';
 import { runMain } from '@mf/runtime';
 import { migrations } from '../migrations';
+import { createBatchSizeHistogram } from './billing-metrics';
 import { loadBillingConfig } from './config';
 import { serveBillingRpc, serveKeyLimitsRpc } from './messaging/billing-rpc.server';
 import { consumeJobEnds } from './messaging/job-ends.consumer';
@@ -10,12 +10,7 @@ runMain('billing', loadBillingConfig, (config, logger) => ({
   schema: 'billing',
   migrations,
   setup: async ({ bus, db, registry }) => {
-    const batchSize = new client.Histogram({
-      name: 'billing_batch_size',
-      help: 'Charges and refunds committed per transaction',
-      buckets: [1, 2, 4, 8, 16, 32, 64, 128],
-      registers: [registry],
-    });
+    const batchSize = createBatchSizeHistogram(registry);
     const committer = new GroupCommitter(db, {
       maxBatch: config.BILLING_BATCH_MAX,
       maxInFlight: config.BILLING_BATCH_IN_FLIGHT,

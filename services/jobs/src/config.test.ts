@@ -1,5 +1,8 @@
 import { DEV_CALLBACK_SECRET, loadJobsConfig } from './config';
 
+/** A production environment with a real callback secret: only the provider choice is left to each test. */
+const PRODUCTION = { NODE_ENV: 'production', PROVIDER_CALLBACK_SECRET: 'a-long-random-secret-of-ours-123' };
+
 describe('jobs config', () => {
   it('starts on the development callback secret outside production', () => {
     expect(loadJobsConfig({}).PROVIDER_CALLBACK_SECRET).toBe(DEV_CALLBACK_SECRET);
@@ -16,11 +19,50 @@ describe('jobs config', () => {
   });
 
   it('starts in production with a secret of its own', () => {
-    const config = loadJobsConfig({
-      NODE_ENV: 'production',
-      PROVIDER_CALLBACK_SECRET: 'a-long-random-secret-of-ours-123',
-    });
+    const config = loadJobsConfig({ ...PRODUCTION, ALLOW_LOCAL_PROVIDER: 'true' });
     expect(config.PROVIDER_CALLBACK_SECRET).toBe('a-long-random-secret-of-ours-123');
+  });
+
+  it('refuses the local provider in production, naming ALLOW_LOCAL_PROVIDER, as PROVIDER=local or the default', () => {
+    for (const env of [
+      PRODUCTION,
+      { ...PRODUCTION, PROVIDER: 'local' },
+      { ...PRODUCTION, ALLOW_LOCAL_PROVIDER: 'false' },
+    ])
+      expect(() => loadJobsConfig(env)).toThrow(/ALLOW_LOCAL_PROVIDER: PROVIDER=local .*NODE_ENV=production/);
+  });
+
+  it('refuses a providers document with a local route in production, naming the provider', () => {
+    const doc = JSON.stringify({
+      providers: { oai: { type: 'openai-images', base_url: 'https://api.openai.com/v1' }, demo: { type: 'local' } },
+      routes: {
+        'imagegen-2': [{ provider: 'oai', model: 'gpt-image-1' }, { provider: 'demo' }],
+        'vidgen-2.0': [{ provider: 'demo' }],
+        'vidgen-2.0-fast': [{ provider: 'demo' }],
+      },
+    });
+    expect(() => loadJobsConfig({ ...PRODUCTION, PROVIDERS_JSON: doc })).toThrow(
+      /ALLOW_LOCAL_PROVIDER: the providers document routes jobs to the local provider \(providers\.demo\)/,
+    );
+    expect(
+      loadJobsConfig({ ...PRODUCTION, PROVIDERS_JSON: doc, ALLOW_LOCAL_PROVIDER: 'true' }).routing.routes['vidgen-2.0'],
+    ).toEqual([{ provider: 'demo', models: null }]);
+  });
+
+  it('starts in production on a document without a local route, and with the local provider outside production', () => {
+    const doc = JSON.stringify({
+      providers: { f: { type: 'fal', api_key_env: 'FAL_KEY' } },
+      routes: {
+        'imagegen-2': [{ provider: 'f' }],
+        'vidgen-2.0': [{ provider: 'f' }],
+        'vidgen-2.0-fast': [{ provider: 'f' }],
+      },
+    });
+    expect([...loadJobsConfig({ ...PRODUCTION, PROVIDERS_JSON: doc, FAL_KEY: 'k' }).routing.providers.keys()]).toEqual([
+      'f',
+    ]);
+    expect([...loadJobsConfig({ NODE_ENV: 'development' }).routing.providers.keys()]).toEqual(['local']);
+    expect(loadJobsConfig({ NODE_ENV: 'test', PROVIDER: 'local' }).ALLOW_LOCAL_PROVIDER).toBe(false);
   });
 
   it('reads FAULT_POINTS as a list of known points and refuses a misspelt one, which would inject nothing', () => {

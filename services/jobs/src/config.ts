@@ -1,4 +1,4 @@
-import { csv, Joi, loadConfig, refuseDevelopmentSecrets, serviceEnv, type ServiceEnv } from '@mf/config';
+import { ConfigError, csv, Joi, loadConfig, refuseDevelopmentSecrets, serviceEnv, type ServiceEnv } from '@mf/config';
 import { storageEnv, type StorageEnv } from '@mf/storage';
 import { FAULT_POINTS, isFaultPoint } from './faults';
 import {
@@ -37,6 +37,7 @@ export interface JobsConfig extends ServiceEnv, StorageEnv {
   PROVIDERS_FILE?: string;
   PROVIDERS_JSON?: string;
   SUBMIT_ROUTES_BUDGET_MS: number;
+  ALLOW_LOCAL_PROVIDER: boolean;
   /** The providers and routes: from the providers document, or PROVIDER's one-provider shorthand. */
   routing: RoutingConfig;
 }
@@ -111,6 +112,8 @@ const schema = Joi.object<JobsConfig>({
     .integer()
     .min(1)
     .default(512 * 1024 * 1024),
+  /** Let NODE_ENV=production route jobs to the local provider (placeholder media, charged as real): demos only. */
+  ALLOW_LOCAL_PROVIDER: Joi.boolean().default(false),
   /** Fault injection for tests: named points where the process kills itself (faults.ts; e.g. after-charge). */
   FAULT_POINTS: Joi.string()
     // Unset or empty: no points, as a list (an allowed '' would skip the custom rule and stay a string).
@@ -136,5 +139,22 @@ export function loadJobsConfig(env: NodeJS.ProcessEnv = process.env): JobsConfig
   config.routing = doc
     ? parseProvidersDocument(doc, env)
     : shorthandRouting(config.PROVIDER, { apiKey: config.FAL_KEY, queueUrl: config.FAL_QUEUE_URL });
+  refuseLocalProviderInProduction(config, doc !== null);
   return config;
+}
+
+/**
+ * The local provider draws placeholder media and is charged as real generations: production
+ * refuses it (as the only provider or as a route of the document) unless ALLOW_LOCAL_PROVIDER=true.
+ */
+function refuseLocalProviderInProduction(config: JobsConfig, fromDocument: boolean): void {
+  if (config.NODE_ENV !== 'production' || config.ALLOW_LOCAL_PROVIDER) return;
+  const local = [...config.routing.providers.values()].filter((p) => p.type === 'local').map((p) => p.name);
+  if (!local.length) return;
+  const where = fromDocument
+    ? `the providers document routes jobs to the local provider (providers.${local.join(', providers.')})`
+    : 'PROVIDER=local (no providers document: PROVIDERS_FILE or PROVIDERS_JSON)';
+  throw new ConfigError(
+    `Invalid configuration:\n  ALLOW_LOCAL_PROVIDER: ${where} with NODE_ENV=production: the local provider makes placeholder media charged as real; configure real providers (docs/providers.md) or set ALLOW_LOCAL_PROVIDER=true for a demo`,
+  );
 }

@@ -413,8 +413,30 @@ describe('routes with fallback against the real database and broker (scripted pr
       expect(await eventsOf(row.id)).toEqual([]);
     });
 
+    it('past the job’s own deadline: failed as timed out, refunded once, counted in jobs_timed_out_total', async () => {
+      const { ctx, u, job_id } = await onSecondRoute('past its deadline');
+      await h
+        .db('jobs')
+        .update({ deadline_at: new Date(Date.now() - 1) })
+        .where({ id: job_id });
+      await poll(ctx, job_id);
+      expect(await getJob(ctx, { user_id: u, job_id })).toMatchObject({
+        status: 'failed',
+        error: 'Generation timed out',
+      });
+      expect((await attemptsOf(job_id)).map((a) => [a.provider, a.state])).toEqual([
+        ['first', 'failed'],
+        ['second', 'timed_out'],
+      ]);
+      expect(money(job_id)).toEqual({ charges: 1, refunded: IMAGE_COST });
+      expect((await ctx.routing.metrics.timedOut.get()).values[0].value).toBe(1);
+      await poll(ctx, job_id);
+      expect((await ctx.routing.metrics.timedOut.get()).values[0].value).toBe(1);
+    });
+
     it('after running: failed with the last route’s error, refunded once, one job.failed event', async () => {
       const { second, ctx, u, job_id } = await onSecondRoute('everyone fails', { attemptTimeoutMs: 60_000 });
+      const timedOutBefore = (await ctx.routing.metrics.timedOut.get()).values[0].value;
       // The last route runs out of time.
       await h
         .db('jobs')
@@ -431,6 +453,7 @@ describe('routes with fallback against the real database and broker (scripted pr
         ['second', 'timed_out'],
       ]);
       expect(second.cancels).toEqual([`second-${job_id}-2`]);
+      expect((await ctx.routing.metrics.timedOut.get()).values[0].value).toBe(timedOutBefore + 1);
       expect(money(job_id)).toEqual({ charges: 1, refunded: IMAGE_COST });
       expect(h.billing.balance(u)).toBe(1000);
       expect(await eventsOf(job_id)).toEqual([ROUTING_KEYS.jobProcessing, jobEvents.failed.routingKey]);

@@ -15,6 +15,7 @@ import { serveWebhooksRpc } from './messaging/webhooks-rpc.server';
 import type { EndpointsContext } from './usecases/context';
 import { KeyedLock } from './usecases/keyed-lock';
 import { runPendingAttempt, type PendingAttemptDeps } from './usecases/pending-attempt.usecase';
+import { createWebhookMetrics } from './webhook-metrics';
 
 export interface DispatcherParts {
   config: WebhookDispatcherConfig;
@@ -41,7 +42,14 @@ export async function startDispatcher({ config, db, bus, logger, registry }: Dis
   const secrets = new SecretBox(parseSecretKey(config.WEBHOOK_SECRET_KEY));
   const post = createWebhookPoster({ policy, timeoutMs: config.WEBHOOK_TIMEOUT_MS });
   const now = (): number => Date.now();
-  const attempts = { db, post, now, logger, disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS };
+  const attempts = {
+    db,
+    post,
+    now,
+    logger,
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+    metrics: createWebhookMetrics(registry),
+  };
   const lock = new KeyedLock();
 
   // The lanes' runs and the use cases' wake-ups refer to each other; neither is called before start().

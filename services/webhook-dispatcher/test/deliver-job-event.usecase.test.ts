@@ -12,6 +12,7 @@ import { KeyedLock } from '../src/usecases/keyed-lock';
 import { jobEventPayload } from './support/dispatcher-harness';
 import { Receiver } from './support/receiver';
 import { verifyWebhookSignature } from './support/verify-signature';
+import { createWebhookMetrics } from '../src/webhook-metrics';
 
 /** The delivery use case on the real database, without a broker: a fake or real poster, a fixed clock. */
 describe('deliverJobEvent', () => {
@@ -56,6 +57,10 @@ describe('deliverJobEvent', () => {
     );
   }
 
+  /** Shared by every delivery of this file: the counts only grow. */
+  const metrics = createWebhookMetrics();
+  const attemptCounts = async (): Promise<Record<string, number>> =>
+    Object.fromEntries((await metrics.attempts.get()).values.map((v) => [String(v.labels.result), v.value]));
   const deps = (post: WebhookPoster): DeliveryDeps => ({
     db,
     post,
@@ -64,6 +69,7 @@ describe('deliverJobEvent', () => {
     logger: silentLogger(),
     lock: new KeyedLock(),
     disableAfterMs: 5 * 24 * 3600 * 1000,
+    metrics,
   });
   const delivery = (apiKeyId: number, userId: number, attempt = 1): JobEventDelivery => ({
     event: 'job.completed',
@@ -108,11 +114,15 @@ describe('deliverJobEvent', () => {
   it('posts again an event whose earlier attempts failed', async () => {
     const { apiKeyId, userId } = await endpointFor('https://hooks.example.com/c');
     const d = delivery(apiKeyId, userId);
+    const before = await attemptCounts();
     expect(await deliverJobEvent(deps(fakePoster({ kind: 'response', status: 503 })), d)).toBe('retry');
     expect(await deliverJobEvent(deps(fakePoster({ kind: 'response', status: 200 })), { ...d, attempt: 2 })).toBe(
       'ack',
     );
     expect((await rowsOf(d.eventId)).map((r) => r.status_code)).toEqual([503, 200]);
+    // webhook_delivery_attempts_total: one failed, one delivered (what the failure-ratio alert reads).
+    const after = await attemptCounts();
+    expect([after.failed - (before.failed ?? 0), after.delivered - (before.delivered ?? 0)]).toEqual([1, 1]);
   });
 
   it('numbers a redelivered event after its recorded attempts (the dispatcher died before scheduling the retry)', async () => {

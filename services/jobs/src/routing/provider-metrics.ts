@@ -10,6 +10,8 @@ export interface ProviderMetrics {
   submitDuration: client.Histogram<'provider' | 'outcome'>;
   attemptDuration: client.Histogram<'provider' | 'outcome'>;
   circuitOpen: client.Gauge<'provider'>;
+  /** Jobs failed (and refunded) as timed out: past JOB_TIMEOUT_MS, or their last route out of time. */
+  timedOut: client.Counter;
 }
 
 /** Creates the series on `registry` (none: unregistered, for tests). */
@@ -46,6 +48,11 @@ export function createProviderMetrics(registry?: client.Registry): ProviderMetri
       name: 'jobs_provider_circuit_open',
       help: '1 while the provider circuit breaker is open (this replica)',
       labelNames: ['provider'],
+      registers,
+    }),
+    timedOut: new client.Counter({
+      name: 'jobs_timed_out_total',
+      help: 'Jobs failed and refunded as timed out (past JOB_TIMEOUT_MS, or their last route out of time)',
       registers,
     }),
   };

@@ -51,7 +51,10 @@ export async function advanceJob(ctx: JobsContext, job: JobRow, hint?: StatusHin
   if (Date.now() >= job.deadline_at.getTime()) {
     // The ended row names the attempt that was current when the job ended.
     const failed = await failJob(ctx, job, TIMED_OUT);
-    if (failed) await giveUpAttempt(ctx, failed, 'timed_out', TIMED_OUT);
+    if (failed) {
+      ctx.routing.metrics.timedOut.inc();
+      await giveUpAttempt(ctx, failed, 'timed_out', TIMED_OUT);
+    }
     return;
   }
   if (!job.provider_request_id) return resumeLaunch(ctx, job);
@@ -124,7 +127,10 @@ export async function advanceJob(ctx: JobsContext, job: JobRow, hint?: StatusHin
 /** The current attempt has ended without output: the next route, or the job fails (refunded) when none is left. */
 async function nextRoute(ctx: JobsContext, job: JobRow, lastError?: string): Promise<void> {
   const launch = await launchAttempts(ctx, job, 'processing', { lastError });
-  if (launch.kind === 'exhausted') await failJob(ctx, job, launch.error);
+  if (launch.kind !== 'exhausted') return;
+  const failed = await failJob(ctx, job, launch.error);
+  // The last route ran out of time: the job ends as timed out, as at its own deadline.
+  if (failed && launch.error === TIMED_OUT) ctx.routing.metrics.timedOut.inc();
 }
 
 /**

@@ -6,6 +6,7 @@ import { webhookHeaders, type TestEvent, type WebhookEvent } from '../domain/web
 import { recordDelivery, type DeliveryRow } from '../repositories/deliveries.repository';
 import { markEndpointFailing, markEndpointHealthy } from '../repositories/endpoint-health.repository';
 import type { EndpointRow } from '../repositories/endpoints.repository';
+import type { WebhookMetrics } from '../webhook-metrics';
 
 /** What one attempt needs, passed in so a test can give a fake poster and a fixed clock. */
 export interface AttemptDeps {
@@ -16,6 +17,7 @@ export interface AttemptDeps {
   logger: Logger;
   /** An endpoint failing without a break for this long is disabled (WEBHOOK_DISABLE_AFTER_MS). */
   disableAfterMs: number;
+  metrics: WebhookMetrics;
 }
 
 export interface AttemptInput {
@@ -39,7 +41,8 @@ export const succeeded = (result: PostResult): boolean =>
 /**
  * One signed POST (signed now), recorded whatever its result with what was sent and the start of
  * the answer. A real event's attempt also counts towards the endpoint's health: a 2xx ends a run
- * of failures, a failure starts or extends one and may disable the endpoint. Tests never count.
+ * of failures, a failure starts or extends one and may disable the endpoint, and it is counted in
+ * webhook_delivery_attempts_total. Tests never count.
  */
 export async function sendAttempt(
   deps: AttemptDeps,
@@ -76,7 +79,10 @@ export async function sendAttempt(
     request_body: input.rawBody,
     response_body: result.kind === 'response' ? (result.body ?? null) : null,
   });
-  if (!input.test) await countTowardsHealth(deps, endpoint, ok);
+  if (!input.test) {
+    deps.metrics.attempts.inc({ result: ok ? 'delivered' : 'failed' });
+    await countTowardsHealth(deps, endpoint, ok);
+  }
   return { row, result };
 }
 
