@@ -37,9 +37,12 @@ export const commonEnv = {
   DATABASE_URL: Joi.string()
     .uri({ scheme: ['postgres', 'postgresql'] })
     .default('postgres://postgres@127.0.0.1:5432/mediaforge'),
-  /** RabbitMQ connection string (vhost included). */
+  /**
+   * RabbitMQ connection string (vhost included), or a comma-separated list of a cluster's nodes: the
+   * bus connects to the first that answers and moves to the next when its connection drops.
+   */
   AMQP_URL: Joi.string()
-    .uri({ scheme: ['amqp', 'amqps'] })
+    .custom((value: string) => amqpNodeList(value), 'list of AMQP URLs')
     .default('amqp://guest:guest@127.0.0.1:5672'),
   /** pino level: trace, debug, info, warn, error, fatal, silent. */
   LOG_LEVEL: Joi.string().valid('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent').default('info'),
@@ -65,6 +68,18 @@ export const commonEnv = {
     .default(false)
     .custom((value: string) => parseTrustProxy(value), 'trust proxy setting'),
 };
+
+const amqpUrl = Joi.string().uri({ scheme: ['amqp', 'amqps'] });
+
+/** Checks each URL of a comma-separated AMQP_URL; throws naming the bad one. Keeps the value as given. */
+function amqpNodeList(value: string): string {
+  const nodes = csv(value);
+  if (!nodes.length) throw new Error('must name at least one amqp:// or amqps:// URL');
+  for (const node of nodes) {
+    if (amqpUrl.validate(node).error) throw new Error(`not an amqp:// or amqps:// URL: ${node}`);
+  }
+  return value;
+}
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
