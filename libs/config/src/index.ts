@@ -29,6 +29,37 @@ export function loadConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEn
   return result.value;
 }
 
+/**
+ * OpenTelemetry's standard variables that decide whether and how a service traces. The SDK reads
+ * them (and the other OTEL_* variables) from the environment itself; they are checked here so a
+ * bad value stops the service at start, naming it. Tracing is on when an OTLP endpoint is set.
+ */
+function tracingEnv() {
+  const otlpUrl = Joi.string().uri({ scheme: ['http', 'https'] });
+  return {
+    /** OTLP endpoint of every signal (`http://collector:4318`); setting it (or the traces one) turns tracing on. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl,
+    /** OTLP endpoint of traces only, the whole URL (`http://collector:4318/v1/traces`). */
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpUrl,
+    /** How spans are sent: http/protobuf (the default), http/json or grpc. */
+    OTEL_EXPORTER_OTLP_PROTOCOL: Joi.string().valid('http/protobuf', 'http/json', 'grpc'),
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: Joi.string().valid('http/protobuf', 'http/json', 'grpc'),
+    /** The service name on its spans; the service's own name when unset. */
+    OTEL_SERVICE_NAME: Joi.string(),
+    /** Which traces are kept (parentbased_always_on by default; with a ratio in OTEL_TRACES_SAMPLER_ARG). */
+    OTEL_TRACES_SAMPLER: Joi.string().valid(
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ),
+    /** true: no tracing even with an endpoint set. */
+    OTEL_SDK_DISABLED: Joi.boolean(),
+  };
+}
+
 /** Variables every service shares. */
 export const commonEnv = {
   /** `production` in the images: secrets left at their development defaults then stop the service. */
@@ -67,6 +98,7 @@ export const commonEnv = {
   TRUST_PROXY: Joi.string()
     .default(false)
     .custom((value: string) => parseTrustProxy(value), 'trust proxy setting'),
+  ...tracingEnv(),
 };
 
 const amqpUrl = Joi.string().uri({ scheme: ['amqp', 'amqps'] });
@@ -141,6 +173,10 @@ export interface ServiceEnv {
   REQUEST_TIMEOUT_MS: number;
   HEADERS_TIMEOUT_MS: number;
   TRUST_PROXY: boolean | number | string[];
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+  OTEL_SERVICE_NAME?: string;
+  OTEL_SDK_DISABLED?: boolean;
 }
 
 /** commonEnv plus PORT with the service's own default. */
