@@ -10,11 +10,17 @@ import { startReceiver } from '../support/webhook-receiver';
 
 const run = promisify(execFile);
 
-/** Every span of one trace, and whether each one's parent is among them (the root's is none). */
+/** A Postgres query's span (the pg instrumentation names the system the stable or the older way). */
+function isQuery(s: ReceivedSpan): boolean {
+  return (s.attributes['db.system.name'] ?? s.attributes['db.system']) === 'postgresql';
+}
+
+/** Every span of one trace. */
 function traceOf(spans: ReceivedSpan[], traceId: string): ReceivedSpan[] {
   return spans.filter((s) => s.traceId === traceId);
 }
 
+/** The spans whose parent is not in the trace (none but the root's, whose parent is none). */
 function orphans(trace: ReceivedSpan[]): ReceivedSpan[] {
   const ids = new Set(trace.map((s) => s.spanId));
   return trace.filter((s) => s.parentSpanId !== '' && !ids.has(s.parentSpanId));
@@ -88,7 +94,7 @@ describe('tracing (production build, OTLP/HTTP JSON)', () => {
       expect(root.parentSpanId).toBe('');
       expect(root.attributes['http.route']).toBe('/api/v1/image/:model/generate');
       const billingQuery = (s: ReceivedSpan) =>
-        s.traceId === root.traceId && s.service === 'billing' && s.attributes['db.system'] === 'postgresql';
+        s.traceId === root.traceId && s.service === 'billing' && isQuery(s);
       expect(await eventually(() => otlp.spans.some(billingQuery), 30_000)).toBe(true);
       const submitTrace = traceOf(otlp.spans, root.traceId);
       expect(new Set(submitTrace.map((s) => s.service))).toEqual(new Set(['gateway', 'jobs', 'billing']));
@@ -99,7 +105,10 @@ describe('tracing (production build, OTLP/HTTP JSON)', () => {
       expect(ancestry(submitTrace, consumer('jobs'))).toEqual(['jobs', 'gateway']);
       expect(ancestry(submitTrace, consumer('billing'))).toEqual(['billing', 'jobs', 'gateway']);
       expect(ancestry(submitTrace, otlp.spans.find(billingQuery)!)).toEqual(['billing', 'jobs', 'gateway']);
-      expect(submitTrace.some((s) => s.service === 'jobs' && s.attributes['db.system'] === 'postgresql')).toBe(true);
+      expect(submitTrace.some((s) => s.service === 'jobs' && isQuery(s))).toBe(true);
+
+      // Its messages name the job, and so do the completion's below: the tag joins a job's two traces.
+      expect(submitTrace.some((s) => s.attributes['mediaforge.job_id'] === jobId)).toBe(true);
 
       // Log lines written inside the submit carry its trace.
       expect(serviceLines(fleet, 'gateway').some((l) => l.trace_id === root.traceId && l.span_id)).toBe(true);
@@ -122,6 +131,7 @@ describe('tracing (production build, OTLP/HTTP JSON)', () => {
       expect(origin).toMatchObject({ service: 'jobs', kind: SPAN_KIND.producer });
       expect(origin.attributes['messaging.rabbitmq.routing_key']).toBe('job.completed');
       expect(ancestry(completionTrace, delivery)).toEqual(['webhook-dispatcher', 'jobs']);
+      expect(origin.attributes['mediaforge.job_id']).toBe(jobId);
     } finally {
       await receiver.close();
     }

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { InstrumentationBase } from '@opentelemetry/instrumentation';
 
 /** A module as an instrumentation names it ('pg', 'amqplib/lib/channel_model.js'), as loaded in this process. */
@@ -30,4 +31,17 @@ export function patchLoaded(instrumentation: InstrumentationBase, modules: Recor
     }
   }
   return patched;
+}
+
+/**
+ * amqplib's internal files, which its instrumentation patches. amqplib stays outside the bundle
+ * (its package exports hide these files from a bundler), so they are reached from its entry point.
+ */
+export function amqplibFiles(): Record<string, LoadedModule & { version: string }> {
+  const fromAmqplib = createRequire(require.resolve('amqplib'));
+  const version = (fromAmqplib('./package.json') as { version: string }).version;
+  return {
+    'amqplib/lib/channel_model.js': { exports: fromAmqplib('./lib/channel_model.js'), version },
+    'amqplib/lib/connect.js': { exports: fromAmqplib('./lib/connect.js'), version },
+  };
 }

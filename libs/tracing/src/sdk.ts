@@ -1,6 +1,5 @@
 import http from 'node:http';
 import https from 'node:https';
-import { createRequire } from 'node:module';
 import { context, trace } from '@opentelemetry/api';
 import { AmqplibInstrumentation } from '@opentelemetry/instrumentation-amqplib';
 import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
@@ -12,23 +11,14 @@ import pg from 'pg';
 import expressPackage from 'express/package.json';
 import pgPackage from 'pg/package.json';
 import type { Tracing } from './index';
-import { patchLoaded } from './loaded-modules';
+import { jobIdOf } from './job-id';
+import { amqplibFiles, patchLoaded } from './loaded-modules';
+
+/** The span attribute that names the job a message is about. */
+const JOB_ID = 'mediaforge.job_id';
 
 /** Requests that are not work: probes and scrapes every few seconds would drown the traces. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
-
-/**
- * amqplib's internal files, which its instrumentation patches. amqplib stays outside the bundle
- * (its package exports hide these files from a bundler), so they are reached from its entry point.
- */
-function amqplibModules(): Record<string, { exports: unknown; version: string }> {
-  const fromAmqplib = createRequire(require.resolve('amqplib'));
-  const version = (fromAmqplib('./package.json') as { version: string }).version;
-  return {
-    'amqplib/lib/channel_model.js': { exports: fromAmqplib('./lib/channel_model.js'), version },
-    'amqplib/lib/connect.js': { exports: fromAmqplib('./lib/connect.js'), version },
-  };
-}
 
 /**
  * Starts the OpenTelemetry Node SDK for traces, configured by the standard OTEL_* variables
@@ -45,7 +35,17 @@ export function startSdk(serviceName: string): Tracing {
     express: new ExpressInstrumentation(),
     // Only inside a traced operation: the background loops' polling queries would each be a trace.
     pg: new PgInstrumentation({ requireParentSpan: true }),
-    amqplib: new AmqplibInstrumentation(),
+    // A job's submit and its completion are separate traces: the job id on their messages joins them.
+    amqplib: new AmqplibInstrumentation({
+      publishHook: (span, { content }) => {
+        const jobId = jobIdOf(content);
+        if (jobId) span.setAttribute(JOB_ID, jobId);
+      },
+      consumeHook: (span, { msg }) => {
+        const jobId = jobIdOf(msg.content);
+        if (jobId) span.setAttribute(JOB_ID, jobId);
+      },
+    }),
   };
   const sdk = new NodeSDK({
     serviceName,
@@ -57,7 +57,7 @@ export function startSdk(serviceName: string): Tracing {
   patchLoaded(instrumentations.http, { http: { exports: http }, https: { exports: https } });
   patchLoaded(instrumentations.express, { express: { exports: express, version: expressPackage.version } });
   patchLoaded(instrumentations.pg, { pg: { exports: pg, version: pgPackage.version } });
-  patchLoaded(instrumentations.amqplib, amqplibModules());
+  patchLoaded(instrumentations.amqplib, amqplibFiles());
   return {
     logFields: (): Record<string, string> => {
       const span = trace.getSpan(context.active());
