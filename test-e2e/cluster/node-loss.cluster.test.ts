@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { SERVICES } from '@mf/fleet';
+import { freePort } from '@mf/testing';
 import { startFakeFal, type FakeFal } from '../../services/jobs/test/support/fake-fal';
 import { api, startFleet, userWithKey, type Fleet } from '../support/fleet';
 import { audit, outstanding, overdue, snapshot } from '../support/faults/invariants';
@@ -25,16 +26,15 @@ const TAIL_MS = 8000; // load after
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Which node each service's connection is on, from the nodes still listing connections. */
-async function connectionsByNode(cluster: RabbitCluster, nodes: ClusterNode[]): Promise<Map<string, string[]>> {
+/** Which node each service's connection is on (by the port it connected to), as a running node lists them. */
+async function connectionsByNode(cluster: RabbitCluster): Promise<Map<string, string[]>> {
+  const via = cluster.nodes.find((n) => n.running())!;
+  const out = await cluster.ctl(via, 'list_connections', 'port', 'client_properties', '--formatter', 'json');
   const byNode = new Map<string, string[]>();
-  for (const node of nodes.filter((n) => n.running())) {
-    const out = await cluster.ctl(node, 'list_connections', 'client_properties', '--formatter', 'json', '--local');
-    const conns = JSON.parse(out) as { client_properties: [string, string, unknown][] }[];
-    byNode.set(
-      node.name,
-      conns.map((c) => String(c.client_properties.find(([k]) => k === 'connection_name')?.[2] ?? '?')),
-    );
+  for (const c of JSON.parse(out) as { port: number; client_properties: [string, string, unknown][] }[]) {
+    const node = cluster.nodes.find((n) => n.port === c.port)?.name ?? `port ${c.port}`;
+    const name = String(c.client_properties.find(([k]) => k === 'connection_name')?.[2] ?? '?');
+    byNode.set(node, [...(byNode.get(node) ?? []), name]);
   }
   return byNode;
 }
@@ -61,8 +61,10 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
     cluster = await startRabbitCluster(3);
     report.push(`${at()} cluster of ${cluster.nodes.map((n) => `${n.name} (:${n.port})`).join(', ')} formed`);
     fal = await startFakeFal({ completeAfterPolls: 1, webhookDelayMs: 300 });
+    // First in the list, a node that is down: the fleet must start on the next one.
+    const down = `amqp://guest:guest@127.0.0.1:${await freePort()}/`;
     fleet = await startFleet({
-      AMQP_URL: cluster.nodes.map((n) => n.url).join(','),
+      AMQP_URL: [down, ...cluster.nodes.map((n) => n.url)].join(','),
       AMQP_QUORUM_QUEUES: 'true',
       PROVIDER: 'fal',
       FAL_KEY: fal.apiKey,
@@ -80,7 +82,9 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_PREFETCH: String(WEBHOOK_PREFETCH),
     });
-    report.push(`${at()} fleet ready (AMQP_QUORUM_QUEUES=true, AMQP_URL lists the three nodes)`);
+    report.push(
+      `${at()} fleet ready (AMQP_QUORUM_QUEUES=true; AMQP_URL lists ${down.replace(/\/\/.*@/, '//')} first, which is down, then the three nodes)`,
+    );
     db = new Client({ connectionString: fleet.env.DATABASE_URL });
     await db.connect();
   }, 600_000);
@@ -121,7 +125,7 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
       await sleep(LEAD_MS);
 
       // The node to lose: the one every service is connected to, which leads the quorum queues.
-      const connections = await connectionsByNode(cluster, cluster.nodes);
+      const connections = await connectionsByNode(cluster);
       const [victimName, clients] = [...connections.entries()].sort((a, b) => b[1].length - a[1].length)[0];
       const victim = cluster.nodes.find((n) => n.name === victimName)!;
       const leaders = await queueLeaders(cluster, victim);
@@ -134,7 +138,7 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
       await cluster.kill(victim);
       await sleep(TAIL_MS);
       const survivors = cluster.nodes.filter((n) => n.running());
-      const after = await connectionsByNode(cluster, survivors);
+      const after = await connectionsByNode(cluster);
       const newLeaders = await queueLeaders(cluster, survivors[0]);
       report.push(
         `${at()} after ${((Date.now() - killedAt) / 1000).toFixed(1)} s: connections ${[...after].map(([n, c]) => `${n} ${c.length}`).join(', ')}; quorum queue leaders ${[...newLeaders].map(([n, c]) => `${n} ${c}`).join(', ')}`,
