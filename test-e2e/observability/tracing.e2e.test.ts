@@ -92,18 +92,20 @@ describe('tracing (production build, OTLP/HTTP JSON)', () => {
       expect(await eventually(() => otlp.spans.some(isSubmit), 30_000)).toBe(true);
       const root = otlp.spans.find(isSubmit)!;
       expect(root.parentSpanId).toBe('');
-      expect(root.attributes['http.route']).toBe('/api/v1/image/:model/generate');
-      const billingQuery = (s: ReceivedSpan) =>
-        s.traceId === root.traceId && s.service === 'billing' && isQuery(s);
+      expect(root.attributes['http.route']).toBe('/api/v1/image/imagegen/generate');
+      const billingQuery = (s: ReceivedSpan) => s.traceId === root.traceId && s.service === 'billing' && isQuery(s);
       expect(await eventually(() => otlp.spans.some(billingQuery), 30_000)).toBe(true);
       const submitTrace = traceOf(otlp.spans, root.traceId);
       expect(new Set(submitTrace.map((s) => s.service))).toEqual(new Set(['gateway', 'jobs', 'billing']));
       expect(orphans(submitTrace)).toEqual([]);
       // The hops: jobs consumed the gateway's RPC, billing the jobs service's, each writing to Postgres.
-      const consumer = (service: string) =>
-        submitTrace.find((s) => s.service === service && s.kind === SPAN_KIND.consumer)!;
-      expect(ancestry(submitTrace, consumer('jobs'))).toEqual(['jobs', 'gateway']);
-      expect(ancestry(submitTrace, consumer('billing'))).toEqual(['billing', 'jobs', 'gateway']);
+      // (Each service's consumer span of its RPC queue, `<queue> process`.)
+      const serving = (service: string) =>
+        submitTrace.find(
+          (s) => s.service === service && s.kind === SPAN_KIND.consumer && s.name === `${service}.rpc process`,
+        )!;
+      expect(ancestry(submitTrace, serving('jobs'))).toEqual(['jobs', 'gateway']);
+      expect(ancestry(submitTrace, serving('billing'))).toEqual(['billing', 'jobs', 'gateway']);
       expect(ancestry(submitTrace, otlp.spans.find(billingQuery)!)).toEqual(['billing', 'jobs', 'gateway']);
       expect(submitTrace.some((s) => s.service === 'jobs' && isQuery(s))).toBe(true);
 
