@@ -26,6 +26,12 @@ function orphans(trace: ReceivedSpan[]): ReceivedSpan[] {
   return trace.filter((s) => s.parentSpanId !== '' && !ids.has(s.parentSpanId));
 }
 
+/** Whether every span of the trace has come in so far: a root, and each other span's parent. */
+function whole(spans: ReceivedSpan[], traceId: string): boolean {
+  const trace = traceOf(spans, traceId);
+  return trace.some((s) => s.parentSpanId === '') && orphans(trace).length === 0;
+}
+
 /** The chain of services from a span up to its trace's root, e.g. billing <- jobs <- gateway. */
 function ancestry(trace: ReceivedSpan[], span: ReceivedSpan): string[] {
   const byId = new Map(trace.map((s) => [s.spanId, s]));
@@ -94,7 +100,10 @@ describe('tracing (production build, OTLP/HTTP JSON)', () => {
       expect(root.parentSpanId).toBe('');
       expect(root.attributes['http.route']).toBe('/api/v1/image/imagegen/generate');
       const billingQuery = (s: ReceivedSpan) => s.traceId === root.traceId && s.service === 'billing' && isQuery(s);
-      expect(await eventually(() => otlp.spans.some(billingQuery), 30_000)).toBe(true);
+      // A span is sent once it ends (a consumer's at its ack, after the work it holds): wait for all.
+      expect(await eventually(() => otlp.spans.some(billingQuery) && whole(otlp.spans, root.traceId), 30_000)).toBe(
+        true,
+      );
       const submitTrace = traceOf(otlp.spans, root.traceId);
       expect(new Set(submitTrace.map((s) => s.service))).toEqual(new Set(['gateway', 'jobs', 'billing']));
       expect(orphans(submitTrace)).toEqual([]);
@@ -127,12 +136,7 @@ describe('tracing (production build, OTLP/HTTP JSON)', () => {
       expect(await eventually(() => otlp.spans.some(isDelivery), 30_000)).toBe(true);
       const delivery = otlp.spans.find(isDelivery)!;
       expect(delivery.traceId).not.toBe(root.traceId);
-      // A span is sent once it ends: the consumer's after its POST and its record, the publish's at its confirm.
-      const whole = () => {
-        const trace = traceOf(otlp.spans, delivery.traceId);
-        return trace.some((s) => s.parentSpanId === '') && orphans(trace).length === 0;
-      };
-      expect(await eventually(whole, 30_000)).toBe(true);
+      expect(await eventually(() => whole(otlp.spans, delivery.traceId), 30_000)).toBe(true);
       const completionTrace = traceOf(otlp.spans, delivery.traceId);
       const [origin] = completionTrace.filter((s) => s.parentSpanId === '');
       expect(origin).toMatchObject({ service: 'jobs', kind: SPAN_KIND.producer });
