@@ -1,10 +1,10 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '@mf/testing';
+import { accepting } from './private-broker';
 
 const run = promisify(execFile);
 
@@ -39,17 +39,6 @@ const RABBIT_HOME = '/var/lib/rabbitmq';
 
 export function rabbitClusterAvailable(): boolean {
   return fs.existsSync(path.join(BIN, 'rabbitmq-server'));
-}
-
-function accepting(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /** As the rabbitmq user, with its home (and so its cookie). */
