@@ -2,10 +2,11 @@ import { Client } from 'pg';
 import { SERVICES } from '@mf/fleet';
 import { freePort } from '@mf/testing';
 import { startFakeFal, type FakeFal } from '../../services/jobs/test/support/fake-fal';
-import { startFleet, userWithKey, type Fleet } from '../support/fleet';
+import { startFleet, type Fleet } from '../support/fleet';
 import { audit } from '../support/faults/invariants';
 import { startLoad } from '../support/faults/load';
 import { apiBalances, catchUpStreams, settle } from '../support/faults/settle';
+import { usersWithWebhooks } from '../support/faults/users';
 import { auditStream, followStream, type StreamFollower } from '../support/faults/stream-audit';
 import { startRabbitCluster, type ClusterNode, type RabbitCluster } from '../support/rabbit-cluster';
 import { combinedCaFile, testTls } from '../support/tls';
@@ -101,16 +102,8 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
     const receiver = await startReceiver();
     const followers: StreamFollower[] = [];
     try {
-      const users = [
-        await userWithKey(fleet, 'all', 1_000_000),
-        await userWithKey(fleet, 'all', 1_000_000),
-        await userWithKey(fleet, 'all', 1000),
-      ];
-      const secrets = new Map<string, string>();
-      for (const u of users) {
-        const set = await fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', receiver.url);
-        secrets.set(String(u.userId), String(set.secret));
-      }
+      // Two well-funded users and one who runs out (402s), each with a webhook.
+      const { users, secrets } = await usersWithWebhooks(fleet, [1_000_000, 1_000_000, 1000], receiver.url);
       followers.push(...users.map((u) => followStream(fleet.baseUrl, u.key)));
       const seed = Number(process.env.CLUSTER_SEED ?? Date.now() % 100_000);
       const load = startLoad({

@@ -3,10 +3,11 @@ import { Client } from 'pg';
 import { SERVICES, type ServiceName } from '@mf/fleet';
 import { startFakeFal, type FakeFal } from '../../services/jobs/test/support/fake-fal';
 import { startFakeReplicate, type FakeReplicate } from '../../services/jobs/test/support/fake-replicate';
-import { startFleet, userWithKey, type Fleet } from '../support/fleet';
+import { startFleet, type Fleet } from '../support/fleet';
 import { audit } from '../support/faults/invariants';
 import { startLoad, type Outcome } from '../support/faults/load';
 import { apiBalances, catchUpStreams, settle } from '../support/faults/settle';
+import { usersWithWebhooks } from '../support/faults/users';
 import { auditStream, followStream, type StreamFollower } from '../support/faults/stream-audit';
 import { startPrivateBroker, type PrivateBroker } from '../support/private-broker';
 import { combinedCaFile, testTls } from '../support/tls';
@@ -146,17 +147,7 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
     const followers: StreamFollower[] = [];
     try {
       // Three well-funded users and one who runs out (402s), each with a webhook.
-      const users = [
-        await userWithKey(fleet, 'all', 1_000_000),
-        await userWithKey(fleet, 'all', 1_000_000),
-        await userWithKey(fleet, 'all', 1_000_000),
-        await userWithKey(fleet, 'all', 1000),
-      ];
-      const secrets = new Map<string, string>();
-      for (const u of users) {
-        const set = await fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', receiver.url);
-        secrets.set(String(u.userId), String(set.secret));
-      }
+      const { users, secrets } = await usersWithWebhooks(fleet, [1_000_000, 1_000_000, 1_000_000, 1000], receiver.url);
 
       // One stream client per user, following /api/v1/events/stream through every crash.
       followers.push(...users.map((u) => followStream(fleet.baseUrl, u.key)));
