@@ -3,7 +3,7 @@
 # rabbitmq-server, installed when missing; the system node on 5672 is left as it is) loses the node
 # it is connected to mid-burst, and the fault suite's invariants are checked
 # (test-e2e/cluster/node-loss.cluster.test.ts; docs/runbook.md, "A RabbitMQ cluster").
-# Runs the nodes as the rabbitmq user, so it needs root. About 2-3 minutes on 2 cores.
+# Runs the nodes as the rabbitmq user, so it needs root. About 4 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure.sh

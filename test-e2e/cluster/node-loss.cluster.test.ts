@@ -57,6 +57,7 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
   let db: Client;
   const started = Date.now();
   const report: string[] = [];
+  let passed = false;
   const at = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
 
   beforeAll(async () => {
@@ -95,7 +96,9 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
     await db?.end();
     await fleet?.shutdown();
     await fal?.close();
-    await cluster?.close();
+    // A failed run keeps the nodes' logs: the broker's side of what went wrong.
+    await cluster?.close({ keepLogs: !passed });
+    if (!passed) console.log(['RabbitMQ cluster node loss: FAILED; what it did:', ...report].join('\n  '));
   });
 
   it('loses no job, credit, webhook or stream event when the node the fleet uses is lost mid-burst', async () => {
@@ -188,6 +191,7 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
       expect(leaders.get(victim.name) ?? 0).toBeGreaterThan(0);
       expect(count('node lost')).toBeGreaterThan(0);
       expect(violations).toEqual([]);
+      passed = true;
     } finally {
       await Promise.all(followers.map((f) => f.stop()));
       await receiver.close();

@@ -30,8 +30,8 @@ export interface RabbitCluster {
   ctl: (node: ClusterNode, ...args: string[]) => Promise<string>;
   /** Kills a node (SIGKILL to its process group: the machine is lost, not shut down). */
   kill: (node: ClusterNode) => Promise<void>;
-  /** Stops every node and removes their data. */
-  close: () => Promise<void>;
+  /** Stops every node and removes their data (`keepLogs`: leaves each node's logs and says where). */
+  close: (opts?: { keepLogs?: boolean }) => Promise<void>;
 }
 
 const BIN = '/usr/lib/rabbitmq/bin';
@@ -124,8 +124,14 @@ export async function startRabbitCluster(size = 3, opts: { startTimeoutMs?: numb
     while (await accepting(node.port)) await new Promise((r) => setTimeout(r, 100));
   };
 
-  const close = async (): Promise<void> => {
+  const close = async (closing: { keepLogs?: boolean } = {}): Promise<void> => {
     for (const node of nodes) await kill(node);
+    if (closing.keepLogs) {
+      for (const dir of fs.readdirSync(base))
+        fs.rmSync(path.join(base, dir, 'mnesia'), { recursive: true, force: true });
+      console.log(`RabbitMQ cluster logs kept in ${base}/node*/log and console.log`);
+      return;
+    }
     fs.rmSync(base, { recursive: true, force: true });
   };
 
