@@ -21,7 +21,7 @@ import { startReceiver } from '../support/webhook-receiver';
 
 const JOB_TIMEOUT_MS = 15_000;
 const SUBMIT_STUCK_AFTER_MS = 15_000;
-const WEBHOOK_PREFETCH = 5;
+const WEBHOOK_MAX_IN_FLIGHT = 5;
 const OVERDUE_GRACE_MS = 20_000;
 const LEAD_MS = 5000; // load before the node is lost
 const TAIL_MS = 8000; // load after
@@ -83,7 +83,7 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_RETRY_DELAYS_MS: '500,1000,2000',
       WEBHOOK_TIMEOUT_MS: '2000',
-      WEBHOOK_PREFETCH: String(WEBHOOK_PREFETCH),
+      WEBHOOK_MAX_IN_FLIGHT: String(WEBHOOK_MAX_IN_FLIGHT),
     });
     report.push(
       `${at()} fleet ready (AMQP_QUORUM_QUEUES=true; AMQP_URL lists ${down.replace(/\/\/.*@/, '//')} first, which is down, then the three nodes)`,
@@ -156,7 +156,7 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
         received: receiver.received,
         secrets,
         apiBalances: await apiBalances(fleet, users),
-        maxRedeliveredCopies: WEBHOOK_PREFETCH,
+        maxRedeliveredCopies: WEBHOOK_MAX_IN_FLIGHT,
       });
       violations.push(...result.violations);
       const logs = await catchUpStreams(fleet, users, followers, violations);

@@ -25,7 +25,8 @@ import { startReceiver } from '../support/webhook-receiver';
 
 const JOB_TIMEOUT_MS = 15_000;
 const SUBMIT_STUCK_AFTER_MS = 15_000;
-const WEBHOOK_PREFETCH = 5;
+/** Webhook attempts a dispatcher makes at once: a SIGKILL can leave at most this many unrecorded. */
+const WEBHOOK_MAX_IN_FLIGHT = 5;
 /** Slack for "past its timeout": the poller and sweeper run every 200-500 ms, but a restart takes seconds. */
 const OVERDUE_GRACE_MS = 20_000;
 
@@ -122,7 +123,7 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_RETRY_DELAYS_MS: '500,1000,2000',
       WEBHOOK_TIMEOUT_MS: '2000',
-      WEBHOOK_PREFETCH: String(WEBHOOK_PREFETCH),
+      WEBHOOK_MAX_IN_FLIGHT: String(WEBHOOK_MAX_IN_FLIGHT),
     });
     db = new Client({ connectionString: fleet.env.DATABASE_URL });
     await db.connect();
@@ -210,7 +211,7 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
         received: receiver.received,
         secrets,
         apiBalances: await apiBalances(fleet, users),
-        maxRedeliveredCopies: WEBHOOK_PREFETCH,
+        maxRedeliveredCopies: WEBHOOK_MAX_IN_FLIGHT,
       });
       violations.push(...result.violations);
 

@@ -40,3 +40,12 @@ export async function eventually(check: () => boolean, timeoutMs = 15_000): Prom
   while (!check() && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
   return check();
 }
+
+/** Polls a condition, sync or async, until it holds; throws naming `what` after `timeoutMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -4,19 +4,11 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '@mf/fleet';
 import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
-import { waitForJob } from '../support/jobs';
+import { until, waitForJob } from '../support/jobs';
 import { startReceiver, verifySignature } from '../support/webhook-receiver';
 
 const run = promisify(execFile);
 const CLI = ['--import', pathToFileURL(require.resolve('tsx')).href, path.join(REPO_ROOT, 'sdk/src/cli.ts')];
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 /** The key's delivery tools at /api/v1/webhook through the real fleet, observed at a loopback receiver. */
 describe('webhook delivery tools', () => {
@@ -35,6 +27,16 @@ describe('webhook delivery tools', () => {
     await fleet?.shutdown();
   });
 
+  /**
+   * Waits until the key's delivery log holds `n` attempts. The dispatcher records an attempt after
+   * the receiver's answer, so a request seen at the receiver may not be in the log yet.
+   */
+  const recorded = (u: TestUser, n: number, what: string): Promise<void> =>
+    until(what, async () => {
+      const { body } = await api(fleet, 'GET', '/api/v1/webhook/deliveries', { key: u.key });
+      return body.deliveries.length === n;
+    });
+
   /** Submits an image job with the key and waits for it to finish. */
   const finishedJob = async (u: TestUser, prompt: string): Promise<string> => {
     const submit = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', { key: u.key, body: { prompt } });
@@ -52,7 +54,8 @@ describe('webhook delivery tools', () => {
       const { secret } = await fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', receiver.url);
       const since = new Date(Date.now() - 1000).toISOString();
       const jobId = await finishedJob(u, 'first');
-      await until('the first attempt', () => receiver.received.length === 1);
+      await recorded(u, 1, 'the first attempt recorded');
+      expect(receiver.received).toHaveLength(1);
 
       const list = await api(fleet, 'GET', '/api/v1/webhook/deliveries', { key: u.key });
       expect(list.status).toBe(200);
@@ -115,11 +118,12 @@ describe('webhook delivery tools', () => {
       // Recover: the one event whose last attempt failed is sent again; the resent one is not.
       status = 400;
       await finishedJob(u, 'second');
-      await until('the second event', () => receiver.received.length === 3);
+      await recorded(u, 3, 'the second event’s attempt recorded');
       status = 200;
       const recover = await api(fleet, 'POST', '/api/v1/webhook/recover', { key: u.key, body: { since } });
       expect(recover).toMatchObject({ status: 202, body: { queued: 1 } });
-      await until('the recovered event', () => receiver.received.length === 4);
+      await recorded(u, 4, 'the recovered attempt recorded');
+      expect(receiver.received).toHaveLength(4);
       expect(receiver.received[3].headers['x-service-event-id']).toBe(
         receiver.received[2].headers['x-service-event-id'],
       );
@@ -150,7 +154,12 @@ describe('webhook delivery tools', () => {
     expect(await bad('POST', '/api/v1/webhook/recover', { since: 'yesterday' })).toEqual({
       error: 'since must be an ISO 8601 timestamp',
     });
-    expect(await bad('POST', '/api/v1/webhook/recover', {})).toEqual({ error: 'since must be an ISO 8601 timestamp' });
+    expect(await bad('POST', '/api/v1/webhook/recover', {})).toEqual({ error: 'since is required' });
+    // Dates JavaScript reads but no store holds.
+    for (const since of ['-004714-01-01T00:00:00Z', '+275760-09-13T00:00:00Z'])
+      expect(await bad('POST', '/api/v1/webhook/recover', { since })).toEqual({
+        error: 'since must be between 0001-01-01 and 9999-12-31',
+      });
     expect(await bad('POST', '/api/v1/webhook/test', { type: 'job.done' })).toEqual({
       error: 'type must be one of job.completed, job.failed, job.cancelled',
     });

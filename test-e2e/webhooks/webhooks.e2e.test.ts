@@ -1,14 +1,6 @@
 import { api, startFleet, userWithKey, type Fleet } from '../support/fleet';
-import { waitForJob } from '../support/jobs';
+import { until, waitForJob } from '../support/jobs';
 import { startReceiver, verifySignature } from '../support/webhook-receiver';
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 /** Signed job webhooks through the real fleet: jobs -> outbox -> events -> dispatcher -> receiver. */
 describe('job webhooks', () => {
@@ -99,6 +91,11 @@ describe('job webhooks', () => {
         result: null,
       });
 
+      // Recorded after the receiver's answer: wait for the log, not for the request.
+      await until('both attempts recorded', async () => {
+        const { body } = await api(fleet, 'GET', '/api/v1/webhook/deliveries', { key: u.key });
+        return body.deliveries.length === 2;
+      });
       const { deliveries } = (await fleet.admin('webhook:deliveries', '--key-id', String(u.keyId))) as {
         deliveries: { event: string; status_code: number; attempt: number; job_id: string }[];
       };

@@ -6,10 +6,11 @@ import { eventConsumer } from './consumer';
 import { Deliveries, type DeliveryDeps } from './deliveries';
 import { createBusMetrics } from './metrics';
 import { Publisher } from './publisher';
+import { publishDead, publishRetry } from './retries';
 import { RpcClient } from './rpc-client';
 import { rpcServer } from './rpc-server';
 import { extraTopology, sharedTopology } from './topology';
-import type { AnyRpcService, BusOptions, ConsumerSpec, RpcHandlers } from './types';
+import type { AnyRpcService, BusOptions, ConsumerSpec, HeldMessage, RpcHandlers } from './types';
 
 /**
  * One connection per process with safe defaults: TCP_NODELAY, heartbeats, a confirm channel for
@@ -100,6 +101,27 @@ export class Bus {
   /** Consumes events from a durable queue with broker-held retries and a dead-letter queue (see consumer.ts). */
   consume(spec: ConsumerSpec): Promise<void> {
     return this.connection.attach(eventConsumer(spec, this.publisher, this.serving));
+  }
+
+  /**
+   * Puts a message its handler took over (ConsumerContext.message, acked at the time) back on the
+   * broker's retry schedule, as the consumer does for a 'retry' outcome: the delay queue of its next
+   * attempt (`retryDelaysMs[attempt - 1]`), or its dead-letter queue once the delays are exhausted.
+   * Resolves once the broker has it (a 503 BusUnavailableError otherwise).
+   */
+  async retryLater(held: HeldMessage, retryDelaysMs: number[]): Promise<'scheduled' | 'dead-lettered'> {
+    const delay = retryDelaysMs[held.attempt - 1];
+    if (delay === undefined) {
+      await publishDead(this.publisher, this.serving.service, held);
+      return 'dead-lettered';
+    }
+    await publishRetry(this.publisher, held, delay);
+    return 'scheduled';
+  }
+
+  /** Sends a message its handler took over to its queue's dead-letter queue (a 'dead' outcome after the ack). */
+  deadLetter(held: HeldMessage): Promise<void> {
+    return publishDead(this.publisher, this.serving.service, held);
   }
 
   /**

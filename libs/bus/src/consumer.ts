@@ -6,7 +6,8 @@ import type { Attach } from './connection';
 import { safeAck, safeNack, type DeliveryDeps } from './deliveries';
 import type { Publisher } from './publisher';
 import { assertDeadLetterQueue, durableQueue } from './topology';
-import type { ConsumerSpec, EventHandler, HandlerOutcome } from './types';
+import { heldMessage, publishRetry } from './retries';
+import type { ConsumerSpec, EventHandler, HandlerOutcome, HeldMessage } from './types';
 
 /** amqplib types a message's headers as `any`; they are whatever the publisher set. */
 function headersOf(msg: ConsumeMessage): Record<string, unknown> {
@@ -27,7 +28,7 @@ export function eventConsumer(spec: ConsumerSpec, publisher: Publisher, deps: De
   /** Validates the envelope and payload, then runs the handler; anything malformed is dead. */
   const decide = async (
     msg: ConsumeMessage,
-    attempt: number,
+    held: HeldMessage,
     logger: Logger,
   ): Promise<{ outcome: HandlerOutcome; type: string }> => {
     let type = 'invalid';
@@ -42,7 +43,8 @@ export function eventConsumer(spec: ConsumerSpec, publisher: Publisher, deps: De
       const checked = handler.def.schema.validate(env.payload, { convert: false });
       if (checked.error) throw new Error(`invalid ${type} payload: ${checked.error.message}`);
       try {
-        return { outcome: await handler.handle(checked.value, { logger, envelope: env, attempt }), type };
+        const ctx = { logger, envelope: env, attempt: held.attempt, message: held };
+        return { outcome: await handler.handle(checked.value, ctx), type };
       } catch (err) {
         logger.error({ err }, 'event handler threw; scheduling a retry');
         return { outcome: 'retry', type };
@@ -56,7 +58,8 @@ export function eventConsumer(spec: ConsumerSpec, publisher: Publisher, deps: De
   const onMessage = async (channel: Channel, msg: ConsumeMessage): Promise<void> => {
     const attempt = Number(headersOf(msg)['x-attempt'] ?? 1);
     const logger = deps.logger.child({ queue, messageId: msg.properties.messageId as unknown, attempt });
-    const decided = await decide(msg, attempt, logger);
+    const held = heldMessage(queue, msg, attempt, msg.fields.routingKey);
+    const decided = await decide(msg, held, logger);
     let outcome = decided.outcome;
     if (outcome === 'retry') {
       const delay = delays[attempt - 1];
@@ -65,14 +68,7 @@ export function eventConsumer(spec: ConsumerSpec, publisher: Publisher, deps: De
         outcome = 'dead';
       } else {
         try {
-          await publisher.publish('', delayQueue(queue, delay), msg.content, {
-            ...msg.properties,
-            headers: {
-              ...msg.properties.headers,
-              'x-attempt': attempt + 1,
-              'x-original-routing-key': msg.fields.routingKey,
-            },
-          });
+          await publishRetry(publisher, held, delay);
         } catch (err) {
           // Could not schedule: leave it unacked so the broker redelivers it.
           logger.warn({ err: (err as Error).message }, 'could not schedule retry; requeueing');

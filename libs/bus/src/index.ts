@@ -7,6 +7,7 @@ export type {
   RpcHandlers,
   HandlerOutcome,
   ConsumerContext,
+  HeldMessage,
   EventHandler,
   AnyEventHandler,
   ConsumerSpec,

@@ -49,6 +49,26 @@ export interface ConsumerContext {
   envelope: Envelope<unknown>;
   /** 1 on first delivery, incremented on each broker-scheduled retry. */
   attempt: number;
+  /** The message itself, for a handler that acks it now and finishes the work later (Bus.retryLater). */
+  message: HeldMessage;
+}
+
+/**
+ * A consumed message as plain JSON, so it can outlive its delivery: a handler that takes the work
+ * over (stores it, acks, does it later) keeps this, and Bus.retryLater puts it back on the broker's
+ * retry schedule exactly as the consumer would have.
+ */
+export interface HeldMessage {
+  queue: string;
+  routingKey: string;
+  /** The body as received (the envelope's JSON). */
+  content: string;
+  /** 1 on first delivery. */
+  attempt: number;
+  messageId?: string;
+  correlationId?: string;
+  /** The publisher's string headers (e.g. trace context); the bus's own retry bookkeeping left out. */
+  headers: Record<string, string>;
 }
 
 export interface EventHandler<T> {

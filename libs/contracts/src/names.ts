@@ -14,10 +14,17 @@ export const QUEUES = {
   jobsRpc: 'jobs.rpc',
   editorRpc: 'editor.rpc',
   exportsRpc: 'exports.rpc',
+  /** The dispatcher's reads, clears and recover: database work only, never an outbound call. */
   webhooksRpc: 'webhooks.rpc',
+  /**
+   * The dispatcher's calls that reach out to a customer's side while the caller waits (resolving a
+   * URL being saved, test events, resends): their own queue, so a slow receiver or name server never
+   * holds what reads are answered with.
+   */
+  webhooksOutboundRpc: 'webhooks.outbound.rpc',
   /** webhook-dispatcher's work queue for job events. */
   webhooksJobEvents: 'webhooks.job-event.deliver',
-  /** webhook-dispatcher's work queue of recovered events to send again (POST /api/v1/webhook/recover). */
+  /** webhook-dispatcher's queue of resend requests: each is moved into its endpoint's lane (docs/webhooks.md). */
   webhooksResends: 'webhooks.delivery.resend',
   /** billing's queue of job ends (frees a key's concurrent-jobs slot). */
   billingJobEnds: 'billing.job-event.release',

@@ -4,7 +4,7 @@ import { jobEventSchema, type EventDef } from './job-events';
 import { JOB_SOURCES, jobResult } from './jobs';
 import { QUEUES, ROUTING_KEYS } from './names';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
-import { named } from './schema/rules';
+import { named, storableTimestamp } from './schema/rules';
 
 /**
  * One webhook endpoint per API key (contract section 2, "Webhook configuration") and its delivery
@@ -148,7 +148,7 @@ export const deliveryRequest = named(
   'DeliveryRequest',
 );
 export const resendReply = named(Joi.object({ delivery: deliveryView.required() }), 'ResendReply');
-export const recoverRequest = named(Joi.object({ ...ref, since: timestamp.required() }), 'RecoverRequest');
+export const recoverRequest = named(Joi.object({ ...ref, since: storableTimestamp().required() }), 'RecoverRequest');
 export const recoverReply = named(Joi.object({ queued: Joi.number().integer().min(0).required() }), 'RecoverReply');
 
 /**
@@ -164,20 +164,33 @@ export const resendRequested: EventDef<T.DeliveryRequest> = {
 export const webhooksRpc = {
   queue: QUEUES.webhooksRpc,
   methods: {
-    setEndpoint: rpcMethod<T.SetEndpointRequest, T.SetEndpointReply>('webhooks.set-endpoint', setEndpointRequest),
     clearEndpoint: rpcMethod<T.EndpointRef, { cleared: boolean }>('webhooks.clear-endpoint', endpointRef),
     getEndpoint: rpcMethod<T.EndpointRef, T.EndpointView>('webhooks.get-endpoint', endpointRef),
     listDeliveries: rpcMethod<T.ListDeliveriesRequest, T.ListDeliveriesReply>(
       'webhooks.list-deliveries',
       listDeliveriesRequest,
     ),
-    /** Posts one signed test event (`webhook.test`, or the sample `job.completed`) to the key's endpoint now: one attempt, no retries. */
-    sendTest: rpcMethod<T.SendTestRequest, T.SendTestReply>('webhooks.send-test', sendTestRequest),
     /** One attempt with its headers, body and response excerpt (404 for another key's). */
     getDelivery: rpcMethod<T.DeliveryRequest, T.DeliveryDetail>('webhooks.get-delivery', deliveryRequest),
-    /** Sends the attempt's event again now (same event id and body, fresh signature): a new attempt. */
-    resendDelivery: rpcMethod<T.DeliveryRequest, T.ResendReply>('webhooks.resend-delivery', deliveryRequest),
     /** Queues one more attempt of every event since `since` whose last attempt failed. */
     recover: rpcMethod<T.RecoverRequest, T.RecoverReply>('webhooks.recover', recoverRequest),
+  },
+} satisfies RpcService<Record<string, AnyRpcMethod>>;
+
+/**
+ * The calls that reach out to the customer's side while the caller waits, on a queue of their own
+ * (QUEUES.webhooksOutboundRpc) so reads never wait behind them. A test or resend waits only for
+ * earlier ones to the same endpoint, and starts only if its attempt can end before the caller's
+ * deadline; otherwise it answers 503 having sent nothing.
+ */
+export const webhookOutboundRpc = {
+  queue: QUEUES.webhooksOutboundRpc,
+  methods: {
+    /** Saves the key's URL once its host resolves to addresses deliveries may reach. */
+    setEndpoint: rpcMethod<T.SetEndpointRequest, T.SetEndpointReply>('webhooks.set-endpoint', setEndpointRequest),
+    /** Posts one signed test event (`webhook.test`, or the sample `job.completed`) to the key's endpoint now: one attempt, no retries. */
+    sendTest: rpcMethod<T.SendTestRequest, T.SendTestReply>('webhooks.send-test', sendTestRequest),
+    /** Sends the attempt's event again now (same event id and body, fresh signature): a new attempt. */
+    resendDelivery: rpcMethod<T.DeliveryRequest, T.ResendReply>('webhooks.resend-delivery', deliveryRequest),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

@@ -537,7 +537,7 @@ export interface paths {
         put?: never;
         /**
          * Send an attempt’s event again
-         * @description The same event (same `X-Service-Event-Id`, its event-log id, and body) signed with a fresh timestamp, as the next attempt number; recorded as a new attempt, not retried.
+         * @description The same event (same `X-Service-Event-Id`, its event-log id, and body) signed with a fresh timestamp, as the next attempt number; recorded as a new attempt, not retried. A 503 means it was not sent (it could not be made in time to answer): calling again sends it once.
          *
          *     Scope: none (any active key).
          */
@@ -559,7 +559,7 @@ export interface paths {
         put?: never;
         /**
          * Send again every event since a time whose last attempt failed
-         * @description Each such event (at most 1,000 a call) is queued to be sent once more, oldest first; test events are not, nor an event attempted again meanwhile. Answers how many were queued.
+         * @description Each such event (at most 1,000 a call) is queued to be sent once more, oldest first; test events are not, nor an event already queued or sent again (resend, recover) since `since`. Answers how many this call queued: calling twice sends each event once.
          *
          *     Scope: none (any active key).
          */
@@ -581,7 +581,7 @@ export interface paths {
         put?: never;
         /**
          * Send a sample job event to the key’s webhook
-         * @description A sample of `job.completed`, `job.failed` or `job.cancelled` in the exact shape of a real event, signed, with `X-Service-Test: true`; its `job_id` starts `job_test` and names no job. Sent once now, never retried.
+         * @description A sample of `job.completed`, `job.failed` or `job.cancelled` in the exact shape of a real event, signed, with `X-Service-Test: true`; its `job_id` starts `job_test` and names no job. Sent once now, never retried; a 503 means it was not sent (earlier tests to the same endpoint held it past the time it could still be answered in).
          *
          *     Scope: none (any active key).
          */
@@ -3860,7 +3860,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: date-time
-                     * @description Events whose attempts since then ended in failure are sent again, once.
+                     * @description Events whose attempts since then ended in failure, and that were not sent again since then, are sent again, once.
                      */
                     since: string;
                 };

@@ -11,6 +11,8 @@ describe('webhook-dispatcher config', () => {
       WEBHOOK_ALLOW_HTTP: false,
       WEBHOOK_ALLOW_PRIVATE: false,
       WEBHOOK_PREFETCH: 20,
+      WEBHOOK_ENDPOINT_CONCURRENCY: 4,
+      WEBHOOK_MAX_IN_FLIGHT: 500,
     });
     expect(usesDevSecretKey(config)).toBe(true);
   });

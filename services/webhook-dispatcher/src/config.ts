@@ -8,6 +8,8 @@ export interface WebhookDispatcherConfig extends ServiceEnv {
   WEBHOOK_ALLOW_HTTP: boolean;
   WEBHOOK_ALLOW_PRIVATE: boolean;
   WEBHOOK_PREFETCH: number;
+  WEBHOOK_ENDPOINT_CONCURRENCY: number;
+  WEBHOOK_MAX_IN_FLIGHT: number;
   WEBHOOK_DISABLE_AFTER_MS: number;
 }
 
@@ -40,8 +42,12 @@ const schema = Joi.object<WebhookDispatcherConfig>({
   WEBHOOK_ALLOW_HTTP: Joi.boolean().default(false),
   /** Accept and deliver to private, loopback and link-local addresses (local development and tests only). */
   WEBHOOK_ALLOW_PRIVATE: Joi.boolean().default(false),
-  /** Job events delivered at once by one replica. */
+  /** Job events one replica takes off the broker at once (each is only written to its endpoint's lane). */
   WEBHOOK_PREFETCH: Joi.number().integer().min(1).max(500).default(20),
+  /** Attempts to one endpoint in flight at once, fleet-wide (its delivery lane); tests and resends have as many apart. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: Joi.number().integer().min(1).max(100).default(4),
+  /** Attempts one replica makes at once, all endpoints together (HTTP waits: hundreds are cheap). */
+  WEBHOOK_MAX_IN_FLIGHT: Joi.number().integer().min(1).max(5000).default(500),
   /** An endpoint whose deliveries fail without a break for this long is disabled (5 days, as Svix does), ms. */
   WEBHOOK_DISABLE_AFTER_MS: Joi.number()
     .integer()

@@ -6,13 +6,14 @@ import { startDispatcher } from './dispatcher';
 runMain('webhook-dispatcher', loadWebhookDispatcherConfig, (config, logger) => ({
   schema: 'webhooks',
   migrations,
-  setup: async ({ db, bus }) => {
+  setup: async ({ db, bus, registry }) => {
     if (usesDevSecretKey(config)) {
       logger.warn(
         'WEBHOOK_SECRET_KEY is the development default: signing secrets are encrypted with a key published in the source code; set it in production',
       );
     }
-    // Shutdown needs no step of its own: bus.close() stops consuming and waits for in-flight deliveries.
-    await startDispatcher({ config, db, bus, logger });
+    const dispatcher = await startDispatcher({ config, db, bus, logger, registry });
+    // Before the bus closes: a failed attempt still hands its retry to the broker.
+    return [{ name: 'webhook lanes', run: () => dispatcher.stop(Date.now() + config.SHUTDOWN_TIMEOUT_MS / 2) }];
   },
 }));

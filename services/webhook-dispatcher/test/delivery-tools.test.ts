@@ -1,4 +1,4 @@
-import { QUEUES, resendRequested, webhooksRpc } from '@mf/contracts';
+import { resendRequested, webhookOutboundRpc, webhooksRpc } from '@mf/contracts';
 import {
   jobEventPayload,
   publishJobEvent,
@@ -106,7 +106,9 @@ describe('webhook delivery tools', () => {
         status: 404,
         body: { error: 'Delivery not found' },
       });
-      await expect(h.client.rpc(webhooksRpc, 'resendDelivery', { ...ref, delivery_id: d.id })).rejects.toMatchObject({
+      await expect(
+        h.client.rpc(webhookOutboundRpc, 'resendDelivery', { ...ref, delivery_id: d.id }),
+      ).rejects.toMatchObject({
         status: 404,
       });
     }
@@ -120,7 +122,7 @@ describe('webhook delivery tools', () => {
     const [first] = (await list(apiKeyId)).deliveries;
     receiver.answer = () => 200;
 
-    const { delivery } = await h.client.rpc(webhooksRpc, 'resendDelivery', {
+    const { delivery } = await h.client.rpc(webhookOutboundRpc, 'resendDelivery', {
       api_key_id: apiKeyId,
       user_id: user,
       delivery_id: first.id,
@@ -151,12 +153,12 @@ describe('webhook delivery tools', () => {
     receiver.answer = () => 200;
     const delivered = await deliverEvent(apiKeyId);
 
+    const resent = await dispatcher.settled('resend');
     const { queued } = await h.client.rpc(webhooksRpc, 'recover', { api_key_id: apiKeyId, user_id: user, since });
     expect(queued).toBe(2);
-    await waitFor(
-      () => receiver.forEvent(failedA).length === 2 && receiver.forEvent(failedB).length === 2,
-      'both failed events sent again',
-    );
+    await waitFor(async () => (await dispatcher.settled('resend', 'sent')) === resent + 2, 'both resends recorded');
+    expect(receiver.forEvent(failedA)).toHaveLength(2);
+    expect(receiver.forEvent(failedB)).toHaveLength(2);
     // Nothing else follows: the earlier event and the delivered one were not sent again.
     const again = await h.client.rpc(webhooksRpc, 'recover', { api_key_id: apiKeyId, user_id: user, since });
     expect(again.queued).toBe(0);
@@ -172,15 +174,13 @@ describe('webhook delivery tools', () => {
     const eventId = await deliverEvent(apiKeyId);
     const [failed] = (await list(apiKeyId)).deliveries;
     receiver.answer = () => 200;
-    const before = await dispatcher.handled(undefined, QUEUES.webhooksResends);
+    const before = await dispatcher.settled('resend');
     const request = { api_key_id: apiKeyId, user_id: user, delivery_id: failed.id };
-    // Two copies, as a redelivery after a crash (or two recover calls) would bring.
+    // Two copies on the broker's resend queue, as a redelivery after a crash would bring.
     await h.client.publishEvent(resendRequested, request);
     await h.client.publishEvent(resendRequested, request);
-    await waitFor(
-      async () => (await dispatcher.handled(undefined, QUEUES.webhooksResends)) === before + 2,
-      'both copies handled',
-    );
+    await waitFor(async () => (await dispatcher.settled('resend')) === before + 2, 'both copies run in the lane');
+    expect(await dispatcher.settled('resend', 'skipped')).toBeGreaterThanOrEqual(1);
     expect(receiver.forEvent(eventId)).toHaveLength(2);
     expect((await list(apiKeyId)).deliveries.map((d) => [d.attempt, d.succeeded])).toEqual([
       [2, true],
@@ -205,8 +205,9 @@ describe('webhook delivery tools', () => {
       expect(view.failing_since).toEqual(expect.any(String));
 
       receiver.answer = () => 200;
-      // This dispatcher has handled the two attempts (a retry, then an ack); the next event is the third message.
-      await waitFor(async () => (await shortDisable.handled()) === 2, 'both attempts handled');
+      // This dispatcher has made the two attempts; the next event is the third message it takes off the broker.
+      await waitFor(async () => (await shortDisable.settled('event')) === 2, 'both attempts run');
+      expect(await shortDisable.handled()).toBe(2);
       const skipped = await publishJobEvent(
         h.client,
         'completed',
@@ -219,7 +220,11 @@ describe('webhook delivery tools', () => {
         h.client.rpc(webhooksRpc, 'recover', { api_key_id: apiKeyId, user_id: user, since: new Date(0).toISOString() }),
       ).rejects.toMatchObject({ status: 409 });
 
-      await h.client.rpc(webhooksRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: user, url: receiver.url() });
+      await h.client.rpc(webhookOutboundRpc, 'setEndpoint', {
+        api_key_id: apiKeyId,
+        user_id: user,
+        url: receiver.url(),
+      });
       expect(await h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: user })).toMatchObject({
         disabled_at: null,
         failing_since: null,

@@ -1,4 +1,4 @@
-import { webhooksRpc } from '@mf/contracts';
+import { webhookOutboundRpc, webhooksRpc } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import {
   jobEventPayload,
@@ -43,7 +43,7 @@ describe('webhook endpoints over RPC', () => {
   const local = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' };
   const strict = { WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE: 'false' };
   const set = (apiKeyId: number, userId: number, url: string) =>
-    h.client.rpc(webhooksRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: userId, url });
+    h.client.rpc(webhookOutboundRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: userId, url });
 
   it('returns a new secret on the first save only, and keeps signing with it after a URL change', () =>
     withDispatcher(local, async (dispatcher) => {
@@ -54,13 +54,13 @@ describe('webhook endpoints over RPC', () => {
       const second = await set(apiKeyId, 5, receiver.url('/new'));
       expect(second).toEqual({ url: receiver.url('/new') });
 
-      const handledBefore = await dispatcher.handled();
+      const handledBefore = await dispatcher.settled('event');
       const eventId = await publishJobEvent(
         h.client,
         'completed',
         jobEventPayload({ api_key_id: apiKeyId, user_id: 5 }),
       );
-      await waitFor(async () => (await dispatcher.handled()) === handledBefore + 1, 'the delivery');
+      await waitFor(async () => (await dispatcher.settled('event')) === handledBefore + 1, 'the delivery');
       const [req] = receiver.forEvent(eventId);
       expect(req.path).toBe('/new');
       expect(verifyWebhookSignature(first.secret!, req.headers, req.body)).toBe(true);
@@ -80,13 +80,13 @@ describe('webhook endpoints over RPC', () => {
       expect(after).toMatch(/^whsec_/);
       expect(after).not.toBe(before);
 
-      const handledBefore = await dispatcher.handled();
+      const handledBefore = await dispatcher.settled('event');
       const eventId = await publishJobEvent(
         h.client,
         'completed',
         jobEventPayload({ api_key_id: apiKeyId, user_id: 5 }),
       );
-      await waitFor(async () => (await dispatcher.handled()) === handledBefore + 1, 'the delivery');
+      await waitFor(async () => (await dispatcher.settled('event')) === handledBefore + 1, 'the delivery');
       const [req] = receiver.forEvent(eventId);
       expect(verifyWebhookSignature(after!, req.headers, req.body)).toBe(true);
       expect(verifyWebhookSignature(before!, req.headers, req.body)).toBe(false);

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { webhooksRpc } from '@mf/contracts';
+import { webhookOutboundRpc, webhooksRpc } from '@mf/contracts';
 import { webhookBody } from '../src/domain/webhook-request';
 import {
   jobEventPayload,
@@ -45,7 +45,7 @@ describe('webhook test events', () => {
     });
 
   const sendTest = (apiKeyId: number, userId: number) =>
-    h.client.rpc(webhooksRpc, 'sendTest', { api_key_id: apiKeyId, user_id: userId });
+    h.client.rpc(webhookOutboundRpc, 'sendTest', { api_key_id: apiKeyId, user_id: userId });
 
   it('posts one signed webhook.test event with the documented headers and body, and returns its recorded attempt', async () => {
     const apiKeyId = nextKey++;
@@ -93,7 +93,7 @@ describe('webhook test events', () => {
     const secret = await setWebhook(h.client, apiKeyId, 5, receiver.url('/sample'));
     const sample = jobEventPayload({ api_key_id: apiKeyId, user_id: 5, job_id: 'job_testsample1' });
     const before = receiver.requests.length;
-    const { delivery } = await h.client.rpc(webhooksRpc, 'sendTest', {
+    const { delivery } = await h.client.rpc(webhookOutboundRpc, 'sendTest', {
       api_key_id: apiKeyId,
       user_id: 5,
       event: 'job.completed',
@@ -112,7 +112,11 @@ describe('webhook test events', () => {
     expect(delivery).toMatchObject({ event: 'job.completed', job_id: 'job_testsample1', status_code: 200, test: true });
     // A real delivery is not a test.
     const eventId = await publishJobEvent(h.client, 'completed', { ...sample, job_id: 'job_realone1' });
-    await waitFor(() => receiver.forEvent(eventId).length === 1, 'the real delivery');
+    // The attempt is recorded after the receiver's answer: wait for the record, not the request.
+    await waitFor(
+      async () => (await h.db('deliveries').where({ event_id: eventId })).length === 1,
+      'the real delivery',
+    );
     expect(receiver.forEvent(eventId)[0].headers['x-service-test']).toBeUndefined();
     const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: apiKeyId, user_id: 5 });
     expect(deliveries.map((d) => [d.job_id, d.test])).toEqual([
@@ -133,7 +137,7 @@ describe('webhook test events', () => {
     expect(receiver.requests.length).toBe(before + 1);
 
     const closed = `http://127.0.0.1:${await closedPort()}/closed`;
-    await h.client.rpc(webhooksRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: 5, url: closed });
+    await h.client.rpc(webhookOutboundRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: 5, url: closed });
     const down = await sendTest(apiKeyId, 5);
     expect(down.delivery).toMatchObject({ status_code: null, error: 'connection refused', url: closed });
     const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', { api_key_id: apiKeyId, user_id: 5 });

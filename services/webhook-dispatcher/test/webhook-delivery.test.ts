@@ -44,9 +44,13 @@ describe('webhook delivery', () => {
     published++;
     return publishJobEvent(...args);
   };
-  /** Every event published so far has been handled (acked, retried or dead-lettered) by the dispatcher. */
+  /** Every event published so far was taken off the broker, and every attempt owed was made. */
   const allHandled = () =>
-    waitFor(async () => (await dispatcher.handled()) === published, `${published} events to be handled`, 30_000);
+    waitFor(
+      async () => (await dispatcher.handled()) === published && (await h.pending()) === 0,
+      `${published} events to be handled and their attempts made`,
+      30_000,
+    );
 
   it('posts exactly the documented headers and body, with a signature that verifies', async () => {
     const { apiKeyId, userId } = newKey();

@@ -35,14 +35,17 @@ describe('webhook retries across a dispatcher restart', () => {
     receiver.answer = (_req, n) => (n === 1 ? 500 : 200);
     const eventId = await publishJobEvent(h.client, 'completed', jobEventPayload({ api_key_id: 1, user_id: 1 }));
 
-    await waitFor(async () => (await first.handled('retry')) === 1, 'the first attempt to schedule a retry');
+    await waitFor(
+      async () => (await first.settled('event', 'scheduled')) === 1,
+      'the first attempt to schedule a retry',
+    );
     await first.close();
     // The retry is held by the broker while no dispatcher runs.
     expect(await queueDepth(h.env, delayQueue(QUEUES.webhooksJobEvents, DELAY_MS))).toBe(1);
     expect(receiver.forEvent(eventId)).toHaveLength(1);
 
     const second = await h.startDispatcher(config);
-    await waitFor(async () => (await second.handled('ack')) === 1, 'the retry to be delivered');
+    await waitFor(async () => (await second.settled('event', 'ack')) === 1, 'the retry to be delivered');
     await sleep(DELAY_MS + 500); // long enough for any stray second copy to surface
 
     expect(receiver.forEvent(eventId).map((r) => r.headers['x-service-delivery-attempt'])).toEqual(['1', '2']);

@@ -43,7 +43,7 @@ describe('webhook retries', () => {
     let n = 0;
     const previous = receiver.answer;
     receiver.answer = (req, i) => (req.path === path ? (answers[n++] ?? 200) : previous(req, i));
-    const handledBefore = await dispatcher.handled();
+    const handledBefore = await dispatcher.settled('event');
     const messageId = randomUUID();
     const eventId = await publishJobEvent(
       h.client,
@@ -59,7 +59,10 @@ describe('webhook retries', () => {
 
   it('retries a 500 after the first delay and stops at the 200', async () => {
     const d = await deliverWith([500, 200]);
-    await waitFor(async () => (await dispatcher.handled()) === d.handledBefore + 2, 'two attempts to be handled');
+    await waitFor(
+      async () => (await dispatcher.settled('event')) === d.handledBefore + 2,
+      'two attempts to be handled',
+    );
     await sleep(DELAYS[1] + 300); // time enough for a third attempt, if one were wrongly scheduled
 
     const requests = d.requests();
@@ -87,7 +90,7 @@ describe('webhook retries', () => {
 
   it('does not retry a 400', async () => {
     const d = await deliverWith([400]);
-    await waitFor(async () => (await dispatcher.handled()) === d.handledBefore + 1, 'the attempt to be handled');
+    await waitFor(async () => (await dispatcher.settled('event')) === d.handledBefore + 1, 'the attempt to be handled');
     await sleep(DELAYS[0] + 300);
 
     expect(attemptsOf(d.requests())).toEqual([1]);
@@ -100,7 +103,10 @@ describe('webhook retries', () => {
 
   it('retries a 429 and a 408', async () => {
     const d = await deliverWith([429, 408, 204]);
-    await waitFor(async () => (await dispatcher.handled()) === d.handledBefore + 3, 'three attempts to be handled');
+    await waitFor(
+      async () => (await dispatcher.settled('event')) === d.handledBefore + 3,
+      'three attempts to be handled',
+    );
 
     expect(attemptsOf(d.requests())).toEqual([1, 2, 3]);
     const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', {
@@ -116,7 +122,10 @@ describe('webhook retries', () => {
 
   it('retries a receiver that never answers, after the timeout', async () => {
     const d = await deliverWith(['hang', 200]);
-    await waitFor(async () => (await dispatcher.handled()) === d.handledBefore + 2, 'two attempts to be handled');
+    await waitFor(
+      async () => (await dispatcher.settled('event')) === d.handledBefore + 2,
+      'two attempts to be handled',
+    );
 
     expect(attemptsOf(d.requests())).toEqual([1, 2]);
     const { deliveries } = await h.client.rpc(webhooksRpc, 'listDeliveries', {
@@ -134,7 +143,10 @@ describe('webhook retries', () => {
 
   it('makes 1 + 3 attempts at a receiver that keeps failing, then dead-letters the event', async () => {
     const d = await deliverWith([503, 503, 503, 503, 200]);
-    await waitFor(async () => (await dispatcher.handled('dead')) >= 1, 'the event to be dead-lettered');
+    await waitFor(
+      async () => (await dispatcher.settled('event', 'dead-lettered')) >= 1,
+      'the event to be dead-lettered',
+    );
     await sleep(500);
 
     expect(attemptsOf(d.requests())).toEqual([1, 2, 3, 4]);

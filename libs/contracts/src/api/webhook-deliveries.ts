@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { named, says } from '../schema/rules';
+import { named, says, storableTimestamp, TIMESTAMP_RANGE } from '../schema/rules';
 import { deliveryDetailKeys, DELIVERY_STATUSES } from '../webhooks';
 
 /**
@@ -76,8 +76,11 @@ export const resendAccepted = named(
 
 export const recoverBody = named(
   Joi.object({
-    since: says(Joi.string().isoDate().required(), 'since must be an ISO 8601 timestamp').description(
-      'Events whose attempts since then ended in failure are sent again, once.',
+    since: says(storableTimestamp().required(), 'since must be an ISO 8601 timestamp', {
+      'any.required': 'since is required',
+      'date.range': `since must be between ${TIMESTAMP_RANGE.min.slice(0, 10)} and ${TIMESTAMP_RANGE.max.slice(0, 10)}`,
+    }).description(
+      'Events whose attempts since then ended in failure, and that were not sent again since then, are sent again, once.',
     ),
   }),
   'RecoverBody',

@@ -1316,7 +1316,7 @@ export interface RecoverAccepted {
 
 export interface RecoverBody {
   /**
-   * Events whose attempts since then ended in failure are sent again, once.
+   * Events whose attempts since then ended in failure, and that were not sent again since then, are sent again, once.
    */
   since: string;
 }

@@ -76,6 +76,24 @@ export function httpsUrl(): Joi.StringSchema {
   return HTTPS_URL;
 }
 
+/** The instants an ISO 8601 timestamp with a four-digit year names: what Postgres and every other reader hold. */
+export const TIMESTAMP_RANGE = { min: '0001-01-01T00:00:00.000Z', max: '9999-12-31T23:59:59.999Z' } as const;
+const TIMESTAMP_MIN_MS = Date.parse(TIMESTAMP_RANGE.min);
+const TIMESTAMP_MAX_MS = Date.parse(TIMESTAMP_RANGE.max);
+
+/**
+ * An ISO 8601 timestamp within TIMESTAMP_RANGE (JavaScript reads years up to ±275760, which a
+ * database then refuses). Failure code `date.range` when it is a timestamp out of that range.
+ */
+export function storableTimestamp(): Joi.StringSchema {
+  return Joi.string()
+    .isoDate()
+    .custom((v: string, helpers) => {
+      const at = Date.parse(v);
+      return at >= TIMESTAMP_MIN_MS && at <= TIMESTAMP_MAX_MS ? v : helpers.error('date.range');
+    });
+}
+
 /**
  * An optional field: absent and null both mean "not given" (its default, if any, applies). The
  * metadata makes the JSON Schema (what clients read) accept null, while the validated value, and

@@ -1,26 +1,21 @@
 import { eventHandler, type Bus } from '@mf/bus';
 import { QUEUES, resendRequested } from '@mf/contracts';
-import type { EndpointsContext } from '../usecases/context';
-import { sendQueuedResend } from '../usecases/delivery-tools.usecase';
-
-/** Publishes a resend request to the dispatcher's own queue (confirmed by the broker). */
-export function resendQueuer(bus: Bus): EndpointsContext['queueResend'] {
-  return (req) => bus.publishEvent(resendRequested, req);
-}
+import { queueResend } from '../repositories/pending-attempts.repository';
+import type { AcceptDeps } from '../usecases/accept-job-event.usecase';
 
 /**
- * Consumes the queued resends of recover: each is one attempt, never retried (its result is in
- * the log; recover can be called again). A crash mid-send redelivers it, and the handler then sees
- * the newer attempt and skips it.
+ * Moves resend requests on the dispatcher's resend queue into their endpoint's lane, where each is
+ * sent once. Recover queues into the lanes directly; this queue stays consumed so that a request
+ * published to it (one left from a deployment whose recover used it) is never stranded.
  */
-export function consumeResends(bus: Bus, ctx: EndpointsContext, prefetch: number): Promise<void> {
+export function consumeResends(bus: Bus, deps: AcceptDeps, prefetch: number): Promise<void> {
   return bus.consume({
     queue: QUEUES.webhooksResends,
     bindings: [resendRequested.routingKey],
     handlers: {
       [resendRequested.routingKey]: eventHandler(resendRequested, async (req) => {
-        const outcome = await sendQueuedResend(ctx, req);
-        if (outcome === 'skipped') ctx.logger.info({ deliveryId: req.delivery_id }, 'queued resend skipped');
+        await queueResend(deps.db, { apiKeyId: req.api_key_id, userId: req.user_id, deliveryId: req.delivery_id });
+        deps.wakeLanes();
         return 'ack';
       }),
     },

@@ -17,6 +17,8 @@ export interface NewDelivery {
   test?: boolean;
   /** Answered with a 2xx. */
   succeeded?: boolean;
+  /** Made by a resend or recover (not by the event's own delivery and retries). */
+  resend?: boolean;
   /** What was sent (signature included) and the first 4 KB of the answer. */
   request_headers?: Record<string, string> | null;
   request_body?: string | null;
@@ -27,6 +29,7 @@ export interface DeliveryRow extends NewDelivery {
   id: number;
   test: boolean;
   succeeded: boolean;
+  resend: boolean;
   request_headers: Record<string, string> | null;
   request_body: string | null;
   response_body: string | null;
@@ -93,33 +96,4 @@ export async function lastAttemptNumber(db: Knex, eventId: string, apiKeyId: num
     db('deliveries').max('attempt as max').where({ event_id: eventId, api_key_id: apiKeyId }).first(),
   );
   return row?.max ?? 0;
-}
-
-/**
- * The last attempt of every real event of the key that has an attempt at or after `since` and
- * whose last attempt failed (with a stored body to send again), oldest event first, at most `max`.
- */
-export async function lastFailedAttemptsSince(
-  db: Knex,
-  apiKeyId: number,
-  userId: number,
-  since: Date,
-  max: number,
-): Promise<DeliveryRow[]> {
-  const last = db('deliveries')
-    .distinctOn('event_id')
-    .select('*')
-    .where({ api_key_id: apiKeyId, user_id: userId, test: false })
-    .whereIn(
-      'event_id',
-      db('deliveries').select('event_id').where({ api_key_id: apiKeyId }).andWhere('created_at', '>=', since),
-    )
-    .orderBy([{ column: 'event_id' }, { column: 'id', order: 'desc' }]);
-  return db
-    .select('*')
-    .from(last.as('last'))
-    .where('succeeded', false)
-    .whereNotNull('request_body')
-    .orderBy('id')
-    .limit(max);
 }

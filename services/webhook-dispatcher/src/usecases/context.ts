@@ -1,4 +1,3 @@
-import type { DeliveryRequest } from '@mf/contracts';
 import type { SafeFetchPolicy } from '@mf/safe-fetch';
 import type { SecretBox } from '../domain/secret-box';
 import type { KeyedLock } from './keyed-lock';
@@ -14,6 +13,6 @@ export interface EndpointsContext extends AttemptDeps {
   urlPolicy: SafeFetchPolicy;
   /** Serialises the attempts of one event to one key within this replica (shared with the job event consumer). */
   lock: KeyedLock;
-  /** Queues one attempt's event to be sent again (a message on the dispatcher's resend queue). */
-  queueResend: (req: DeliveryRequest) => Promise<void>;
+  /** Tells the delivery lanes that attempts were queued (recover), so they are claimed now. */
+  wakeLanes: () => void;
 }

@@ -5,10 +5,10 @@ import {
   findDelivery,
   hasNewerAttempt,
   lastAttemptNumber,
-  lastFailedAttemptsSince,
   type DeliveryRow,
 } from '../repositories/deliveries.repository';
 import { findEndpoint, type EndpointRow } from '../repositories/endpoints.repository';
+import { queueRecovered } from '../repositories/pending-attempts.repository';
 import type { EndpointsContext } from './context';
 import { deliveryView } from './list-deliveries.usecase';
 import { ENDPOINT_NOT_FOUND } from './manage-endpoint.usecase';
@@ -34,7 +34,7 @@ export async function getDelivery(ctx: EndpointsContext, req: DeliveryRequest): 
 
 /**
  * Sends the attempt's event again now: the same event id, type and body, a fresh timestamp and
- * signature, the next attempt number; recorded as a new attempt, never retried.
+ * signature, the next attempt number; recorded as a new attempt (a resend), never retried.
  */
 export async function resendDelivery(ctx: EndpointsContext, req: DeliveryRequest): Promise<ResendReply> {
   const row = await ownedDelivery(ctx, req);
@@ -46,21 +46,26 @@ export async function resendDelivery(ctx: EndpointsContext, req: DeliveryRequest
 
 /**
  * Every real event of the key with an attempt at or after `since` whose last attempt failed is
- * queued to be sent again, oldest first: one message each on the dispatcher's resend queue (the
- * broker holds the work, so a restart loses none); answers how many.
+ * queued, in its endpoint's lane, to be sent once more, oldest first; except an event that is
+ * queued already or was sent again (resend or recover) at or after `since`, so a repeated call
+ * queues nothing twice. Answers how many this call queued.
  */
 export async function recoverDeliveries(ctx: EndpointsContext, req: RecoverRequest): Promise<RecoverReply> {
   await usableEndpoint(ctx, req);
-  const rows = await lastFailedAttemptsSince(ctx.db, req.api_key_id, req.user_id, new Date(req.since), RECOVER_MAX);
-  for (const row of rows)
-    await ctx.queueResend({ api_key_id: req.api_key_id, user_id: req.user_id, delivery_id: row.id });
-  return { queued: rows.length };
+  const queued = await queueRecovered(ctx.db, {
+    apiKeyId: req.api_key_id,
+    userId: req.user_id,
+    since: new Date(req.since),
+    max: RECOVER_MAX,
+  });
+  if (queued > 0) ctx.wakeLanes();
+  return { queued };
 }
 
 /**
- * A queued resend: sends the attempt's event again unless it was attempted again since it was
- * queued (by a resend, an earlier copy of this message, or a repeated recover), so each queued
- * event is sent once. Nothing is sent when the endpoint is gone or disabled meanwhile.
+ * A queued resend (recover's, from the endpoint's lane): sends the attempt's event again unless it
+ * was attempted again since it was queued (a resend, a retry, an earlier copy of the request), so
+ * each queued event is sent once. Nothing is sent when the endpoint is gone or disabled meanwhile.
  */
 export async function sendQueuedResend(ctx: EndpointsContext, req: DeliveryRequest): Promise<'sent' | 'skipped'> {
   const row = await findDelivery(ctx.db, req.delivery_id, req.api_key_id, req.user_id);
@@ -91,6 +96,7 @@ async function sendAgain(
     attempt,
     rawBody: row.request_body ?? '',
     test: row.test,
+    resend: true,
   });
   return sent;
 }

@@ -29,6 +29,8 @@ export interface AttemptInput {
   attempt: number;
   rawBody: string;
   test?: boolean;
+  /** Sent again by a resend or recover. */
+  resend?: boolean;
 }
 
 export const succeeded = (result: PostResult): boolean =>
@@ -68,6 +70,7 @@ export async function sendAttempt(
     error: result.kind === 'failure' ? result.error : null,
     duration_ms: Math.max(0, Math.round(deps.now() - started)),
     test: input.test ?? false,
+    resend: input.resend ?? false,
     succeeded: ok,
     request_headers: headers,
     request_body: input.rawBody,

@@ -1,22 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import * as amqp from 'amqplib';
 import { Bus } from '@mf/bus';
-import { jobEvents, QUEUES, webhooksRpc, type JobEventPayload } from '@mf/contracts';
+import { jobEvents, QUEUES, webhookOutboundRpc, type JobEventPayload } from '@mf/contracts';
 import { createDb, migrate, type Knex } from '@mf/db';
 import { createRegistry } from '@mf/runtime';
 import { freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
 import { migrations } from '../../migrations';
 import { loadWebhookDispatcherConfig } from '../../src/config';
 import { startDispatcher } from '../../src/dispatcher';
+import type { DeliveryLanes } from '../../src/lanes/delivery-lanes';
 
 type Registry = ReturnType<typeof createRegistry>;
 export type JobEventName = keyof typeof jobEvents;
 
-/** The dispatcher's own Bus, serving RPC and consuming, as main.ts wires it. */
+/** The dispatcher's own Bus, serving RPC and consuming, and its delivery lanes, as main.ts wires them. */
 export interface RunningDispatcher {
   bus: Bus;
+  lanes: DeliveryLanes;
   /** Messages of a queue (job events unless said) this Bus has finished with (any outcome unless said). */
   handled: (outcome?: string, queue?: string) => Promise<number>;
+  /**
+   * Pending attempts this dispatcher's lanes ran to an end, by kind (`event`, `resend`) and result
+   * (`ack`, `scheduled`, `dead-lettered`, `sent`, `skipped`, ...), any unless said.
+   */
+  settled: (kind?: string, result?: string) => Promise<number>;
   close: () => Promise<void>;
 }
 
@@ -26,6 +33,8 @@ export interface Harness {
   /** Another service's Bus: publishes job events (as jobs does) and calls the RPC (as the gateway does). */
   client: Bus;
   startDispatcher: (env?: Record<string, string>) => Promise<RunningDispatcher>;
+  /** Attempts waiting in the delivery lanes or being made (0: every accepted event was attempted). */
+  pending: () => Promise<number>;
   close: () => Promise<void>;
 }
 
@@ -50,12 +59,20 @@ export async function startHarness(): Promise<Harness> {
     const registry = createRegistry('webhook-dispatcher');
     const bus = new Bus({ url: env.amqpUrl, service: 'webhook-dispatcher', logger, registry });
     await bus.start();
-    await startDispatcher({ config, db, bus, logger });
+    const started = await startDispatcher({ config, db, bus, logger, registry });
     const dispatcher: RunningDispatcher = {
       bus,
+      lanes: started.lanes,
       handled: (outcome, queue) => handledCount(registry, outcome, queue),
+      settled: (kind, result) =>
+        counted(
+          registry,
+          'webhook_attempts_settled_total',
+          (l) => (!kind || l.kind === kind) && (!result || l.result === result),
+        ),
       close: async () => {
         running.delete(dispatcher);
+        await started.stop(Date.now() + 5000);
         await bus.close();
       },
     };
@@ -68,6 +85,10 @@ export async function startHarness(): Promise<Harness> {
     db,
     client,
     startDispatcher: start,
+    pending: async () => {
+      const [{ n }] = await db('pending_attempts').count<{ n: number }[]>('* as n');
+      return Number(n);
+    },
     close: async () => {
       for (const d of [...running]) await d.close();
       await client.close();
@@ -77,22 +98,29 @@ export async function startHarness(): Promise<Harness> {
   };
 }
 
-async function handledCount(
+function handledCount(registry: Registry, outcome?: string, queue: string = QUEUES.webhooksJobEvents): Promise<number> {
+  return counted(
+    registry,
+    'bus_messages_handled_total',
+    (l) => l.queue === queue && (outcome === undefined || l.outcome === outcome),
+  );
+}
+
+/** The sum of a counter's series whose labels pass `match`. */
+async function counted(
   registry: Registry,
-  outcome?: string,
-  queue: string = QUEUES.webhooksJobEvents,
+  name: string,
+  match: (labels: Record<string, string | number | undefined>) => boolean,
 ): Promise<number> {
-  const metric = registry.getSingleMetric('bus_messages_handled_total');
+  const metric = registry.getSingleMetric(name);
   if (!metric) return 0;
   const { values } = await metric.get();
-  return values
-    .filter((v) => v.labels.queue === queue && (outcome === undefined || v.labels.outcome === outcome))
-    .reduce((sum, v) => sum + v.value, 0);
+  return values.filter((v) => match(v.labels)).reduce((sum, v) => sum + v.value, 0);
 }
 
 /** Saves a webhook URL for a key through the RPC, as the admin CLI does; returns the new secret. */
 export async function setWebhook(client: Bus, apiKeyId: number, userId: number, url: string): Promise<string> {
-  const reply = await client.rpc(webhooksRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: userId, url });
+  const reply = await client.rpc(webhookOutboundRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: userId, url });
   if (!reply.secret) throw new Error('expected a new signing secret');
   return reply.secret;
 }

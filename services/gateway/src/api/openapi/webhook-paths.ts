@@ -49,7 +49,7 @@ export const webhookPaths: Json = {
       summary: 'Send an attempt’s event again',
       tag: 'Webhooks',
       description:
-        'The same event (same `X-Service-Event-Id`, its event-log id, and body) signed with a fresh timestamp, as the next attempt number; recorded as a new attempt, not retried.',
+        'The same event (same `X-Service-Event-Id`, its event-log id, and body) signed with a fresh timestamp, as the next attempt number; recorded as a new attempt, not retried. A 503 means it was not sent (it could not be made in time to answer): calling again sends it once.',
       responses: { '202': ok('Sent; the new attempt.', ref('ResendAccepted')), '404': noWebhook, '409': disabled },
     }),
   },
@@ -59,7 +59,7 @@ export const webhookPaths: Json = {
       summary: 'Send again every event since a time whose last attempt failed',
       tag: 'Webhooks',
       description:
-        'Each such event (at most 1,000 a call) is queued to be sent once more, oldest first; test events are not, nor an event attempted again meanwhile. Answers how many were queued.',
+        'Each such event (at most 1,000 a call) is queued to be sent once more, oldest first; test events are not, nor an event already queued or sent again (resend, recover) since `since`. Answers how many this call queued: calling twice sends each event once.',
       body: recoverBody,
       responses: { '202': ok('Queued.', ref('RecoverAccepted')), '404': noWebhook, '409': disabled },
     }),
@@ -70,7 +70,7 @@ export const webhookPaths: Json = {
       summary: 'Send a sample job event to the key’s webhook',
       tag: 'Webhooks',
       description:
-        'A sample of `job.completed`, `job.failed` or `job.cancelled` in the exact shape of a real event, signed, with `X-Service-Test: true`; its `job_id` starts `job_test` and names no job. Sent once now, never retried.',
+        'A sample of `job.completed`, `job.failed` or `job.cancelled` in the exact shape of a real event, signed, with `X-Service-Test: true`; its `job_id` starts `job_test` and names no job. Sent once now, never retried; a 503 means it was not sent (earlier tests to the same endpoint held it past the time it could still be answered in).',
       body: webhookTestBody,
       responses: { '200': ok('The attempt.', ref('WebhookTestReply')), '404': noWebhook },
     }),

@@ -1,6 +1,7 @@
 import type { Bus } from '@mf/bus';
 import type { FalEndpoints } from '@mf/catalog';
 import {
+  webhookOutboundRpc,
   webhooksRpc,
   type DeliveryDetail,
   type DeliveryView,
@@ -97,7 +98,7 @@ export async function resendDeliveryOf(
   opts: WebhookCallOptions & { timeoutMs?: number } = {},
 ): Promise<ResendAccepted> {
   const id = deliveryId(rawId);
-  const { delivery } = await bus.rpc(webhooksRpc, 'resendDelivery', { ...ref(auth), delivery_id: id }, opts);
+  const { delivery } = await bus.rpc(webhookOutboundRpc, 'resendDelivery', { ...ref(auth), delivery_id: id }, opts);
   return { delivery_id: delivery.id };
 }
 
@@ -133,7 +134,7 @@ export async function sendWebhookTestOf(
     api_key_id: auth.apiKeyId,
   };
   const { delivery } = await bus.rpc(
-    webhooksRpc,
+    webhookOutboundRpc,
     'sendTest',
     { ...ref(auth), event: type, sample },
     { ...opts, timeoutMs: deps.timeoutMs },

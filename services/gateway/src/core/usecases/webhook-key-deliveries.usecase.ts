@@ -1,5 +1,11 @@
 import type { Bus } from '@mf/bus';
-import { webhooksRpc, type DeliveryDetail, type RecoverReply, type ResendReply } from '@mf/contracts';
+import {
+  webhookOutboundRpc,
+  webhooksRpc,
+  type DeliveryDetail,
+  type RecoverReply,
+  type ResendReply,
+} from '@mf/contracts';
 import type { Knex } from '@mf/db';
 import { keyOwner } from './webhooks.usecase';
 
@@ -31,7 +37,7 @@ export async function resendKeyDelivery(
 ): Promise<ResendReply> {
   const userId = await keyOwner(db, apiKeyId, ownerId);
   return bus.rpc(
-    webhooksRpc,
+    webhookOutboundRpc,
     'resendDelivery',
     { api_key_id: apiKeyId, user_id: userId, delivery_id: deliveryId },
     { timeoutMs },

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Bus } from '@mf/bus';
 import { videoCost, type FalEndpoints } from '@mf/catalog';
 import {
+  webhookOutboundRpc,
   webhooksRpc,
   type EndpointView,
   type JobEventPayload,
@@ -31,7 +32,7 @@ export async function setWebhook(
   ownerId?: number,
 ): Promise<SetEndpointReply> {
   const userId = await keyOwner(db, apiKeyId, ownerId);
-  return bus.rpc(webhooksRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: userId, url });
+  return bus.rpc(webhookOutboundRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: userId, url });
 }
 
 export async function clearWebhook(
@@ -87,7 +88,7 @@ export async function sendTestWebhook(
     test.event !== 'webhook.test'
       ? { event: test.event, sample: { ...test.sample, user_id: userId, api_key_id: apiKeyId } }
       : {};
-  return bus.rpc(webhooksRpc, 'sendTest', { api_key_id: apiKeyId, user_id: userId, ...request }, { timeoutMs });
+  return bus.rpc(webhookOutboundRpc, 'sendTest', { api_key_id: apiKeyId, user_id: userId, ...request }, { timeoutMs });
 }
 
 const SAMPLE_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
