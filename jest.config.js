@@ -34,5 +34,16 @@ module.exports = {
       testMatch: ['<rootDir>/test-e2e/**/*.e2e.test.ts'],
       setupFilesAfterEnv: ['<rootDir>/test-e2e/support/timeouts.ts'],
     },
+    // npm run test:cluster only (scripts/test-cluster.sh): a RabbitMQ cluster of three nodes, minutes long.
+    ...(process.env.MF_CLUSTER_TEST === '1'
+      ? [
+          {
+            ...common,
+            displayName: 'cluster',
+            testMatch: ['<rootDir>/test-e2e/cluster/*.cluster.test.ts'],
+            setupFilesAfterEnv: ['<rootDir>/test-e2e/support/timeouts.ts'],
+          },
+        ]
+      : []),
   ],
 };

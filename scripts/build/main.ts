@@ -22,7 +22,7 @@ async function main(): Promise<void> {
       .map(([file, size]) => `${file} ${kib(size)}`)
       .join(', ');
     console.log(
-      `${name.padEnd(18)} ${bundles} from ${built.inputs} files${built.packages.length ? `; node_modules: ${built.packages.join(' ')}` : ''}`,
+      `${name.padEnd(18)} ${bundles} from ${built.inputs} files${built.packages.length ? `; node_modules: ${built.packages.length} packages` : ''}`,
     );
   }
   console.log(`built ${names.length} service(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`);

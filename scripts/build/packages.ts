@@ -1,6 +1,6 @@
 /**
- * Copies npm packages and everything they depend on (dependencies and the optional dependencies
- * that are installed, e.g. a native addon's binary for this platform) out of pnpm's
+ * Copies npm packages and everything they depend on (dependencies, and the optional and peer
+ * dependencies that are installed, e.g. a native addon's binary for this platform) out of pnpm's
  * node_modules/.pnpm into a flat node_modules directory, symlinks resolved. Two versions of one
  * package in that set fail the build rather than silently shadow each other.
  */
@@ -12,6 +12,7 @@ interface Manifest {
   version: string;
   dependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
 }
 
 /** The directory of `name` as Node would find it from `fromDir` (walking up node_modules), or null. */
@@ -31,12 +32,27 @@ function readManifest(dir: string): Manifest {
 }
 
 /**
- * Copies `names` (resolved from `fromDir`) and their dependency closure into `destNodeModules`.
- * Returns name@version of every package copied, sorted.
+ * What of a package a CommonJS require can load: not its type declarations and source maps (Node
+ * would parse a map only to format a stack, at a cost in heap), nor the ES module builds that
+ * OpenTelemetry's packages ship beside their CommonJS one (build/esm, build/esnext: 2/3 of their
+ * size). A pnpm package directory holds the package only (its dependencies are siblings), so there
+ * is no nested node_modules to copy either.
  */
-export function copyPackages(names: string[], fromDir: string, destNodeModules: string): string[] {
+function neededAtRunTime(relative: string): boolean {
+  if (path.basename(relative) === 'node_modules') return false;
+  if (/\.(map|d\.ts|d\.mts|d\.cts)$/.test(relative)) return false;
+  return !/^build[\\/](esm|esnext)([\\/]|$)/.test(relative);
+}
+
+/**
+ * Copies the packages (each resolved from its `fromDir`) and their dependency closure into
+ * `destNodeModules`. Returns name@version of every package copied, sorted.
+ */
+export function copyPackages(packages: { name: string; fromDir: string }[], destNodeModules: string): string[] {
   const chosen = new Map<string, { dir: string; version: string }>();
   const visit = (name: string, from: string, optional: boolean): void => {
+    // Type declarations some packages list as dependencies (the pg instrumentation): no use at run time.
+    if (name.startsWith('@types/')) return;
     const dir = findPackageDir(name, from);
     if (!dir) {
       if (optional) return; // another platform's binary, not installed here
@@ -52,8 +68,11 @@ export function copyPackages(names: string[], fromDir: string, destNodeModules: 
     chosen.set(name, { dir, version: manifest.version });
     for (const dep of Object.keys(manifest.dependencies ?? {})) visit(dep, dir, false);
     for (const dep of Object.keys(manifest.optionalDependencies ?? {})) visit(dep, dir, true);
+    // A peer is the caller's to install (the OpenTelemetry packages' @opentelemetry/api): pnpm puts
+    // the one chosen beside the package, and it has to be there at run time too.
+    for (const dep of Object.keys(manifest.peerDependencies ?? {})) visit(dep, dir, true);
   };
-  for (const name of names) visit(name, fromDir, false);
+  for (const { name, fromDir } of packages) visit(name, fromDir, false);
 
   for (const [name, { dir }] of chosen) {
     const dest = path.join(destNodeModules, name);
@@ -63,7 +82,7 @@ export function copyPackages(names: string[], fromDir: string, destNodeModules: 
     fs.cpSync(dir, dest, {
       recursive: true,
       dereference: true,
-      filter: (src) => path.basename(src) !== 'node_modules',
+      filter: (src) => neededAtRunTime(path.relative(dir, src)),
     });
   }
   return [...chosen].map(([name, { version }]) => `${name}@${version}`).sort();

@@ -37,8 +37,21 @@ const ENTRIES: Record<ServiceName, Record<string, string>> = {
   'webhook-dispatcher': { main: 'src/main.ts' },
 };
 
-/** Packages loaded at run time from dist/node_modules: native addons esbuild cannot inline. */
-export const RUNTIME_PACKAGES = ['@node-rs/argon2'];
+/**
+ * Packages loaded at run time from dist/node_modules: native addons esbuild cannot inline, and
+ * tracing's. The OpenTelemetry SDK and instrumentations load only when tracing is on (nothing of
+ * them sits in main.js, whose whole source V8 keeps in the heap); amqplib is required from disk so
+ * its instrumentation can reach the internal files it patches (libs/tracing/src/sdk.ts).
+ */
+export const RUNTIME_PACKAGES = [
+  '@node-rs/argon2',
+  'amqplib',
+  '@opentelemetry/sdk-node',
+  '@opentelemetry/instrumentation-amqplib',
+  '@opentelemetry/instrumentation-express',
+  '@opentelemetry/instrumentation-http',
+  '@opentelemetry/instrumentation-pg',
+];
 
 /**
  * Optional requires that never run in this fleet, left unresolved: knex's other SQL drivers (it
@@ -146,20 +159,27 @@ export async function buildService(
   );
   for (const asset of ASSETS[name] ?? []) copyAsset(dir, outDir, asset);
   trim.copyFiles(outDir);
-  const packages = copyPackages(usedRuntimePackages(result.metafile), dir, path.join(outDir, 'node_modules'));
+  const packages = copyPackages(usedRuntimePackages(result.metafile), path.join(outDir, 'node_modules'));
   const bundles = Object.fromEntries(
     Object.keys(entryPoints).map((out) => [`${out}.js`, fs.statSync(path.join(outDir, `${out}.js`)).size]),
   );
   return { name, dist: outDir, bundles, packages, inputs: Object.keys(result.metafile.inputs).length };
 }
 
-/** The runtime packages the bundles actually import (a service that never hashes a password gets no argon2). */
-function usedRuntimePackages(meta: Metafile): string[] {
-  const imported = new Set<string>();
-  for (const output of Object.values(meta.outputs)) {
-    for (const imp of output.imports) if (imp.external) imported.add(imp.path);
+/**
+ * The runtime packages the bundles actually import (a service that never hashes a password gets no
+ * argon2), each with the directory of a source file that imports it: node_modules is searched from
+ * there, as pnpm gives each package only its own dependencies.
+ */
+function usedRuntimePackages(meta: Metafile): { name: string; fromDir: string }[] {
+  const importers = new Map<string, string>();
+  for (const [input, { imports }] of Object.entries(meta.inputs)) {
+    for (const imp of imports) {
+      const name = RUNTIME_PACKAGES.find((p) => imp.path === p || imp.path.startsWith(`${p}/`));
+      if (imp.external && name && !importers.has(name)) importers.set(name, path.dirname(path.join(REPO_ROOT, input)));
+    }
   }
-  return RUNTIME_PACKAGES.filter((p) => [...imported].some((i) => i === p || i.startsWith(`${p}/`)));
+  return [...importers].map(([name, fromDir]) => ({ name, fromDir }));
 }
 
 function copyAsset(serviceRoot: string, outDir: string, asset: Asset): void {

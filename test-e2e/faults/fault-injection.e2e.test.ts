@@ -3,10 +3,12 @@ import { Client } from 'pg';
 import { SERVICES, type ServiceName } from '@mf/fleet';
 import { startFakeFal, type FakeFal } from '../../services/jobs/test/support/fake-fal';
 import { startFakeReplicate, type FakeReplicate } from '../../services/jobs/test/support/fake-replicate';
-import { api, startFleet, userWithKey, type Fleet } from '../support/fleet';
-import { audit, outstanding, overdue, snapshot } from '../support/faults/invariants';
+import { startFleet, type Fleet } from '../support/fleet';
+import { audit } from '../support/faults/invariants';
 import { startLoad, type Outcome } from '../support/faults/load';
-import { auditStream, followStream, readWholeLog, type StreamFollower } from '../support/faults/stream-audit';
+import { apiBalances, catchUpStreams, settle } from '../support/faults/settle';
+import { usersWithWebhooks } from '../support/faults/users';
+import { auditStream, followStream, type StreamFollower } from '../support/faults/stream-audit';
 import { startPrivateBroker, type PrivateBroker } from '../support/private-broker';
 import { combinedCaFile, testTls } from '../support/tls';
 import { startReceiver } from '../support/webhook-receiver';
@@ -146,17 +148,7 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
     const followers: StreamFollower[] = [];
     try {
       // Three well-funded users and one who runs out (402s), each with a webhook.
-      const users = [
-        await userWithKey(fleet, 'all', 1_000_000),
-        await userWithKey(fleet, 'all', 1_000_000),
-        await userWithKey(fleet, 'all', 1_000_000),
-        await userWithKey(fleet, 'all', 1000),
-      ];
-      const secrets = new Map<string, string>();
-      for (const u of users) {
-        const set = await fleet.admin('webhook:set', '--key-id', String(u.keyId), '--url', receiver.url);
-        secrets.set(String(u.userId), String(set.secret));
-      }
+      const { users, secrets } = await usersWithWebhooks(fleet, [1_000_000, 1_000_000, 1_000_000, 1000], receiver.url);
 
       // One stream client per user, following /api/v1/events/stream through every crash.
       followers.push(...users.map((u) => followStream(fleet.baseUrl, u.key)));
@@ -206,52 +198,25 @@ describe.each(SELECTED)('the fleet under fire (%s)', (_label, routes) => {
       timeline.push(`${at()} load stopped`);
 
       // Everything settles: every job terminal, every refund paid, every event relayed and delivered.
-      const violations: string[] = [];
-      const settleBy = Date.now() + JOB_TIMEOUT_MS + 90_000;
-      let snap = await snapshot(db);
-      for (;;) {
-        for (const late of overdue(snap, Date.now(), OVERDUE_GRACE_MS, SUBMIT_STUCK_AFTER_MS))
-          if (!violations.includes(late)) violations.push(late);
-        const open = outstanding(snap);
-        if (open.length === 0) break;
-        if (Date.now() > settleBy) {
-          violations.push(`not settled: ${open.join(', ')}`);
-          break;
-        }
-        await sleep(500);
-        snap = await snapshot(db);
-      }
-      await sleep(1000); // a last duplicate would arrive now
-      snap = await snapshot(db);
+      const { snap, violations } = await settle(db, {
+        settleWithinMs: JOB_TIMEOUT_MS + 90_000,
+        overdueGraceMs: OVERDUE_GRACE_MS,
+        submitStuckAfterMs: SUBMIT_STUCK_AFTER_MS,
+      });
       timeline.push(`${at()} settled`);
 
-      const apiBalances = new Map<string, number>();
-      for (const u of users)
-        apiBalances.set(
-          String(u.userId),
-          (await api(fleet, 'GET', '/api/v1/account', { key: u.key })).body.credits_remaining,
-        );
       const result = audit({
         snap,
         outcomes: load.outcomes,
         received: receiver.received,
         secrets,
-        apiBalances,
+        apiBalances: await apiBalances(fleet, users),
         maxRedeliveredCopies: WEBHOOK_MAX_IN_FLIGHT,
       });
       violations.push(...result.violations);
 
       // Every stream catches up with its user's log, then must match it event for event.
-      const logs = await Promise.all(users.map((u) => readWholeLog(fleet.baseUrl, u.key)));
-      await Promise.all(
-        followers.map((f, i) =>
-          f.caughtUpTo(logs[i].at(-1)?.id ?? 'evt_0000000000000000', 30_000).catch((err: Error) => {
-            violations.push(`user ${users[i].userId}: ${err.message}`);
-          }),
-        ),
-      );
-      await sleep(500); // a duplicate would arrive now
-      await Promise.all(followers.map((f) => f.stop()));
+      const logs = await catchUpStreams(fleet, users, followers, violations);
       const streamLines: string[] = [];
       for (const [i, u] of users.entries()) {
         const f = followers[i];

@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT, SERVICES, startServiceProcess, waitReady, type ServiceName, type ServiceProcess } from '@mf/fleet';
+import {
+  REPO_ROOT,
+  SERVICES,
+  startServiceProcess,
+  waitReady,
+  type ServiceForm,
+  type ServiceName,
+  type ServiceProcess,
+} from '@mf/fleet';
 import { freePort, freshTestEnv, type TestEnv } from '@mf/testing';
 import { assertResponseMatches } from './openapi-validator';
 import { testTls } from './tls';
@@ -42,9 +50,13 @@ export interface Replica {
 
 /**
  * The whole fleet as real processes on free ports, against a fresh database and vhost. Service
- * logs are written to test-artifacts/e2e/<run>/<service>.log.
+ * logs are written to test-artifacts/e2e/<run>/<service>.log. `form: 'compiled'` runs the services'
+ * production build (services/<name>/dist, built beforehand) instead of their sources.
  */
-export async function startFleet(extraEnv: Record<string, string> = {}): Promise<Fleet> {
+export async function startFleet(
+  extraEnv: Record<string, string> = {},
+  opts: { form?: ServiceForm } = {},
+): Promise<Fleet> {
   const testEnv: TestEnv = await freshTestEnv();
   const ports = {} as Record<ServiceName, number>;
   for (const s of SERVICES) ports[s.name] = await freePort();
@@ -75,7 +87,13 @@ export async function startFleet(extraEnv: Record<string, string> = {}): Promise
 
   const launch = async (name: ServiceName, envOverride: Record<string, string> = {}): Promise<void> => {
     const log = fs.createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
-    const proc = startServiceProcess(name, ports[name], { ...env, ...envOverride }, (line) => log.write(`${line}\n`));
+    const proc = startServiceProcess(
+      name,
+      ports[name],
+      { ...env, ...envOverride },
+      (line) => log.write(`${line}\n`),
+      opts.form,
+    );
     void proc.exited.then(() => log.end());
     procs.set(name, proc);
     await waitReady(proc, 120_000);
@@ -102,7 +120,13 @@ export async function startFleet(extraEnv: Record<string, string> = {}): Promise
     startReplica: async (name, envOverride = {}) => {
       const port = await freePort();
       const log = fs.createWriteStream(path.join(logDir, `${name}-replica-${replicas.length + 1}.log`), { flags: 'a' });
-      const proc = startServiceProcess(name, port, { ...env, ...envOverride }, (line) => log.write(`${line}\n`));
+      const proc = startServiceProcess(
+        name,
+        port,
+        { ...env, ...envOverride },
+        (line) => log.write(`${line}\n`),
+        opts.form,
+      );
       void proc.exited.then(() => log.end());
       replicas.push(proc);
       await waitReady(proc, 120_000);

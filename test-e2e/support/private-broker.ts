@@ -24,7 +24,8 @@ export interface PrivateBroker {
 
 const SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server';
 
-async function accepting(port: number): Promise<boolean> {
+/** Whether something accepts TCP connections on 127.0.0.1:<port>. */
+export async function accepting(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     socket.once('connect', () => {

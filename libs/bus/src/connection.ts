@@ -3,6 +3,7 @@ import type { ChannelModel } from 'amqplib';
 import type { Logger } from '@mf/logger';
 import { backoffDelay } from './backoff';
 import { BusUnavailableError } from './errors';
+import { brokerNodes, describeNode, NodeRotation } from './nodes';
 import type { BusOptions } from './types';
 
 /** Sets up one part of the bus on a new connection: opens its channels, declares its topology, starts consuming. */
@@ -11,6 +12,8 @@ export type Attach = (conn: ChannelModel) => Promise<void>;
 /**
  * The one broker connection of a process: TCP_NODELAY, heartbeats, and reconnect with backoff that
  * runs every attachment again, in order, on each new connection before it counts as connected.
+ * With several nodes (a cluster), it connects to the first that answers and moves on to the next
+ * one when its connection drops (nodes.ts).
  */
 export class BrokerConnection {
   private conn: ChannelModel | null = null;
@@ -24,11 +27,14 @@ export class BrokerConnection {
   private wakeReconnect: (() => void) | null = null;
   /** The connection attempt in progress, if any: closing waits for it so no connection outlives the bus. */
   private connectAttempt: Promise<void> | null = null;
+  private readonly nodes: NodeRotation;
 
   constructor(
     private readonly opts: BusOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.nodes = new NodeRotation(brokerNodes(opts.url));
+  }
 
   /** The live connection, once every attachment has run on it; null otherwise. */
   get current(): ChannelModel | null {
@@ -89,13 +95,23 @@ export class BrokerConnection {
 
   private async connectLoop(): Promise<void> {
     while (!this.closing) {
+      const node = this.nodes.current;
       try {
-        this.connectAttempt = this.connectOnce();
+        this.connectAttempt = this.connectOnce(node);
         await this.connectAttempt;
         this.reconnectAttempt = 0;
+        this.nodes.connected();
         return;
       } catch (err) {
         if (this.closing) return;
+        // Another node may answer at once: back off only once every node has failed in a row.
+        if (!this.nodes.failed()) {
+          this.log.warn(
+            { err: (err as Error).message, node: describeNode(node), next: describeNode(this.nodes.current) },
+            'broker node did not answer; trying the next',
+          );
+          continue;
+        }
         this.reconnectAttempt++;
         if (this.opts.maxConnectAttempts !== undefined && this.reconnectAttempt >= this.opts.maxConnectAttempts) {
           throw new BusUnavailableError(`cannot reach the broker: ${(err as Error).message}`);
@@ -124,8 +140,8 @@ export class BrokerConnection {
     return `${url}${url.includes('?') ? '&' : '?'}heartbeat=${this.opts.heartbeatSec ?? 10}`;
   }
 
-  private async connectOnce(): Promise<void> {
-    const conn = await amqp.connect(this.withHeartbeat(this.opts.url), {
+  private async connectOnce(node: string): Promise<void> {
+    const conn = await amqp.connect(this.withHeartbeat(node), {
       noDelay: true,
       clientProperties: { connection_name: this.opts.service },
     });
@@ -145,7 +161,7 @@ export class BrokerConnection {
     }
 
     conn.on('close', () => this.onConnectionClosed(conn));
-    this.log.info('connected to broker');
+    this.log.info({ node: describeNode(node) }, 'connected to broker');
     const waiters = this.connectedWaiters;
     this.connectedWaiters = [];
     waiters.forEach((w) => w());
@@ -156,7 +172,8 @@ export class BrokerConnection {
     this.conn = null;
     this.notifyLost(new BusUnavailableError('broker connection lost'));
     if (this.closing) return;
-    this.log.warn('broker connection closed; reconnecting');
+    this.nodes.dropped();
+    this.log.warn({ next: describeNode(this.nodes.current) }, 'broker connection closed; reconnecting');
     // With maxConnectAttempts the loop can give up: log it rather than leave an unhandled rejection.
     this.connectLoop().catch((err: Error) =>
       this.log.error({ err: err.message }, 'gave up reconnecting to the broker'),

@@ -3,6 +3,7 @@ import type { AnyRpcMethod, Envelope, EventDef, RpcReplyOf, RpcRequestOf, RpcSer
 import type { Logger } from '@mf/logger';
 
 export interface BusOptions {
+  /** The broker's URL, or a comma-separated list of a cluster's node URLs (tried in order: nodes.ts). */
   url: string;
   /** Service name: names the connection, the dead-letter exchange and log lines. */
   service: string;

@@ -46,6 +46,18 @@ describe('loadConfig', () => {
     expect(loadError({ TRUST_PROXY: raw }).message).toMatch(/TRUST_PROXY/);
   });
 
+  it("takes a cluster's nodes as a comma-separated AMQP_URL", () => {
+    const nodes = 'amqp://u:p@mq-0:5672/v, amqp://u:p@mq-1:5672/v,amqps://u:p@mq-2:5671/v';
+    expect(loadConfig(schema, { AMQP_URL: nodes }).AMQP_URL).toBe(nodes);
+  });
+
+  it.each([['amqp://mq-0:5672,http://mq-1:5672'], [' , '], ['mq-0:5672']])(
+    'refuses AMQP_URL=%s, naming the variable and the bad URL',
+    (raw) => {
+      expect(loadError({ AMQP_URL: raw }).message).toMatch(/AMQP_URL: .*(URL|amqp)/);
+    },
+  );
+
   it('uses the service-specific default port', () => {
     expect(loadConfig(Joi.object<ServiceEnv>(serviceEnv(3005)), {}).PORT).toBe(3005);
   });

@@ -29,6 +29,37 @@ export function loadConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEn
   return result.value;
 }
 
+/**
+ * OpenTelemetry's standard variables that decide whether and how a service traces. The SDK reads
+ * them (and the other OTEL_* variables) from the environment itself; they are checked here so a
+ * bad value stops the service at start, naming it. Tracing is on when an OTLP endpoint is set.
+ */
+function tracingEnv() {
+  const otlpUrl = Joi.string().uri({ scheme: ['http', 'https'] });
+  return {
+    /** OTLP endpoint of every signal (`http://collector:4318`); setting it (or the traces one) turns tracing on. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl,
+    /** OTLP endpoint of traces only, the whole URL (`http://collector:4318/v1/traces`). */
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpUrl,
+    /** How spans are sent: http/protobuf (the default), http/json or grpc. */
+    OTEL_EXPORTER_OTLP_PROTOCOL: Joi.string().valid('http/protobuf', 'http/json', 'grpc'),
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: Joi.string().valid('http/protobuf', 'http/json', 'grpc'),
+    /** The service name on its spans; the service's own name when unset. */
+    OTEL_SERVICE_NAME: Joi.string(),
+    /** Which traces are kept (parentbased_always_on by default; with a ratio in OTEL_TRACES_SAMPLER_ARG). */
+    OTEL_TRACES_SAMPLER: Joi.string().valid(
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ),
+    /** true: no tracing even with an endpoint set. */
+    OTEL_SDK_DISABLED: Joi.boolean(),
+  };
+}
+
 /** Variables every service shares. */
 export const commonEnv = {
   /** `production` in the images: secrets left at their development defaults then stop the service. */
@@ -37,9 +68,12 @@ export const commonEnv = {
   DATABASE_URL: Joi.string()
     .uri({ scheme: ['postgres', 'postgresql'] })
     .default('postgres://postgres@127.0.0.1:5432/mediaforge'),
-  /** RabbitMQ connection string (vhost included). */
+  /**
+   * RabbitMQ connection string (vhost included), or a comma-separated list of a cluster's nodes: the
+   * bus connects to the first that answers and moves to the next when its connection drops.
+   */
   AMQP_URL: Joi.string()
-    .uri({ scheme: ['amqp', 'amqps'] })
+    .custom((value: string) => amqpNodeList(value), 'list of AMQP URLs')
     .default('amqp://guest:guest@127.0.0.1:5672'),
   /** pino level: trace, debug, info, warn, error, fatal, silent. */
   LOG_LEVEL: Joi.string().valid('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent').default('info'),
@@ -64,7 +98,20 @@ export const commonEnv = {
   TRUST_PROXY: Joi.string()
     .default(false)
     .custom((value: string) => parseTrustProxy(value), 'trust proxy setting'),
+  ...tracingEnv(),
 };
+
+const amqpUrl = Joi.string().uri({ scheme: ['amqp', 'amqps'] });
+
+/** Checks each URL of a comma-separated AMQP_URL; throws naming the bad one. Keeps the value as given. */
+function amqpNodeList(value: string): string {
+  const nodes = csv(value);
+  if (!nodes.length) throw new Error('must name at least one amqp:// or amqps:// URL');
+  for (const node of nodes) {
+    if (amqpUrl.validate(node).error) throw new Error(`not an amqp:// or amqps:// URL: ${node}`);
+  }
+  return value;
+}
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
@@ -126,6 +173,10 @@ export interface ServiceEnv {
   REQUEST_TIMEOUT_MS: number;
   HEADERS_TIMEOUT_MS: number;
   TRUST_PROXY: boolean | number | string[];
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+  OTEL_SERVICE_NAME?: string;
+  OTEL_SDK_DISABLED?: boolean;
 }
 
 /** commonEnv plus PORT with the service's own default. */

@@ -5,11 +5,13 @@ export type Logger = pino.Logger;
 /**
  * JSON logs, one line each, with the service name on every line. Child loggers add request id,
  * correlation id or message id. Secrets are redacted wherever they appear under these keys.
+ * `fields`, when given, adds its fields to every line (with tracing on: the active span's ids).
  */
-export function createLogger(service: string, level = 'info'): Logger {
+export function createLogger(service: string, level = 'info', fields?: () => Record<string, string>): Logger {
   return pino({
     level,
     base: { service },
+    ...(fields ? { mixin: fields } : {}),
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
       paths: [

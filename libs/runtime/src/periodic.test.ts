@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createLogger } from '@mf/logger';
 import { periodic, type PeriodicTask } from './periodic';
 
@@ -55,5 +56,26 @@ describe('periodic', () => {
     await secondStarted;
     release();
     expect(runs).toBe(2);
+  });
+
+  it("runs in the context it was made in, not in the one of a kick (a request's trace)", async () => {
+    const requestContext = new AsyncLocalStorage<string>();
+    const seen: (string | undefined)[] = [];
+    let waiter: (() => void) | null = null;
+    const fn = (): Promise<number> => {
+      seen.push(requestContext.getStore());
+      waiter?.();
+      return Promise.resolve(0);
+    };
+    const next = () => new Promise<void>((resolve) => (waiter = resolve));
+    let first = next();
+    task = periodic('test', 3_600_000, fn, createLogger('periodic-test', 'silent'));
+    await first;
+    // The first run's bookkeeping settles in microtasks: after this turn the task is idle, waiting.
+    await new Promise((r) => setImmediate(r));
+    first = next();
+    requestContext.run('request 1', () => task!.kick());
+    await first;
+    expect(seen).toEqual([undefined, undefined]);
   });
 });

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { Logger } from '@mf/logger';
 
 export interface PeriodicTask {
@@ -34,7 +35,9 @@ export function periodic(name: string, intervalMs: number, fn: () => Promise<num
     else timer = setTimeout(run, ms);
   };
 
-  const run = (): void => {
+  // Every run in the context the task was made in, never in the one of whoever kicked it: a kick
+  // from inside a request would otherwise make that request's trace the parent of every later run.
+  const run = AsyncResource.bind((): void => {
     cancel();
     if (running) {
       again = true;
@@ -53,7 +56,7 @@ export function periodic(name: string, intervalMs: number, fn: () => Promise<num
       again = false;
       schedule(soon ? 0 : intervalMs);
     })();
-  };
+  });
 
   schedule(0);
   return {

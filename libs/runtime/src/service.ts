@@ -5,13 +5,14 @@ import { Bus } from '@mf/bus';
 import { createDb, migrate, pingDb, type Knex, type Migration } from '@mf/db';
 import { answerMethodNotAllowed, createHttpApp, finish } from '@mf/http';
 import { createLogger, type Logger } from '@mf/logger';
+import { startTracing, type Tracing, type TracingSettings } from '@mf/tracing';
 import { createRegistry, mountHealth } from './health';
 import { closeServer, listen } from './server';
 import { settleHeapAfterStart } from './settle-heap';
 import { startupGate } from './startup-gate';
 import { onShutdown, type ShutdownStep } from './shutdown';
 
-export interface BaseServiceConfig {
+export interface BaseServiceConfig extends TracingSettings {
   PORT: number;
   DATABASE_URL: string;
   AMQP_URL: string;
@@ -47,6 +48,8 @@ export interface ServiceSpec<C extends BaseServiceConfig> {
   setup: (deps: ServiceDeps<C>) => Promise<ShutdownStep[] | void>;
   /** Run migrations and exit (a deployment's migration job). */
   migrateOnly?: boolean;
+  /** The running tracer, if tracing is on: shut down last, so the spans of the shutdown go out too. */
+  tracing?: Tracing | null;
 }
 
 export interface ServiceHandle {
@@ -116,6 +119,7 @@ export async function startService<C extends BaseServiceConfig>(spec: ServiceSpe
     },
     { name: 'bus', run: () => bus.close(config.SHUTDOWN_TIMEOUT_MS / 2) },
     { name: 'database', run: () => db.destroy() },
+    ...(spec.tracing ? [{ name: 'tracing', run: () => spec.tracing!.shutdown() }] : []),
   ]);
 
   const applied = await retry(() => migrate(db, spec.schema, spec.migrations), logger, 'database');
@@ -166,9 +170,9 @@ function isConnectionError(err: unknown): boolean {
 export function runMain<C extends BaseServiceConfig & { LOG_LEVEL: string }>(
   name: string,
   loadConfig: () => C,
-  build: (config: C, logger: Logger) => Omit<ServiceSpec<C>, 'name' | 'config' | 'logger' | 'migrateOnly'>,
+  build: (config: C, logger: Logger) => Omit<ServiceSpec<C>, 'name' | 'config' | 'logger' | 'migrateOnly' | 'tracing'>,
 ): void {
-  const logger = createLogger(name);
+  let logger = createLogger(name);
   const fail = (err: unknown): never => {
     logger.fatal({ err }, 'failed to start');
     process.exit(1);
@@ -176,13 +180,15 @@ export function runMain<C extends BaseServiceConfig & { LOG_LEVEL: string }>(
   try {
     const config = loadConfig();
     logger.level = config.LOG_LEVEL;
-    startService({
-      name,
-      config,
-      logger,
-      migrateOnly: process.argv.includes('--migrate-only'),
-      ...build(config, logger),
-    }).catch(fail);
+    const migrateOnly = process.argv.includes('--migrate-only');
+    // Before anything serves: the SDK patches the modules whose work it traces.
+    (migrateOnly ? Promise.resolve(null) : startTracing(name, config))
+      .then((tracing) => {
+        // With tracing, every line logged inside a span carries its trace and span ids.
+        if (tracing) logger = createLogger(name, config.LOG_LEVEL, tracing.logFields);
+        return startService({ name, config, logger, migrateOnly, tracing, ...build(config, logger) });
+      })
+      .catch(fail);
   } catch (err) {
     fail(err);
   }

@@ -3,13 +3,14 @@
  * node_modules to fall back on) runs with plain node: it migrates a fresh database, its stack
  * traces point at the TypeScript sources, and it carries exactly the files and packages it needs.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../../libs/testing/src';
+import { createTestDatabase, createTestVhost, freePort, type TestDatabase } from '../../../libs/testing/src';
 import { buildService, REPO_ROOT, SERVICE_NAMES, type BuiltService } from '../services';
 
 const run = promisify(execFile);
@@ -115,7 +116,7 @@ describe('production build of the services', () => {
     expect(logged.err.stack).toMatch(/src\/config\.ts:\d+:\d+/);
   });
 
-  it('ships the gateway with its admin CLI, dashboard, API reference bundle and argon2 addon, and nothing else from node_modules', async () => {
+  it('ships the gateway with its admin CLI, dashboard, API reference bundle and argon2 addon; every service with amqplib and the tracing packages beside its bundle', async () => {
     const gw = built.get('gateway')!;
     for (const f of [
       'main.js',
@@ -126,18 +127,87 @@ describe('production build of the services', () => {
       'package.json',
     ])
       expect(fs.existsSync(path.join(gw.dist, f))).toBe(true);
-    expect(gw.packages).toEqual([
-      expect.stringMatching(/^@node-rs\/argon2-linux-x64-(gnu|musl)@/),
-      expect.stringMatching(/^@node-rs\/argon2@/),
-    ]);
-    for (const name of SERVICE_NAMES.filter((s) => s !== 'gateway')) {
-      expect(built.get(name)!.packages).toEqual([]);
-      expect(fs.existsSync(path.join(built.get(name)!.dist, 'node_modules'))).toBe(false);
+    expect(gw.packages).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^@node-rs\/argon2-linux-x64-(gnu|musl)@/),
+        expect.stringMatching(/^@node-rs\/argon2@/),
+      ]),
+    );
+    for (const name of SERVICE_NAMES) {
+      const { packages, dist } = built.get(name)!;
+      const names = packages.map((p) => p.replace(/@[^@]+$/, ''));
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'amqplib',
+          '@opentelemetry/api',
+          '@opentelemetry/sdk-node',
+          '@opentelemetry/instrumentation-amqplib',
+          '@opentelemetry/instrumentation-express',
+          '@opentelemetry/instrumentation-http',
+          '@opentelemetry/instrumentation-pg',
+        ]),
+      );
+      if (name !== 'gateway') expect(names.filter((n) => n.startsWith('@node-rs/'))).toEqual([]);
+      // Nothing for a compiler or a debugger: no type declarations, no source maps.
+      expect(names.filter((n) => n.startsWith('@types/'))).toEqual([]);
+      const sdk = path.join(dist, 'node_modules', '@opentelemetry', 'sdk-node');
+      expect(fs.readdirSync(path.join(sdk, 'build', 'src')).filter((f) => /\.(map|d\.ts)$/.test(f))).toEqual([]);
+      // The SDK is required only when tracing is on: none of it is in the bundle V8 holds whole.
+      expect(fs.readFileSync(path.join(dist, 'main.js'), 'utf8')).not.toMatch(/class (NodeSDK|BatchSpanProcessor)\b/);
     }
     const usage = await run(process.execPath, [path.join(gw.dist, 'admin.js')], {
       env: { PATH: process.env.PATH },
     }).catch((e: { stderr: string; code: number }) => e);
     expect(usage).toMatchObject({ code: 2, stderr: expect.stringMatching(/key:create +--email E --scopes/) });
+  });
+
+  it('traces from dist/ alone when an OTLP endpoint is set (the SDK and its instrumentations load from dist/node_modules)', async () => {
+    const spans: string[] = [];
+    const collector = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        spans.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+    const vhost = await createTestVhost();
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--enable-source-maps', path.join(built.get('billing')!.dist, 'main.js')], {
+      cwd: outside,
+      env: {
+        PATH: process.env.PATH,
+        PORT: String(port),
+        DATABASE_URL: db.url,
+        AMQP_URL: vhost.url,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as { port: number }).port}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      },
+      stdio: 'ignore',
+    });
+    try {
+      const until = Date.now() + 60_000;
+      let status = 0;
+      while (status !== 404 && Date.now() < until) {
+        status = await fetch(`http://127.0.0.1:${port}/traced`).then(
+          (r) => r.status,
+          () => 0,
+        );
+        if (status !== 404) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(status).toBe(404);
+      while (!spans.some((b) => b.includes('"/traced"')) && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 100));
+      const exported = spans.find((b) => b.includes('"/traced"'));
+      expect(exported).toMatch(/"service\.name","value":\{"stringValue":"billing"\}/);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      collector.close();
+      await vhost.drop();
+    }
   });
 
   it('bundles one mime-db table per service, even where express and form-data each bring their own', () => {

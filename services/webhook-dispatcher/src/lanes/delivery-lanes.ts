@@ -1,3 +1,4 @@
+import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Knex } from '@mf/db';
@@ -123,7 +124,9 @@ export class DeliveryLanes {
   private async settle(item: PendingAttempt): Promise<void> {
     const { db, logger } = this.deps;
     try {
-      const result = await this.deps.run(item);
+      // In the trace of the event's publish (its message's headers), not of whatever claimed it.
+      const parent = item.message ? propagation.extract(ROOT_CONTEXT, item.message.headers) : ROOT_CONTEXT;
+      const result = await context.with(parent, () => this.deps.run(item));
       if ('done' in result) {
         await removeAttempt(db, item.id);
         this.deps.onSettled?.(item, result.done);
