@@ -10,14 +10,8 @@ import type { UsageRecorder } from '../core/usage/usage-recorder';
 import { authenticate } from '../http/auth.middleware';
 import { rateLimit } from '../http/rate-limit.middleware';
 import { recordUsage } from '../http/usage.middleware';
-import { accountRoutes } from './routes/account.routes';
-import { modelsRoutes } from './routes/models.routes';
-import { generateRoutes } from './routes/generate.routes';
-import { jobsRoutes } from './routes/jobs.routes';
-import { editorRoutes } from './routes/editor.routes';
-import { webhookRoutes } from './routes/webhook.routes';
-import { estimateRoutes } from './routes/estimate.routes';
-import { eventsRoutes } from './routes/events.routes';
+import { operationHandlers } from './operations.handlers';
+import { operationsRouter } from './operations.router';
 import type { Streams } from './sse/streams';
 
 export interface ApiDeps {
@@ -44,7 +38,7 @@ export interface ApiDeps {
   logger: Logger;
 }
 
-/** /api/v1: authenticate, record usage, rate-limit, parse the body, Idempotency-Key, then the routes. */
+/** /api/v1: authenticate, record usage, rate-limit, parse the body, Idempotency-Key, then the operations (operations/table.ts). */
 export function apiRouter(deps: ApiDeps): Router {
   const api = Router();
   api.use(
@@ -54,21 +48,7 @@ export function apiRouter(deps: ApiDeps): Router {
     jsonBody(deps.bodyLimit),
     deps.idempotency,
   );
-  // The most frequent reads first: each router passed is a scan of its routes (no paths overlap).
-  api.use(modelsRoutes(deps.falEndpoints));
-  api.use(jobsRoutes(deps.bus));
-  api.use(accountRoutes(deps.bus));
-  api.use(estimateRoutes(deps.bus));
-  api.use(generateRoutes(deps.bus, { submitTimeoutMs: deps.submitTimeoutMs }));
-  api.use(eventsRoutes(deps.bus, deps.streams, deps.logger));
-  api.use(editorRoutes(deps.bus, { instructTimeoutMs: deps.instructTimeoutMs, exportTimeoutMs: deps.exportTimeoutMs }));
-  api.use(
-    webhookRoutes(deps.bus, {
-      publicBaseUrl: deps.publicBaseUrl,
-      falEndpoints: deps.falEndpoints,
-      timeoutMs: deps.webhookTestTimeoutMs,
-    }),
-  );
+  api.use(operationsRouter(operationHandlers(deps)));
   answerMethodNotAllowed(api);
   return api;
 }
