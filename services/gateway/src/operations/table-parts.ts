@@ -10,7 +10,7 @@ import {
   requestIdHeader,
   resp,
   type Json,
-} from '../api/openapi/helpers';
+} from './openapi-helpers';
 
 /** The parameters and responses several operations of the table share (table.ts). */
 

@@ -19,7 +19,7 @@ import {
   videoRequest,
   webhookTestBody,
 } from '@mf/contracts';
-import { errorResponse, pathParam, ref, resp } from '../api/openapi/helpers';
+import { errorResponse, pathParam, ref, resp } from './openapi-helpers';
 import {
   deliveryId,
   disabled,
@@ -32,6 +32,7 @@ import {
   streamNote,
 } from './table-parts';
 import type { Operation } from './operation';
+import type { Scope } from '@mf/contracts';
 
 /**
  * Every public operation of /api/v1, in the order of the OpenAPI document. The router
@@ -439,4 +440,11 @@ const byId = new Map<string, Operation>(OPERATIONS.map((o) => [o.id, o]));
 /** The operation of an id (the table's entry). */
 export function operation(id: OperationId): Operation {
   return byId.get(id)!;
+}
+
+/** The scope an operation needs: its use case checks it for every caller (REST, MCP, the dashboard). */
+export function scopeOf(id: OperationId): Scope {
+  const { scope } = operation(id);
+  if (!scope) throw new Error(`operation ${id} needs no scope`);
+  return scope;
 }

@@ -1,5 +1,5 @@
 import type { Operation } from '../../operations/operation';
-import { noStoreHeader, ok, op, queryParams, ref, type Json } from './helpers';
+import { noStoreHeader, ok, op, queryParams, ref, type Json } from '../../operations/openapi-helpers';
 
 /** An operation of the table as the document describes it (scope note, common errors included). */
 function describe(o: Operation): Json {
