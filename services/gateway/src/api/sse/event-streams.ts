@@ -15,7 +15,11 @@ import type { Streams } from './streams';
  * the user, live) and GET /jobs/:id/events (one job, ending after its terminal event). Streams are
  * authenticated and rate-limited as one request when opened, like any other.
  */
-export function eventStreams(bus: Bus, streams: Streams, logger: Logger): { open(req: Request, res: Response, jobId?: string): Promise<void> } {
+export function eventStreams(
+  bus: Bus,
+  streams: Streams,
+  logger: Logger,
+): { open(req: Request, res: Response, jobId?: string): Promise<void> } {
   async function openStream(req: Request, res: Response, jobId?: string): Promise<void> {
     const auth = authOf(req);
     const opts = { correlationId: requestId(req) };

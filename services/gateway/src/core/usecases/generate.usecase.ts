@@ -1,7 +1,14 @@
 import { randomInt } from 'node:crypto';
 import type { Bus } from '@mf/bus';
 import { validateImageRequest, validateVideoRequest } from '@mf/catalog';
-import { jobsRpc, SEED_MAX, type Scope, type SubmitIdempotency, type SubmitJobReply, type SubmitJobRequest } from '@mf/contracts';
+import {
+  jobsRpc,
+  SEED_MAX,
+  type Scope,
+  type SubmitIdempotency,
+  type SubmitJobReply,
+  type SubmitJobRequest,
+} from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { scopeOf, type OperationId } from '../../operations/table';
 import { assertScope, type AuthContext } from '../auth/auth-context';
