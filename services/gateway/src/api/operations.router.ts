@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { assertScope } from '../core/auth/auth-context';
 import { authOf } from '../http/auth.middleware';
-import { expressPath } from '../operations/operation';
+import { expressPath, type Operation } from '../operations/operation';
 import { OPERATIONS, type OperationId } from '../operations/table';
 import { ANSWERED, operationCall, type OperationHandler } from './operations.handlers';
 
@@ -11,10 +11,10 @@ import { ANSWERED, operationCall, type OperationHandler } from './operations.han
  */
 export function operationsRouter(handlers: Record<OperationId, OperationHandler>): Router {
   const router = Router();
-  for (const o of OPERATIONS) {
+  for (const o of OPERATIONS as readonly (Operation & { id: OperationId })[]) {
     const handle = handlers[o.id];
-    const { status, noStore } = o.reply as { status: number; noStore?: 'reply' | 'always' };
-    const scope = 'scope' in o ? o.scope : undefined;
+    const { status, noStore } = o.reply;
+    const { scope } = o;
     router[o.method](expressPath(o.path), async (req, res) => {
       const auth = authOf(req);
       if (scope) assertScope(auth, scope);
