@@ -23,8 +23,7 @@ export function serviceEntry(name: ServiceName): string {
  * How node runs a production build (the images' CMD, the services' npm start): source maps for
  * stack traces that name our .ts files, and young-generation semi-spaces capped at 2 MiB. V8
  * grows them to 16 MiB each under the startup's allocations and keeps them (up to 32 MiB of RSS
- * per idle service); scavenges of a 2 MiB space stay short (bench/README.md, "Memory of the
- * production build").
+ * per idle service); scavenges of a 2 MiB space stay short (the memory bench, bench/README.md).
  */
 export const COMPILED_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=2'];
 
@@ -35,7 +34,7 @@ export const COMPILED_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-si
  * default start), so blocks that large always get their own mapping and go back to the system when
  * freed. Left dynamic, glibc raises the threshold (up to 32 MiB) each time such a block is freed,
  * and the parser's and compiler's big start-up buffers then stay in the heap arena, resident (3-7
- * MiB of an idle service; bench/README.md, "Idle memory, issue 20 (third pass)").
+ * MiB of an idle service; the memory bench, bench/README.md).
  */
 export const COMPILED_ENV: Readonly<Record<string, string>> = {
   MALLOC_ARENA_MAX: '2',
