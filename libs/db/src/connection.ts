@@ -4,6 +4,8 @@ import type { Knex } from 'knex';
 export interface Statement {
   text: string;
   values?: readonly unknown[];
+  /** A prepared statement's name: parsed and planned once per connection, then only bound. */
+  name?: string;
 }
 
 /**
@@ -12,6 +14,7 @@ export interface Statement {
  */
 export interface RawConnection {
   query(text: string, values?: readonly unknown[]): Promise<{ rows: unknown[] }>;
+  query(statement: Statement): Promise<{ rows: unknown[] }>;
 }
 
 /** knex's connection pool, as its client (typed `any` by knex) exposes it. */
@@ -49,7 +52,7 @@ export async function withPooledConnection<T>(db: Knex, fn: (conn: RawConnection
  * rolls back): the first failure is what rejects, once every answer is in.
  */
 export async function pipelined(conn: RawConnection, statements: readonly Statement[]): Promise<unknown[][]> {
-  const settled = await Promise.allSettled(statements.map((s) => conn.query(s.text, s.values)));
+  const settled = await Promise.allSettled(statements.map((s) => conn.query(s)));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
   return settled.map((s) => (s as PromiseFulfilledResult<{ rows: unknown[] }>).value.rows);

@@ -40,6 +40,7 @@ export async function beginAndLock(
   const [, locked] = await pipelined(conn, [
     { text: 'BEGIN' },
     {
+      name: 'billing_lock_batch',
       text: 'SELECT lock_batch($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS state',
       values: [references, users, keys.map((k) => k.api_key_id), keys.map((k) => k.user_id)],
     },
@@ -125,5 +126,5 @@ export async function writeAndCommit(
     entries.map((e) => e.balance_after),
     entries.map((e) => e.description),
   ];
-  await pipelined(conn, [{ text, values }, { text: 'COMMIT' }]);
+  await pipelined(conn, [{ name: 'billing_write_batch', text, values }, { text: 'COMMIT' }]);
 }
