@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { oneMimeDb } from './one-mime-db';
+import { productionSwaps } from './production-swaps';
 import { copyPackages } from './packages';
 import { trimSourceMap } from './sourcemap';
 import { trimBundle } from './trim-bundle';
@@ -123,10 +124,15 @@ export function serviceDir(name: ServiceName): string {
   return path.join(REPO_ROOT, 'services', name);
 }
 
-/** Builds one service into services/<name>/dist (replaced whole). */
+/**
+ * Builds one service into services/<name>/dist (replaced whole). `testHooks` keeps the modules that
+ * the production build swaps for their `.production.ts` stand-ins (production-swaps.ts): a build
+ * for tests that inject faults.
+ */
 export async function buildService(
   name: ServiceName,
   outDir = path.join(serviceDir(name), 'dist'),
+  opts: { testHooks?: boolean } = {},
 ): Promise<BuiltService> {
   const dir = serviceDir(name);
   fs.rmSync(outDir, { recursive: true, force: true });
@@ -140,7 +146,11 @@ export async function buildService(
     // Error classes and log lines that print constructor names keep them.
     keepNames: true,
     external: [...RUNTIME_PACKAGES, ...NEVER_LOADED],
-    plugins: [oneMimeDb(path.join(REPO_ROOT, 'libs', 'http')), trim.plugin],
+    plugins: [
+      ...(opts.testHooks ? [] : [productionSwaps()]),
+      oneMimeDb(path.join(REPO_ROOT, 'libs', 'http')),
+      trim.plugin,
+    ],
     metafile: true,
     logLevel: 'silent',
     absWorkingDir: REPO_ROOT,
