@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { SERVICE_NAMES, type ServiceName } from '@mf/fleet';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { oneMimeDb } from './one-mime-db';
 import { productionSwaps } from './production-swaps';
@@ -18,15 +19,7 @@ import { trimBundle } from './trim-bundle';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
-export const SERVICE_NAMES = [
-  'gateway',
-  'billing',
-  'jobs',
-  'editor-agent',
-  'export-renderer',
-  'webhook-dispatcher',
-] as const;
-export type ServiceName = (typeof SERVICE_NAMES)[number];
+export { SERVICE_NAMES, type ServiceName };
 
 /** Entry points per service (output name -> source under services/<name>/). */
 const ENTRIES: Record<ServiceName, Record<string, string>> = {

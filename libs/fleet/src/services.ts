@@ -1,6 +1,9 @@
 import path from 'node:path';
 
-/** The fleet, in start order. Ports are each service's default. */
+/**
+ * The fleet, in start order: the one list of the services (the dev start, the tests' fleets, the
+ * production build and the deploy tests all read it). Ports are each service's default.
+ */
 export const SERVICES = [
   { name: 'billing', port: 8081 },
   { name: 'jobs', port: 8082 },
@@ -11,6 +14,9 @@ export const SERVICES = [
 ] as const;
 
 export type ServiceName = (typeof SERVICES)[number]['name'];
+
+/** The services' names, in start order. */
+export const SERVICE_NAMES: readonly ServiceName[] = SERVICES.map((s) => s.name);
 
 /** The repository root (libs/fleet/src -> ../../..). */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
