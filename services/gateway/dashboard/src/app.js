@@ -1,18 +1,18 @@
 // Entry point: session bootstrap, header, and the hash router that renders one page at a time.
-import { api, onUnauthorized, setCsrfToken } from './js/api.js';
-import { h } from './js/dom.js';
-import { currentPath, matchRoute, navigate } from './js/router.js';
-import { announce, clearErrors, clearStaleStatus, pageHeading, showError } from './js/ui.js';
-import { signinPage, signupPage } from './js/pages/auth.js';
-import { overviewPage } from './js/pages/overview.js';
-import { keysPage } from './js/pages/keys.js';
-import { keyPage } from './js/pages/key.js';
-import { jobsPage } from './js/pages/jobs.js';
-import { jobPage } from './js/pages/job.js';
-import { playgroundPage } from './js/pages/playground.js';
-import { projectsPage } from './js/pages/projects.js';
-import { projectPage } from './js/pages/project.js';
-import { adminPage } from './js/pages/admin.js';
+import { api, onUnauthorized, setCsrfToken } from './api.js';
+import { h } from './dom.js';
+import { currentPath, matchRoute, navigate } from './router.js';
+import { announce, clearErrors, clearStaleStatus, pageHeading, showError } from './ui.js';
+import { signinPage, signupPage } from './pages/auth.js';
+import { overviewPage } from './pages/overview.js';
+import { keysPage } from './pages/keys.js';
+import { keyPage } from './pages/key.js';
+import { jobsPage } from './pages/jobs.js';
+import { jobPage } from './pages/job.js';
+import { playgroundPage } from './pages/playground.js';
+import { projectsPage } from './pages/projects.js';
+import { projectPage } from './pages/project.js';
+import { adminPage } from './pages/admin.js';
 
 const routes = [
   { path: '/signin', title: 'Sign in', page: signinPage, public: true },
