@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type * as T from '../generated/types';
+import type { DashboardRoute } from './dashboard-routes';
 import { accountReply, keyLimitsView, ledgerReply } from '../billing';
 import { projectListReply, projectStateReply, threadsReply } from '../editor';
 import { jobAttemptsReply } from '../job-attempts';
@@ -139,39 +140,6 @@ export const dashboardGrantReply: Joi.ObjectSchema<T.DashboardGrantReply> = name
   'DashboardGrantReply',
 );
 
-/** The success answer of each route of /dashboard/api that answers JSON, by `METHOD /path` (ids as :params). */
-export interface DashboardReplies {
-  'POST /signup': T.DashboardSession;
-  'POST /signin': T.DashboardSession;
-  'GET /me': T.DashboardSession;
-  'GET /keys': T.DashboardKeyList;
-  'POST /keys': T.DashboardKeyCreated;
-  'PUT /keys/:id/limits': T.DashboardKeyLimits;
-  'DELETE /keys/:id': T.DashboardKeyRevoked;
-  'GET /keys/:id/webhook': T.EndpointView;
-  'PUT /keys/:id/webhook': T.SetEndpointReply;
-  'DELETE /keys/:id/webhook': T.DashboardWebhookCleared;
-  'GET /keys/:id/webhook/deliveries': T.ListDeliveriesReply;
-  'GET /keys/:id/webhook/deliveries/:deliveryId': T.DeliveryDetail;
-  'POST /keys/:id/webhook/deliveries/:deliveryId/resend': T.ResendReply;
-  'POST /keys/:id/webhook/recover': T.RecoverReply;
-  'POST /keys/:id/webhook/test': T.SendTestReply;
-  'GET /balance': T.AccountReply;
-  'GET /ledger': T.LedgerReply;
-  'GET /jobs': T.ListJobsReply;
-  'GET /jobs/:id': T.Job;
-  'GET /jobs/:id/attempts': T.JobAttemptsReply;
-  'DELETE /jobs/:id': T.CancelJobReply;
-  'GET /projects': T.ProjectListReply;
-  'GET /projects/:id': T.DashboardProject;
-  'GET /installation': T.DashboardInstallation;
-  'GET /models': T.ModelList;
-  'POST /estimate': T.EstimateReply;
-  'POST /generate/:type': T.GenerationAccepted;
-  'GET /admin/users': T.DashboardUserList;
-  'POST /admin/users/:id/credits': T.DashboardGrantReply;
-}
-
 /**
  * The schema of each route's success answer: what the end-to-end client checks every answer
  * against. Sign-out answers 204 without a body.
@@ -207,8 +175,6 @@ export const DASHBOARD_REPLIES: { readonly [R in DashboardRoute]: Joi.ObjectSche
   'GET /admin/users': dashboardUserList,
   'POST /admin/users/:id/credits': dashboardGrantReply,
 };
-
-export type DashboardRoute = keyof DashboardReplies;
 
 /** The route a request matches ('GET /keys/12' -> 'GET /keys/:id'), or undefined for none. */
 export function dashboardRouteOf(method: string, path: string): DashboardRoute | undefined {
