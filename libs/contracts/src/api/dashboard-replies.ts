@@ -125,12 +125,12 @@ export const dashboardInstallation: Joi.ObjectSchema<T.DashboardInstallation> = 
   'DashboardInstallation',
 );
 
+/** A user as the admin search lists them. */
+export const dashboardUserRow = named(dashboardUser.keys({ created_at: timestamp.required() }), 'DashboardUserRow');
+
 export const dashboardUserList: Joi.ObjectSchema<T.DashboardUserList> = named(
   Joi.object({
-    users: Joi.array()
-      .items(dashboardUser.keys({ created_at: timestamp.required() }))
-      .required()
-      .description('Newest first, at most 100.'),
+    users: Joi.array().items(dashboardUserRow).required().description('Newest first, at most 100.'),
   }),
   'DashboardUserList',
 );

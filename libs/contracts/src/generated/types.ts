@@ -425,7 +425,17 @@ export interface DashboardUserList {
   /**
    * Newest first, at most 100.
    */
-  users: DashboardUser[];
+  users: DashboardUserRow[];
+}
+
+export interface DashboardUserRow {
+  id: number;
+  email: string;
+  role: 'user' | 'admin';
+  /**
+   * ISO 8601, UTC.
+   */
+  created_at: string;
 }
 
 export interface DashboardWebhookCleared {
