@@ -52,10 +52,10 @@ export function clearErrors(): void {
  * Runs an action from a button: the button is disabled and marked busy meanwhile (no double
  * submits), and any error is shown. Resolves the action's result, or undefined after an error.
  */
-export async function withBusy<T>(
-  button: HTMLButtonElement | HTMLButtonElement[],
-  action: () => Promise<T>,
-): Promise<T | undefined> {
+/** A control a busy action disables. */
+export type Control = HTMLButtonElement | HTMLSelectElement | HTMLInputElement;
+
+export async function withBusy<T>(button: Control | Control[], action: () => Promise<T>): Promise<T | undefined> {
   const buttons = Array.isArray(button) ? button : [button];
   for (const b of buttons) {
     b.disabled = true;
@@ -82,7 +82,7 @@ function retryAfterOf(err: unknown): number {
 }
 
 /** Keeps the buttons disabled while the server asks to wait, counting down on the first one. */
-function holdUntilRetry(buttons: HTMLButtonElement[], seconds: number): void {
+function holdUntilRetry(buttons: Control[], seconds: number): void {
   const first = buttons[0];
   const label = first.textContent;
   let left = seconds;
