@@ -42,7 +42,7 @@ export function inputEntries(input: Job['input'] | null | undefined): [string, s
 }
 
 /** The prompt, for a card: the job's first line of identity. */
-export function promptOf(job: Pick<Job, 'input'> | null | undefined): string {
+export function promptOf(job: { input?: Job['input'] | null } | null | undefined): string {
   return typeof job?.input?.prompt === 'string' ? job.input.prompt : '';
 }
 
@@ -100,7 +100,7 @@ export function fileTimestamp(iso: string): string {
 
 /** What a job's result downloads as: its prompt's first words and the job id (not "video.mp4"). */
 export function resultFileName(
-  job: Pick<Job, 'input' | 'type' | 'job_id'>,
+  job: Pick<Job, 'type' | 'job_id'> & { input?: Job['input'] | null },
   url: string,
   index: number,
   count: number,
