@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { BuildOptions } from 'esbuild';
 
 /** The dashboard's browser code: TypeScript under dashboard/src, one ES module for the page. */
-export const DASHBOARD_ENTRY = path.join('src', 'app.js');
+export const DASHBOARD_ENTRY = path.join('src', 'app.ts');
 
 /** The files served as they are, beside the bundle. */
 export const DASHBOARD_STATIC_FILES = ['index.html', 'style.css'] as const;
