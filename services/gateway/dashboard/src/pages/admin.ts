@@ -1,7 +1,8 @@
 import { api, query, seg } from '../api.js';
 import { h, randomKey, replace, uid } from '../dom.js';
 import { number, time } from '../format.js';
-import { announce, dataTable, empty, field, pageHeading, scrollTable, withBusy } from '../ui.js';
+import { announce, empty, field, pageHeading, withBusy } from '../ui.js';
+import { dataTable, scrollTable } from '../tables.js';
 import type { DashboardReplies, DashboardUserRow } from '../contracts.js';
 import type { PageContext } from '../page.js';
 

@@ -2,7 +2,8 @@
 import { api, query, seg } from '../api.js';
 import { append, h, replace } from '../dom.js';
 import { durationMs, time } from '../format.js';
-import { announce, dataTable, empty, field, loading, scrollTable, showError, withBusy, type Control } from '../ui.js';
+import { announce, empty, field, loading, showError, withBusy, type Control } from '../ui.js';
+import { dataTable, scrollTable } from '../tables.js';
 import type { Child } from '../dom.js';
 import type { DashboardKey, DashboardReplies, DeliveryDetail, DeliveryView } from '../contracts.js';
 import type { PageContext } from '../page.js';

@@ -1,19 +1,8 @@
 import { api, seg } from '../api.js';
 import { h, replace, uid } from '../dom.js';
 import { time } from '../format.js';
-import {
-  announce,
-  confirmDialog,
-  dataTable,
-  empty,
-  field,
-  loading,
-  pageHeading,
-  scrollTable,
-  secretBox,
-  showError,
-  withBusy,
-} from '../ui.js';
+import { announce, confirmDialog, empty, field, loading, pageHeading, secretBox, showError, withBusy } from '../ui.js';
+import { dataTable, scrollTable } from '../tables.js';
 import type { DashboardKey, DashboardKeyCreated, DashboardReplies, DashboardScope } from '../contracts.js';
 import type { PageContext } from '../page.js';
 

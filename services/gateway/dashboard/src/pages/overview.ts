@@ -2,7 +2,8 @@ import { api, query } from '../api.js';
 import { creditChart } from '../chart.js';
 import { h, replace } from '../dom.js';
 import { credits, date, number, signed, time } from '../format.js';
-import { dataTable, empty, loading, pageHeading, scrollTable, withBusy } from '../ui.js';
+import { empty, loading, pageHeading, withBusy } from '../ui.js';
+import { dataTable, scrollTable } from '../tables.js';
 import type { DashboardInstallation, DashboardReplies, LedgerEntry } from '../contracts.js';
 import type { PageContext } from '../page.js';
 

@@ -1,7 +1,8 @@
 import { api, seg } from '../api.js';
 import { h, replace } from '../dom.js';
 import { relative, time } from '../format.js';
-import { dataTable, empty, loading, pageHeading, scrollTable } from '../ui.js';
+import { empty, loading, pageHeading } from '../ui.js';
+import { dataTable, scrollTable } from '../tables.js';
 import type { DashboardReplies } from '../contracts.js';
 import type { PageContext } from '../page.js';
 
