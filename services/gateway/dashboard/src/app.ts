@@ -156,7 +156,7 @@ function render(): void {
     else if (match.route.admin && session?.user.role !== 'admin') result = adminsOnly(ctx);
     else result = match.route.page(ctx);
   } catch (err) {
-    result = Promise.reject(err);
+    result = Promise.reject(err instanceof Error ? err : new Error(String(err)));
   }
 
   // Focus the new page's heading after a navigation, so keyboard and screen-reader users start there.

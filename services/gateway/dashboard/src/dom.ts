@@ -53,6 +53,8 @@ function setProps(el: HTMLElement | SVGElement, props: Props | null | undefined)
     else if (key === 'dataset') Object.assign(el.dataset, value);
     else if (PROPERTIES.has(key)) (el as unknown as Record<string, unknown>)[key] = value;
     else if (key === 'href' || key === 'src') el.setAttribute(key, safeUrl(value));
+    // Attributes are given as text, numbers or true; an object here would be a mistake to see.
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
     else el.setAttribute(key, value === true ? '' : String(value));
   }
 }

@@ -26,9 +26,9 @@ const LABELS: Record<string, string> = {
 function shown(name: string, value: unknown): string {
   if (value === null || value === undefined) return 'none';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (name === 'duration_seconds') return `${value} s`;
   if (Array.isArray(value)) return value.length ? value.map(String).join('\n') : 'none';
-  return String(value);
+  const text = typeof value === 'string' || typeof value === 'number' ? String(value) : JSON.stringify(value);
+  return name === 'duration_seconds' ? `${text} s` : text;
 }
 
 /** [label, text] for every input field, in the API's order. */
@@ -82,6 +82,8 @@ export function curlFor(job: Pick<Job, 'input' | 'type'>, origin: string = windo
 /** A file name for a download: the text (a prompt, a project name) cut to a few words, safe on every OS. */
 export function fileSafe(text: string | null | undefined, max = 48): string {
   const cleaned = String(text || '')
+    // Control characters too: no file system wants them in a name.
+    // eslint-disable-next-line no-control-regex
     .replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim()

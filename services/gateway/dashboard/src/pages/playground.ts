@@ -138,7 +138,7 @@ export async function playgroundPage(ctx: PageContext): Promise<void> {
     balance.refresh(),
   ]);
   // The catalog always has models: the form is built for the first one.
-  const firstModel = models[0]!;
+  const firstModel = models[0];
   if (!ctx.isCurrent()) return;
   const activeKeys = keys.filter((k) => !k.revoked_at);
 

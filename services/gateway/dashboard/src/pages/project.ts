@@ -157,7 +157,7 @@ function exportsList(
       const title = ['Export', FIT_LABELS[fit], when].filter(Boolean).join(' · ');
       const facts = [
         typeof m.duration_sec === 'number' ? seconds(m.duration_sec) : null,
-        m.width && m.height ? `${String(m.width)}×${String(m.height)}` : null,
+        typeof m.width === 'number' && typeof m.height === 'number' ? `${m.width}×${m.height}` : null,
       ]
         .filter(Boolean)
         .join(', ');
@@ -196,7 +196,7 @@ function library(assets: readonly Asset[]): HTMLElement {
         a.kind,
         a.source,
         typeof m.duration_sec === 'number' ? seconds(m.duration_sec) : null,
-        m.width && m.height ? `${String(m.width)}×${String(m.height)}` : null,
+        typeof m.width === 'number' && typeof m.height === 'number' ? `${m.width}×${m.height}` : null,
       ]
         .filter(Boolean)
         .join(' · ');
