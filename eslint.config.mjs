@@ -7,14 +7,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: [
-      '**/node_modules/**',
-      '**/dist/**',
-      'test-artifacts/**',
-      '.data/**',
-      '**/generated/**',
-      'coverage/**',
-    ],
+    ignores: ['**/node_modules/**', '**/dist/**', 'test-artifacts/**', '.data/**', '**/generated/**', 'coverage/**'],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
