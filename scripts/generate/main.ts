@@ -5,7 +5,7 @@ import { openApiDocument } from '../../services/gateway/src/api/openapi/document
 import { OPERATIONS } from '../../services/gateway/src/operations/table';
 import { contractTypesFile } from './contract-types';
 import { sdkOperationsFile } from './sdk-operations';
-import { sdkTypesFile } from './sdk-types';
+import { sdkContractValuesFile, sdkTypesFile } from './sdk-types';
 
 /**
  * `npm run generate` writes every derived file; `npm run generate -- --check` (run by `npm test`)
@@ -24,6 +24,7 @@ const GENERATED: Generated[] = [
     content: () => contractTypesFile(contracts),
   },
   { file: 'sdk/src/generated/openapi.ts', content: () => sdkTypesFile(openApiDocument) },
+  { file: 'sdk/src/generated/contract-values.ts', content: () => sdkContractValuesFile(contracts) },
   { file: 'sdk/src/generated/operations.ts', content: () => sdkOperationsFile(OPERATIONS) },
 ];
 
