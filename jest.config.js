@@ -33,6 +33,9 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test-e2e/**/*.e2e.test.ts'],
       setupFilesAfterEnv: ['<rootDir>/test-e2e/support/timeouts.ts'],
+      // The production build (rebuilt when stale) and the pool of shared fleets (test-e2e/support/pool.ts).
+      globalSetup: '<rootDir>/test-e2e/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test-e2e/support/global-teardown.ts',
     },
     // npm run test:cluster only (scripts/test-cluster.sh): a RabbitMQ cluster of three nodes, minutes long.
     ...(process.env.MF_CLUSTER_TEST === '1'
