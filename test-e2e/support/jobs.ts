@@ -1,13 +1,13 @@
 import { api, type Fleet } from './fleet';
 
 /** Polls GET /jobs/:id until the job leaves processing (or the time runs out). */
-// Job bodies are asserted field by field by the tests.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function waitForJob(
   fleet: Pick<Fleet, 'baseUrl'>,
   key: string,
   jobId: string,
   timeoutMs = 90_000,
+  // Job bodies are asserted field by field by the tests.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<any> {
   const until = Date.now() + timeoutMs;
   for (;;) {
