@@ -45,6 +45,8 @@ module.exports = {
             displayName: 'cluster',
             testMatch: ['<rootDir>/test-e2e/cluster/*.cluster.test.ts'],
             setupFilesAfterEnv: ['<rootDir>/test-e2e/support/timeouts.ts'],
+            globalSetup: '<rootDir>/test-e2e/support/global-setup.ts',
+            globalTeardown: '<rootDir>/test-e2e/support/global-teardown.ts',
           },
         ]
       : []),

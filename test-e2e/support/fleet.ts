@@ -58,6 +58,13 @@ export interface Replica {
   stop: (signal?: NodeJS.Signals) => Promise<number | string>;
 }
 
+/**
+ * Fleets run the production build unless a test asks otherwise: it starts in a third of the time
+ * of tsx on the sources, and the e2e globalSetup rebuilds it whenever a source is newer.
+ * E2E_FLEET_FORM=source runs dedicated fleets from their sources instead.
+ */
+const DEFAULT_FORM: ServiceForm = process.env.E2E_FLEET_FORM === 'source' ? 'source' : 'compiled';
+
 /** The admin CLI as each form runs it: from its sources with tsx, or the gateway's build (dist/admin.js). */
 function adminCommand(form: ServiceForm): string[] {
   return form === 'compiled'
@@ -67,16 +74,16 @@ function adminCommand(form: ServiceForm): string[] {
 
 /**
  * The whole fleet as real processes on free ports, against a fresh database and vhost. Service
- * logs are written to test-artifacts/e2e/<run>/<service>.log. `form: 'compiled'` runs the services'
- * production build (services/<name>/dist, built beforehand: the e2e globalSetup does) and its admin
- * CLI instead of their sources. `keep: true` lets the processes outlive the test file that started
+ * logs are written to test-artifacts/e2e/<run>/<service>.log. `form` picks the services' production
+ * build (services/<name>/dist, built beforehand: the e2e globalSetup does) and its admin CLI, or
+ * their sources (DEFAULT_FORM). `keep: true` lets the processes outlive the test file that started
  * them (output straight to the log files, children unreferenced): the pool (support/pool.ts) does.
  */
 export async function startFleet(
   extraEnv: Record<string, string> = {},
   opts: { form?: ServiceForm; keep?: boolean } = {},
 ): Promise<Fleet> {
-  const form = opts.form ?? 'source';
+  const form = opts.form ?? DEFAULT_FORM;
   const testEnv: TestEnv = await freshTestEnv();
   const ports = {} as Record<ServiceName, number>;
   for (const s of SERVICES) ports[s.name] = await freePort();

@@ -15,7 +15,9 @@ import { runAdmin, startFleet, type Fleet, type FleetResources } from './fleet';
 /** The settings every pooled fleet runs with, beyond startFleet's defaults. */
 export const POOL_ENV: Readonly<Record<string, string>> = {
   RATE_LIMIT_PER_MINUTE: '100000',
+  // Tests import media from https servers on 127.0.0.1 (support/reference-server.ts).
   ALLOW_PRIVATE_URLS: 'true',
+  // Tests receive webhooks on plain http servers on 127.0.0.1 (support/webhook-receiver.ts).
   WEBHOOK_ALLOW_HTTP: 'true',
   WEBHOOK_ALLOW_PRIVATE: 'true',
   WEBHOOK_RETRY_DELAYS_MS: '1000,1500,2000',
