@@ -12,6 +12,7 @@ const moduleNameMapper = { '^@mediaforge/sdk$': '<rootDir>/sdk/src/index.ts' };
 const common = { transform, moduleNameMapper, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 
 module.exports = {
+  testSequencer: '<rootDir>/scripts/jest-sequencer.js',
   projects: [
     {
       ...common,
