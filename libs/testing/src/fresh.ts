@@ -36,9 +36,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     url: url.toString(),
     name,
-    drop: () =>
-      admin((c) => c.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`)).then(() => undefined),
+    drop: () => dropTestDatabase(name),
   };
+}
+
+/** Drops a test database by name (its connections closed by force). */
+export async function dropTestDatabase(name: string): Promise<void> {
+  await admin((c) => c.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`));
 }
 
 export interface TestVhost {
@@ -65,11 +69,16 @@ export async function createTestVhost(): Promise<TestVhost> {
   return {
     url: amqp.toString(),
     name,
-    drop: () =>
-      vhostApi(rabbitManagementUrl, 'DELETE', `/api/vhosts/${name}`, undefined, () =>
-        rabbitmqctl(['delete_vhost', name]),
-      ),
+    drop: () => dropTestVhost(name),
   };
+}
+
+/** Deletes a test vhost by name (a missing one is fine). */
+export async function dropTestVhost(name: string): Promise<void> {
+  const { rabbitManagementUrl } = await infra();
+  await vhostApi(rabbitManagementUrl, 'DELETE', `/api/vhosts/${name}`, undefined, () =>
+    rabbitmqctl(['delete_vhost', name]),
+  );
 }
 
 async function vhostApi(
