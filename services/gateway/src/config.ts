@@ -17,6 +17,7 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv, RateLimitConfig {
   SIGNUPS_PER_IP_PER_HOUR: number;
   SIGNUP_CREDITS: number;
   STREAMS_PER_KEY: number;
+  STREAMS_PER_USER: number;
   STREAM_SLOT_TTL_MS: number;
   SSE_HEARTBEAT_MS: number;
   KEY_CACHE_TTL_MS: number;
@@ -74,6 +75,8 @@ const schema = Joi.object<GatewayConfig>({
   SIGNUPS_PER_IP_PER_HOUR: Joi.number().integer().min(1).default(10),
   /** Server-sent event streams one API key may hold open at once (on one gateway; on all with a shared RATE_LIMIT_STORE); more get 429. */
   STREAMS_PER_KEY: Joi.number().integer().min(1).default(10),
+  /** Streams one user may hold open over all their keys (same store as the per-key count); more get 429. */
+  STREAMS_PER_USER: Joi.number().integer().min(1).default(25),
   /**
    * With a shared RATE_LIMIT_STORE the stream limit counts across replicas: how long an open
    * stream's slot outlives its replica's last renewal (renewed every third of it), ms.
