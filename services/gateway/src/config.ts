@@ -1,4 +1,5 @@
-import { Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
+import { Joi, loadConfig, refuseDevelopmentSecrets, serviceEnv, type ServiceEnv } from '@mf/config';
+import { DEV_CALLBACK_SECRET } from '@mf/runtime';
 import { storageEnv, type StorageEnv } from '@mf/storage';
 import { RATE_LIMIT_STORES, type RateLimitConfig } from './core/ratelimit/settings';
 
@@ -12,6 +13,7 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv, RateLimitConfig {
   INSTRUCT_TIMEOUT_MS: number;
   EXPORT_TIMEOUT_MS: number;
   WEBHOOK_TEST_TIMEOUT_MS: number;
+  PROVIDER_CALLBACK_SECRET: string;
   IDEMPOTENCY_TTL_HOURS: number;
   SIGNIN_FAILURES_PER_IP: number;
   SIGNUPS_PER_IP_PER_HOUR: number;
@@ -65,6 +67,8 @@ const schema = Joi.object<GatewayConfig>({
   EXPORT_TIMEOUT_MS: Joi.number().integer().min(1000).default(720_000),
   /** Longest the dashboard's webhook test may take, ms (longer than the dispatcher's WEBHOOK_TIMEOUT_MS). */
   WEBHOOK_TEST_TIMEOUT_MS: Joi.number().integer().min(1000).default(15_000),
+  /** jobs' secret of provider callback URLs: the gateway checks a callback's token before anything reaches jobs. */
+  PROVIDER_CALLBACK_SECRET: Joi.string().min(16).default(DEV_CALLBACK_SECRET),
   /** Credits granted once to each account made with the dashboard's sign-up, through billing's ledger (0: none; then an admin grants them). */
   SIGNUP_CREDITS: Joi.number().integer().min(0).max(1_000_000_000).default(0),
   /** How long an Idempotency-Key's answer is kept and replayed, hours (Stripe: 24). */
@@ -87,6 +91,9 @@ const schema = Joi.object<GatewayConfig>({
   ...storageEnv,
 });
 
+/** The development default of PROVIDER_CALLBACK_SECRET is refused in production (naming it). */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  return loadConfig(schema, env);
+  const config = loadConfig(schema, env);
+  refuseDevelopmentSecrets(config, { PROVIDER_CALLBACK_SECRET: config.PROVIDER_CALLBACK_SECRET === DEV_CALLBACK_SECRET });
+  return config;
 }

@@ -73,7 +73,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
     // (clients reconnect, to another replica, with Last-Event-ID).
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => streams.closeAll());
     router.use(mediaRoutes(storage));
-    router.use(providerCallbackRoutes(bus));
+    router.use(providerCallbackRoutes(bus, { callbackSecret: config.PROVIDER_CALLBACK_SECRET }));
     // One limiter for /api/v1 and /api/mcp: the per-key limit covers both.
     const api: ApiDeps = {
       db,
