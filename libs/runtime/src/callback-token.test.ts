@@ -26,13 +26,13 @@ describe('provider callback tokens', () => {
   });
 
   it('refuses a token whose expiry was moved, one signed with another secret, and any other shape', () => {
-    const [exp, sig] = token.split('.');
-    expect(checkCallbackToken(SECRET, { jobId: 'job_abc', attempt: 2, token: `${Number(exp) + 3600}.${sig}` }, now)).toBe(
+    const [, exp, sig] = /^(\d+)-(.+)$/.exec(token)!;
+    expect(checkCallbackToken(SECRET, { jobId: 'job_abc', attempt: 2, token: `${Number(exp) + 3600}-${sig}` }, now)).toBe(
       false,
     );
     const other = signCallbackToken('another-secret-16chars', grant);
     expect(checkCallbackToken(SECRET, { jobId: 'job_abc', attempt: 2, token: other }, now)).toBe(false);
-    for (const bad of ['', 't', sig, `${exp}.`, `${exp}.${sig}x`]) {
+    for (const bad of ['', 't', sig, `${exp}-`, `${exp}.${sig}`, `${exp}-${sig}x`]) {
       expect(checkCallbackToken(SECRET, { jobId: 'job_abc', attempt: 2, token: bad }, now)).toBe(false);
     }
   });

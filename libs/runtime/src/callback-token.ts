@@ -11,8 +11,11 @@ export interface CallbackGrant {
   expiresAt: Date;
 }
 
-/** The token's shape: `<expiry, unix seconds>.<HMAC-SHA256 of job id, attempt and expiry, base64url>`. */
-const TOKEN = /^(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
+/**
+ * The token's shape: `<expiry, unix seconds>-<HMAC-SHA256 of job id, attempt and expiry, base64url>`
+ * (URL-safe as it is; the MAC's fixed length keeps the split unambiguous).
+ */
+const TOKEN = /^(\d{1,12})-([A-Za-z0-9_-]{43})$/;
 
 const mac = (secret: string, jobId: string, attempt: number, expSec: number) =>
   createHmac('sha256', secret).update(`${jobId}\n${attempt}\n${expSec}`).digest('base64url');
@@ -24,7 +27,7 @@ const mac = (secret: string, jobId: string, attempt: number, expSec: number) =>
  */
 export function signCallbackToken(secret: string, grant: CallbackGrant): string {
   const exp = Math.ceil(grant.expiresAt.getTime() / 1000);
-  return `${exp}.${mac(secret, grant.jobId, grant.attempt, exp)}`;
+  return `${exp}-${mac(secret, grant.jobId, grant.attempt, exp)}`;
 }
 
 /** Whether `token` was signed with `secret` for this job and attempt and has not expired at `now`. */
