@@ -414,14 +414,19 @@ describe('answerClientError', () => {
       res.status(401).json({ error: 'Missing Authorization header' });
     });
     // Node's request timeout is what fires on the body never finishing: short here, checked often.
-    const server = http.createServer({ requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 50 }, app);
+    const server = http.createServer(
+      { requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 50 },
+      app,
+    );
     answerClientErrors(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as net.AddressInfo;
       const received = await new Promise<string>((resolve, reject) => {
         const socket = net.connect(port, '127.0.0.1', () =>
-          socket.write('POST /guarded HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":'),
+          socket.write(
+            'POST /guarded HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":',
+          ),
         );
         let got = '';
         socket.on('data', (d) => (got += d.toString('utf8')));

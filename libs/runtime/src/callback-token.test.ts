@@ -10,9 +10,9 @@ describe('provider callback tokens', () => {
 
   it('accepts the token for its job and attempt until it expires', () => {
     expect(checkCallbackToken(SECRET, { jobId: 'job_abc', attempt: 2, token }, now)).toBe(true);
-    expect(checkCallbackToken(SECRET, { jobId: 'job_abc', attempt: 2, token }, new Date(inAnHour.getTime() - 1000))).toBe(
-      true,
-    );
+    expect(
+      checkCallbackToken(SECRET, { jobId: 'job_abc', attempt: 2, token }, new Date(inAnHour.getTime() - 1000)),
+    ).toBe(true);
   });
 
   it('refuses it once the job it was made for has run out of time', () => {
@@ -27,9 +27,9 @@ describe('provider callback tokens', () => {
 
   it('refuses a token whose expiry was moved, one signed with another secret, and any other shape', () => {
     const [, exp, sig] = /^(\d+)-(.+)$/.exec(token)!;
-    expect(checkCallbackToken(SECRET, { jobId: 'job_abc', attempt: 2, token: `${Number(exp) + 3600}-${sig}` }, now)).toBe(
-      false,
-    );
+    expect(
+      checkCallbackToken(SECRET, { jobId: 'job_abc', attempt: 2, token: `${Number(exp) + 3600}-${sig}` }, now),
+    ).toBe(false);
     const other = signCallbackToken('another-secret-16chars', grant);
     expect(checkCallbackToken(SECRET, { jobId: 'job_abc', attempt: 2, token: other }, now)).toBe(false);
     for (const bad of ['', 't', sig, `${exp}-`, `${exp}.${sig}`, `${exp}-${sig}x`]) {

@@ -94,6 +94,8 @@ const schema = Joi.object<GatewayConfig>({
 /** The development default of PROVIDER_CALLBACK_SECRET is refused in production (naming it). */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const config = loadConfig(schema, env);
-  refuseDevelopmentSecrets(config, { PROVIDER_CALLBACK_SECRET: config.PROVIDER_CALLBACK_SECRET === DEV_CALLBACK_SECRET });
+  refuseDevelopmentSecrets(config, {
+    PROVIDER_CALLBACK_SECRET: config.PROVIDER_CALLBACK_SECRET === DEV_CALLBACK_SECRET,
+  });
   return config;
 }

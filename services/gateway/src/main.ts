@@ -61,7 +61,12 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       if (ended > 0) logger.info({ api_key_id: apiKeyId, streams: ended }, 'API key revoked: its event streams ended');
     };
     await startKeyRevocationFeed(bus, keyCache, logger, endStreamsOf);
-    const revocations = keyRevocations({ bus: () => Promise.resolve(bus), cache: keyCache, onRevoked: endStreamsOf, logger });
+    const revocations = keyRevocations({
+      bus: () => Promise.resolve(bus),
+      cache: keyCache,
+      onRevoked: endStreamsOf,
+      logger,
+    });
     await startLiveFeed(bus, streams.hub, () => {
       logger.warn(
         { streams: streams.size },

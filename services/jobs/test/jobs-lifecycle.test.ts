@@ -405,7 +405,9 @@ describe('jobs lifecycle against the real database and broker', () => {
     const expired = callbackTokenFor(job_id, 1, new Date(Date.now() - 1000));
     expect(await providerCallback(h.ctx, { job_id, token: expired, attempt: 1 }, poll)).toEqual({ accepted: false });
     const otherAttempt = callbackTokenFor(job_id, 2);
-    expect(await providerCallback(h.ctx, { job_id, token: otherAttempt, attempt: 1 }, poll)).toEqual({ accepted: false });
+    expect(await providerCallback(h.ctx, { job_id, token: otherAttempt, attempt: 1 }, poll)).toEqual({
+      accepted: false,
+    });
     await polls.drain();
     expect(h.provider.statusCalls.get(`req-${job_id}`)).toBeUndefined();
 

@@ -2,7 +2,13 @@ import { Router, type Request, type Response } from 'express';
 import type { Bus } from '@mf/bus';
 import { requestId } from '@mf/http';
 import type { Logger } from '@mf/logger';
-import { assertEventLogScope, listEvents, readLog, resumePoint, streamIsOver } from '../../core/events/event-log.usecase';
+import {
+  assertEventLogScope,
+  listEvents,
+  readLog,
+  resumePoint,
+  streamIsOver,
+} from '../../core/events/event-log.usecase';
 import { runStream } from '../../core/events/stream-session';
 import { getJob } from '../../core/usecases/jobs.usecase';
 import { authOf } from '../../http/auth.middleware';

@@ -104,7 +104,12 @@ describe('provider callback route', () => {
     const { bus, calls } = recordingBus();
     const res = await request(appFor(bus))
       .post(`/api/providers/callback/job_abc?${query}`)
-      .set({ 'content-type': 'application/json', 'webhook-id': 'm', 'webhook-timestamp': '1', 'webhook-signature': 's' })
+      .set({
+        'content-type': 'application/json',
+        'webhook-id': 'm',
+        'webhook-timestamp': '1',
+        'webhook-signature': 's',
+      })
       .send(body);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: true });

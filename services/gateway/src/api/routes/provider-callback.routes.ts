@@ -13,6 +13,8 @@ export const MAX_CALLBACK_BODY = 256 * 1024;
 
 const RECEIVED = { received: true };
 
+const tokenOf = (raw: unknown): string => (typeof raw === 'string' ? raw : '');
+
 /** The callback's attempt (`?attempt=`), undefined when absent or not one. */
 function attemptOf(raw: unknown): number | undefined {
   return typeof raw === 'string' && /^[1-9]\d{0,1}$/.test(raw) ? Number(raw) : undefined;
@@ -30,7 +32,7 @@ function attemptOf(raw: unknown): number | undefined {
 export function providerCallbackRoutes(bus: Bus, opts: { callbackSecret: string }): Router {
   const checkToken: RequestHandler = (req, res, next) => {
     const jobId = String(req.params.jobId);
-    const token = typeof req.query.token === 'string' ? req.query.token : '';
+    const token = tokenOf(req.query.token);
     const attempt = attemptOf(req.query.attempt);
     if (JOB_ID.test(jobId) && checkCallbackToken(opts.callbackSecret, { jobId, attempt, token })) return next();
     res.setHeader('Connection', 'close');
@@ -41,7 +43,7 @@ export function providerCallbackRoutes(bus: Bus, opts: { callbackSecret: string 
     checkToken,
     express.raw({ type: () => true, limit: MAX_CALLBACK_BODY }),
     async (req, res) => {
-      const token = String(req.query.token);
+      const token = tokenOf(req.query.token);
       const attempt = attemptOf(req.query.attempt);
       const scheme = SIGNATURE_SCHEMES.find((headers) => headers.every((h) => typeof req.headers[h] === 'string'));
       const webhook =

@@ -29,7 +29,12 @@ export interface StreamSlotsDeps {
  * across every replica with `postgres` or `redis` (leases renewed while the stream is open).
  */
 export function streamSlotsFromConfig(config: StreamSlotsConfig, deps: StreamSlotsDeps): StreamSlots {
-  const opts = { perKey: config.STREAMS_PER_KEY, perUser: config.STREAMS_PER_USER, ttlMs: config.STREAM_SLOT_TTL_MS, logger: deps.logger };
+  const opts = {
+    perKey: config.STREAMS_PER_KEY,
+    perUser: config.STREAMS_PER_USER,
+    ttlMs: config.STREAM_SLOT_TTL_MS,
+    logger: deps.logger,
+  };
   switch (deps.store) {
     case 'memory':
       return new StreamLimits(config.STREAMS_PER_KEY, config.STREAMS_PER_USER);
