@@ -151,12 +151,15 @@ function sharedSlotsBehaviour(replica: () => StreamSlots, storeNow: () => Promis
     const key = newKey();
     for (let i = 0; i < LIMIT; i++) await a.acquire(own(key));
     await a.stop(); // the crash: a's streams are never closed, its leases never renewed again
-    const stopped = Date.now();
+    const stopped = await storeNow();
     await expect(b.acquire(own(key))).rejects.toMatchObject(REFUSED);
     await eventually("the crashed replica's leases to expire", () => admits(b, key));
-    // Each lease expires TTL_MS after its last renewal, all of them by TTL_MS after the stop; the
-    // probe's own slot may still be on its way out, hence a retry per slot.
-    await sleep(Math.max(0, stopped + TTL_MS - Date.now()));
+    // Each lease expires TTL_MS after its last renewal, all of them by TTL_MS after the stop (the
+    // store's clock); the probe's own slot may still be on its way out, hence a retry per slot.
+    await eventually(
+      'every lease of the crashed replica past its expiry',
+      async () => (await storeNow()) > stopped + TTL_MS,
+    );
     for (let i = 0; i < LIMIT; i++) await eventually(`slot ${i + 1} of ${LIMIT}`, () => holds(b, key));
     await expect(b.acquire(own(key))).rejects.toMatchObject(REFUSED);
   });
