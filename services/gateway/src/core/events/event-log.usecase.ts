@@ -12,7 +12,6 @@ import {
 } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { assertScope, type AuthContext } from '../auth/auth-context';
-import { JOBS_LIST_SCOPE } from '../usecases/jobs.usecase';
 import { valid } from '../usecases/validated';
 import type { StreamEvent } from './live-event';
 
@@ -29,7 +28,7 @@ export interface EventCallOptions {
  * The user-wide log and stream show every job of the user (ids, inputs, result URLs), as listing
  * jobs does: they need the same scope. One job's stream follows GET /jobs/:id (the id is the capability).
  */
-export const EVENT_LOG_SCOPE = JOBS_LIST_SCOPE;
+export const EVENT_LOG_SCOPE = 'jobs:read';
 
 /** Throws the 403 of a key that may not read the user-wide log or stream. */
 export function assertEventLogScope(auth: AuthContext): void {

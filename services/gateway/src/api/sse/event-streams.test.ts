@@ -9,8 +9,23 @@ import { createHttpApp, finish } from '@mf/http';
 import { createLogger } from '@mf/logger';
 import type { AuthContext } from '../../http/auth.middleware';
 import { StreamLimits } from '../../core/events/stream-limits';
-import { Streams } from '../sse/streams';
-import { eventsRoutes } from './events.routes';
+import { Streams } from './streams';
+import { Router } from 'express';
+import { requestId } from '@mf/http';
+import { listEvents } from '../../core/events/event-log.usecase';
+import { authOf } from '../../http/auth.middleware';
+import { eventStreams } from './event-streams';
+
+/** The three event routes as the operations router mounts them (their handlers, without the table's scope check). */
+function eventsRoutes(bus: Bus, streams: Streams, log: typeof logger) {
+  const open = eventStreams(bus, streams, log);
+  return Router()
+    .get('/events', async (req, res) => {
+      res.json(await listEvents(bus, authOf(req), req.query, { correlationId: requestId(req) }));
+    })
+    .get('/events/stream', (req, res) => open.open(req, res))
+    .get('/jobs/:id/events', (req, res) => open.open(req, res, req.params.id));
+}
 
 const logger = createLogger('gateway-events-test', 'silent');
 const USER = 7;
