@@ -66,7 +66,7 @@ const wait = (ms: number, signal?: AbortSignal): Promise<void> =>
 /**
  * Follows a text/event-stream path of the API as an async iterator of events. A dropped connection
  * (or a 429/5xx answer) reconnects with Last-Event-ID, so no event is missed or repeated; a job's
- * stream (`endsAfterTerminal`) finishes after the job's terminal event. Other error answers reject
+ * stream (`endsAfterTerminal`) finishes after the job's terminal event, or on a 204 (resumed past it). Other error answers reject
  * with the SDK's typed errors (NotFoundError for another user's job).
  */
 export async function* followStream(
@@ -88,6 +88,8 @@ export async function* followStream(
     let retryable = true;
     try {
       const res = await t.fetchImpl(`${t.baseUrl}/api/v1${path}`, { headers, signal: opts.signal });
+      // Resumed at or past a finished job's last event: nothing more will come.
+      if (res.status === 204) return;
       if (!res.ok || !res.body) {
         const text = await res.text();
         retryable = res.status === 429 || res.status >= 500;

@@ -33,6 +33,10 @@ async function sseServer(scripts: Array<{ write: string[]; then: 'end' | 'drop' 
   const srv = http.createServer((req, res) => {
     seen.push(req.headers);
     const s = scripts[Math.min(seen.length, scripts.length) - 1];
+    if ('status' in s && s.status === 204) {
+      res.writeHead(204).end();
+      return;
+    }
     if ('status' in s) {
       res.writeHead(s.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Job not found' }));
       return;
@@ -96,6 +100,16 @@ describe('event streams', () => {
     for await (const e of s.client.jobs.stream('job_1', { reconnectBaseMs: 1 })) ids.push(e.id);
     expect(ids).toEqual(['evt_0000000000000007', 'evt_0000000000000009']);
     expect(s.seen[1]['last-event-id']).toBe('evt_0000000000000007');
+  });
+
+  it('ends a resumed stream the server answers 204 (nothing after Last-Event-ID), without reconnecting', async () => {
+    const s = await sseServer([{ status: 204 }]);
+    close = s.close;
+    const ids = [];
+    for await (const e of s.client.jobs.stream('job_1', { lastEventId: 'evt_0000000000000009', reconnectBaseMs: 1 }))
+      ids.push(e.id);
+    expect(ids).toEqual([]);
+    expect(s.seen).toHaveLength(1);
   });
 
   it("rejects with NotFoundError for a job that is not the key owner's", async () => {

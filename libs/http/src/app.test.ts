@@ -4,7 +4,7 @@ import net from 'node:net';
 import request from 'supertest';
 import { AppError } from '@mf/errors';
 import { createLogger } from '@mf/logger';
-import { answerClientError, createHttpApp, finish, jsonBody, route, toAppError } from './app';
+import { answerClientErrors, createHttpApp, finish, jsonBody, route, toAppError } from './app';
 
 // A silent pino logger (pino({ level: 'silent' }) with the fleet's settings); pino itself is not a
 // direct dependency of this package, @mf/logger is.
@@ -376,7 +376,7 @@ describe('answerClientError', () => {
       res.json({ ok: true });
     });
     const server = http.createServer(app);
-    server.on('clientError', answerClientError);
+    answerClientErrors(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as net.AddressInfo;
@@ -406,6 +406,39 @@ describe('answerClientError', () => {
     const [head, body] = reply.split('\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(JSON.parse(body)).toEqual({ error: 'Bad request' });
+  });
+
+  it('writes nothing more on a socket whose request was answered before its body arrived (no 408 after a 401)', async () => {
+    const app = createHttpApp({ logger });
+    app.post('/guarded', (_req, res) => {
+      res.status(401).json({ error: 'Missing Authorization header' });
+    });
+    // Node's request timeout is what fires on the body never finishing: short here, checked often.
+    const server = http.createServer(
+      { requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 50 },
+      app,
+    );
+    answerClientErrors(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as net.AddressInfo;
+      const received = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () =>
+          socket.write(
+            'POST /guarded HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":',
+          ),
+        );
+        let got = '';
+        socket.on('data', (d) => (got += d.toString('utf8')));
+        // Until the server closes the socket: after its request timeout has run out.
+        socket.on('close', () => resolve(got));
+        socket.on('error', reject);
+      });
+      expect(received).toMatch(/^HTTP\/1\.1 401 Unauthorized\r\n/);
+      expect(received.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    } finally {
+      server.close();
+    }
   });
 
   it('leaves a well-formed request to the app', async () => {

@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import client from 'prom-client';
 import { AppError, isAppError } from '@mf/errors';
@@ -154,14 +154,22 @@ const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
 };
 
 /**
+ * Sockets whose last request has been answered (answerClientErrors marks them): a client error
+ * there is the rest of that request (a body still arriving after a 401, then Node's request
+ * timeout), which must get no second answer. Cleared when the socket's next request begins.
+ */
+const answered = new WeakSet<Duplex>();
+
+/**
  * A `clientError` listener for an http.Server: the same status Node would send (431, 413, 408,
  * else 400), with a JSON error body instead of an empty one. Never writes into a response that
- * has started (Node's own rule), and ends the connection.
+ * has started (Node's own rule), nor after the socket's request was answered (see
+ * answerClientErrors), and ends the connection.
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   // The socket's response in flight, if any (Node keeps it there; not in the public types).
   const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent || answered.has(socket)) {
     socket.destroy();
     return;
   }
@@ -170,6 +178,22 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * Installs answerClientError on a server, with what it needs to know: which sockets' requests have
+ * been answered. A response sent before its request was read whole (a 401 before the body) leaves
+ * Node reading the body; if that never finishes, Node's request timeout is a client error on a
+ * socket that already has its answer: the client must not get an unsolicited 408 after it.
+ */
+export function answerClientErrors(server: Server): void {
+  // Before the app's own listener, which may answer at once.
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    answered.delete(socket);
+    res.once('finish', () => answered.add(socket));
+  });
+  server.on('clientError', answerClientError);
 }
 
 /** Adds the 404 handler and the one error handler that renders the contract's error body. */

@@ -7,6 +7,7 @@ export {
   jsonBody,
   queryTextGuard,
   answerClientError,
+  answerClientErrors,
   NOT_AN_OBJECT,
   UNSUPPORTED_MEDIA_TYPE,
 } from './app';

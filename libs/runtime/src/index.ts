@@ -8,3 +8,5 @@ export { startService, runMain } from './service';
 export { periodic } from './periodic';
 export type { PeriodicTask } from './periodic';
 export type { ServiceHandle, ServiceSpec, ServiceDeps, BaseServiceConfig } from './service';
+export { checkCallbackToken, signCallbackToken, DEV_CALLBACK_SECRET } from './callback-token';
+export type { CallbackGrant } from './callback-token';

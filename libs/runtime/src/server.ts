@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import http, { type Server } from 'node:http';
-import { answerClientError } from '@mf/http';
+import { answerClientErrors } from '@mf/http';
 
 export interface ListenOptions {
   port: number;
@@ -36,7 +36,7 @@ export function listen(
   );
   // Requests Node refuses before express sees them (headers over 16 KB: 431; a request not read
   // in time: 408) get a JSON error body too.
-  server.on('clientError', answerClientError);
+  answerClientErrors(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

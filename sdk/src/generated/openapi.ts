@@ -625,7 +625,7 @@ export interface paths {
          * Read your event log
          * @description Every change of every job of the key owner (processing, progress, completed, failed, cancelled), oldest first after the cursor `after`. Pass `next_cursor` as `after` for the next page; `next_cursor` is null at the end, and a later call with the last id seen returns what came since. Events are kept as long as jobs (about 30 days).
          *
-         *     Scope: none (any active key).
+         *     Scope: `jobs:read`.
          */
         get: operations["listEvents"];
         put?: never;
@@ -647,7 +647,7 @@ export interface paths {
          * Stream your events (server-sent events)
          * @description Every event of every job of the key owner as it happens, as `text/event-stream`; it does not end by itself. Without `Last-Event-ID` it starts with the next event; with it, it first sends every event after that one. Each event: `event:` one of `job.processing`, `job.progress`, `job.completed`, `job.failed`, `job.cancelled`; `id:` the event id; `data:` the Job object as JSON (the same as `GET /api/v1/jobs/{id}`). A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.
          *
-         *     Scope: none (any active key).
+         *     Scope: `jobs:read`.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -667,7 +667,7 @@ export interface paths {
         };
         /**
          * Stream a job’s events (server-sent events)
-         * @description The job’s events as `text/event-stream`. The first event is the job’s current state (under the id of its latest event); then one event per change; the stream ends after `job.completed`, `job.failed` or `job.cancelled`. With `Last-Event-ID` it sends the job’s events after that one instead of the current state. Same access as `GET /api/v1/jobs/{id}`: another user’s job is a 404 `Job not found`. Each event: `event:` one of `job.processing`, `job.progress`, `job.completed`, `job.failed`, `job.cancelled`; `id:` the event id; `data:` the Job object as JSON (the same as `GET /api/v1/jobs/{id}`). A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.
+         * @description The job’s events as `text/event-stream`. The first event is the job’s current state (under the id of its latest event); then one event per change; the stream ends after `job.completed`, `job.failed` or `job.cancelled`. With `Last-Event-ID` it sends the job’s events after that one instead of the current state; at or past the job’s terminal event it is a 204 (no stream: nothing more will come). Same access as `GET /api/v1/jobs/{id}`: another user’s job is a 404 `Job not found`. Each event: `event:` one of `job.processing`, `job.progress`, `job.completed`, `job.failed`, `job.cancelled`; `id:` the event id; `data:` the Job object as JSON (the same as `GET /api/v1/jobs/{id}`). A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.
          *
          *     Scope: none (any active key).
          */
@@ -4459,7 +4459,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Over the API rate limit (`retry_after`; opening a stream counts as one request), or this key already holds 10 open streams. */
+            /** @description Over the API rate limit (`retry_after`; opening a stream counts as one request), or this key already holds 10 open streams, or its user 25 over all their keys. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4508,6 +4508,13 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            /** @description `Last-Event-ID` is at or past the finished job’s terminal event: nothing to stream. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4523,7 +4530,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Over the API rate limit (`retry_after`; opening a stream counts as one request), or this key already holds 10 open streams. */
+            /** @description Over the API rate limit (`retry_after`; opening a stream counts as one request), or this key already holds 10 open streams, or its user 25 over all their keys. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

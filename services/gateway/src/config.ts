@@ -1,4 +1,5 @@
-import { Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
+import { Joi, loadConfig, refuseDevelopmentSecrets, serviceEnv, type ServiceEnv } from '@mf/config';
+import { DEV_CALLBACK_SECRET } from '@mf/runtime';
 import { storageEnv, type StorageEnv } from '@mf/storage';
 import { RATE_LIMIT_STORES, type RateLimitConfig } from './core/ratelimit/settings';
 
@@ -12,11 +13,13 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv, RateLimitConfig {
   INSTRUCT_TIMEOUT_MS: number;
   EXPORT_TIMEOUT_MS: number;
   WEBHOOK_TEST_TIMEOUT_MS: number;
+  PROVIDER_CALLBACK_SECRET: string;
   IDEMPOTENCY_TTL_HOURS: number;
   SIGNIN_FAILURES_PER_IP: number;
   SIGNUPS_PER_IP_PER_HOUR: number;
   SIGNUP_CREDITS: number;
   STREAMS_PER_KEY: number;
+  STREAMS_PER_USER: number;
   STREAM_SLOT_TTL_MS: number;
   SSE_HEARTBEAT_MS: number;
   KEY_CACHE_TTL_MS: number;
@@ -64,6 +67,8 @@ const schema = Joi.object<GatewayConfig>({
   EXPORT_TIMEOUT_MS: Joi.number().integer().min(1000).default(720_000),
   /** Longest the dashboard's webhook test may take, ms (longer than the dispatcher's WEBHOOK_TIMEOUT_MS). */
   WEBHOOK_TEST_TIMEOUT_MS: Joi.number().integer().min(1000).default(15_000),
+  /** jobs' secret of provider callback URLs: the gateway checks a callback's token before anything reaches jobs. */
+  PROVIDER_CALLBACK_SECRET: Joi.string().min(16).default(DEV_CALLBACK_SECRET),
   /** Credits granted once to each account made with the dashboard's sign-up, through billing's ledger (0: none; then an admin grants them). */
   SIGNUP_CREDITS: Joi.number().integer().min(0).max(1_000_000_000).default(0),
   /** How long an Idempotency-Key's answer is kept and replayed, hours (Stripe: 24). */
@@ -74,6 +79,8 @@ const schema = Joi.object<GatewayConfig>({
   SIGNUPS_PER_IP_PER_HOUR: Joi.number().integer().min(1).default(10),
   /** Server-sent event streams one API key may hold open at once (on one gateway; on all with a shared RATE_LIMIT_STORE); more get 429. */
   STREAMS_PER_KEY: Joi.number().integer().min(1).default(10),
+  /** Streams one user may hold open over all their keys (same store as the per-key count); more get 429. */
+  STREAMS_PER_USER: Joi.number().integer().min(1).default(25),
   /**
    * With a shared RATE_LIMIT_STORE the stream limit counts across replicas: how long an open
    * stream's slot outlives its replica's last renewal (renewed every third of it), ms.
@@ -84,6 +91,11 @@ const schema = Joi.object<GatewayConfig>({
   ...storageEnv,
 });
 
+/** The development default of PROVIDER_CALLBACK_SECRET is refused in production (naming it). */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  return loadConfig(schema, env);
+  const config = loadConfig(schema, env);
+  refuseDevelopmentSecrets(config, {
+    PROVIDER_CALLBACK_SECRET: config.PROVIDER_CALLBACK_SECRET === DEV_CALLBACK_SECRET,
+  });
+  return config;
 }

@@ -31,8 +31,6 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
     const usage = new UsageRecorder(db, logger, config.USAGE_FLUSH_MS);
     // Key lookups are reused while revocation events can reach this replica (the broker is up).
     const keyCache = new KeyCache({ ttlMs: config.KEY_CACHE_TTL_MS, live: () => bus.connected });
-    await startKeyRevocationFeed(bus, keyCache, logger);
-    const revocations = keyRevocations({ bus: () => Promise.resolve(bus), cache: keyCache, logger });
     const rateLimit = await limiterFromConfig(config, { db, schema: 'gateway', logger });
     logger.info({ store: rateLimit.store, perMinute: config.RATE_LIMIT_PER_MINUTE }, 'rate limit store');
     const storage = createStorage(storageConfigFromEnv(config));
@@ -57,6 +55,18 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       logger,
     });
     const streams = new Streams({ limits: streamSlots, sse: { heartbeatMs: config.SSE_HEARTBEAT_MS } });
+    // A revoked key loses its cached lookups and its open streams on every replica.
+    const endStreamsOf = (apiKeyId: number) => {
+      const ended = streams.closeKey(apiKeyId);
+      if (ended > 0) logger.info({ api_key_id: apiKeyId, streams: ended }, 'API key revoked: its event streams ended');
+    };
+    await startKeyRevocationFeed(bus, keyCache, logger, endStreamsOf);
+    const revocations = keyRevocations({
+      bus: () => Promise.resolve(bus),
+      cache: keyCache,
+      onRevoked: endStreamsOf,
+      logger,
+    });
     await startLiveFeed(bus, streams.hub, () => {
       logger.warn(
         { streams: streams.size },
@@ -68,7 +78,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
     // (clients reconnect, to another replica, with Last-Event-ID).
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => streams.closeAll());
     router.use(mediaRoutes(storage));
-    router.use(providerCallbackRoutes(bus));
+    router.use(providerCallbackRoutes(bus, { callbackSecret: config.PROVIDER_CALLBACK_SECRET }));
     // One limiter for /api/v1 and /api/mcp: the per-key limit covers both.
     const api: ApiDeps = {
       db,

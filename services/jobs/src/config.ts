@@ -8,6 +8,7 @@ import {
   serviceEnv,
   type ServiceEnv,
 } from '@mf/config';
+import { DEV_CALLBACK_SECRET } from '@mf/runtime';
 import { storageEnv, type StorageEnv } from '@mf/storage';
 import { FAULT_POINTS, isFaultPoint } from './faults';
 import {
@@ -17,8 +18,7 @@ import {
   type RoutingConfig,
 } from './routing/providers-document';
 
-/** Published here, so usable in development only. */
-export const DEV_CALLBACK_SECRET = 'dev-only-callback-secret-change-me';
+export { DEV_CALLBACK_SECRET };
 
 export interface JobsConfig extends ServiceEnv, StorageEnv {
   PUBLIC_BASE_URL: string;

@@ -6,7 +6,8 @@ import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
 import { CallbackPolls } from '../src/usecases/callback-poll.usecase';
 import { cancelJob } from '../src/usecases/cancel-job.usecase';
 import { getJob, providerCallback } from '../src/usecases/read-jobs.usecase';
-import { callbackToken, toEventPayload } from '../src/domain/job';
+import { signCallbackToken } from '@mf/runtime';
+import { toEventPayload } from '../src/domain/job';
 import { submitJob } from '../src/usecases/submit-job.usecase';
 import { retryPendingRefunds, sweepRetention, sweepStuckSubmits } from '../src/usecases/sweep.usecase';
 import { producedFile, startHarness, type Harness } from './support/jobs-harness';
@@ -32,6 +33,10 @@ describe('jobs lifecycle against the real database and broker', () => {
     h.provider.next = () => ({ state: 'running' });
     h.provider.submitError = null;
   });
+
+  /** The token of attempt n's callback URL (good for an hour unless `expiresAt` says otherwise). */
+  const callbackTokenFor = (jobId: string, attempt: number, expiresAt = new Date(Date.now() + 3_600_000)) =>
+    signCallbackToken(h.ctx.settings.callbackSecret, { jobId, attempt, expiresAt });
 
   /** Keeps a test's processing jobs out of later tests' poller rounds. */
   const parkJobsOf = async (u: number): Promise<void> => {
@@ -436,14 +441,24 @@ describe('jobs lifecycle against the real database and broker', () => {
 
     const file = producedFile(h.mediaDir, 'callback.png');
     h.provider.next = () => ({ state: 'completed', outputs: [{ kind: 'file', path: file, contentType: 'image/png' }] });
-    const token = callbackToken(h.ctx.settings.callbackSecret, job_id);
-    expect(await providerCallback(h.ctx, { job_id, token }, poll)).toEqual({ accepted: true });
+    // A real token, but expired, or made for another attempt: refused like a forged one.
+    const expired = callbackTokenFor(job_id, 1, new Date(Date.now() - 1000));
+    expect(await providerCallback(h.ctx, { job_id, token: expired, attempt: 1 }, poll)).toEqual({ accepted: false });
+    const otherAttempt = callbackTokenFor(job_id, 2);
+    expect(await providerCallback(h.ctx, { job_id, token: otherAttempt, attempt: 1 }, poll)).toEqual({
+      accepted: false,
+    });
+    await polls.drain();
+    expect(h.provider.statusCalls.get(`req-${job_id}`)).toBeUndefined();
+
+    const token = callbackTokenFor(job_id, 1);
+    expect(await providerCallback(h.ctx, { job_id, token, attempt: 1 }, poll)).toEqual({ accepted: true });
     await polls.drain();
     expect(h.provider.statusCalls.get(`req-${job_id}`)).toBe(1);
     expect(woken).toBe(0);
     expect(await getJob(h.ctx, { user_id: u, job_id })).toMatchObject({ status: 'completed' });
     // Completed: a repeated callback has nothing to poll.
-    expect(await providerCallback(h.ctx, { job_id, token }, poll)).toEqual({ accepted: false });
+    expect(await providerCallback(h.ctx, { job_id, token, attempt: 1 }, poll)).toEqual({ accepted: false });
   });
 
   it('claims a job in one statement on a callback for its current attempt of a provider that signs nothing, and looks closer at any other', async () => {
@@ -457,13 +472,16 @@ describe('jobs lifecycle against the real database and broker', () => {
       return polls.pollNow(id);
     };
     const fast = (id: string, n: number, providers: string[]) => polls.pollIfCurrent(id, n, providers);
-    const token = callbackToken(h.ctx.settings.callbackSecret, job_id);
+    const token = callbackTokenFor(job_id, 1);
     h.provider.statusCalls.clear();
 
     // Not its attempt, or not its provider: nothing claimed, nothing polled.
     expect(await polls.pollIfCurrent(job_id, 2, ['local'])).toBe(false);
     expect(await polls.pollIfCurrent(job_id, 1, ['a-provider-that-signs'])).toBe(false);
-    expect(await providerCallback(h.ctx, { job_id, token, attempt: 2 }, poll, fast)).toEqual({ accepted: false });
+    const secondAttempt = callbackTokenFor(job_id, 2);
+    expect(await providerCallback(h.ctx, { job_id, token: secondAttempt, attempt: 2 }, poll, fast)).toEqual({
+      accepted: false,
+    });
     expect(h.provider.statusCalls.get(`req-${job_id}`)).toBeUndefined();
     expect((await findJob(h.db, job_id))!.next_poll_at!.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
 
@@ -496,8 +514,10 @@ describe('jobs lifecycle against the real database and broker', () => {
       });
     const round = advanceDueJobs(h.ctx, 50, polls.inFlight);
     await inStatus;
-    const token = callbackToken(h.ctx.settings.callbackSecret, job_id);
-    expect(await providerCallback(h.ctx, { job_id, token }, (id) => polls.pollNow(id))).toEqual({ accepted: true });
+    const token = callbackTokenFor(job_id, 1);
+    expect(await providerCallback(h.ctx, { job_id, token, attempt: 1 }, (id) => polls.pollNow(id))).toEqual({
+      accepted: true,
+    });
     await polls.drain();
     // Not advanced a second time alongside the round: the poller is woken to look again after it.
     expect(h.provider.statusCalls.get(`req-${job_id}`)).toBe(1);

@@ -2,7 +2,8 @@ import { types } from 'node:util';
 import { jobEvents, ROUTING_KEYS, type SubmitJobRequest } from '@mf/contracts';
 import { createDb } from '@mf/db';
 import { recordingLogger } from '@mf/testing';
-import { callbackToken, type JobRow } from '../src/domain/job';
+import { signCallbackToken } from '@mf/runtime';
+import { type JobRow } from '../src/domain/job';
 import { ProviderSubmitError, type CallbackDelivery, type CallbackVerdict } from '../src/providers/provider';
 import { findJob } from '../src/repositories/jobs.repository';
 import { listAttempts } from '../src/repositories/attempts.repository';
@@ -295,7 +296,11 @@ describe('routes with fallback against the real database and broker (scripted pr
       ),
     ).toHaveLength(1);
     // ...and its signed callback says it succeeded.
-    const token = callbackToken(ctx.settings.callbackSecret, job_id);
+    const token = signCallbackToken(ctx.settings.callbackSecret, {
+      jobId: job_id,
+      attempt: 1,
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
     const delivery = {
       headers: { 'x-test-signature': 'valid' },
       body: JSON.stringify({ id: `first-${job_id}-1`, status: 'succeeded' }),

@@ -44,7 +44,7 @@ function eventStream(description: string): Json {
 const streamLimits: Json = {
   '429': {
     description:
-      'Over the API rate limit (`retry_after`; opening a stream counts as one request), or this key already holds 10 open streams.',
+      'Over the API rate limit (`retry_after`; opening a stream counts as one request), or this key already holds 10 open streams, or its user 25 over all their keys.',
     headers: { ...requestIdHeader },
     content: jsonContent({ anyOf: [ref('RateLimitError'), ref('Error')] }),
   },
@@ -63,6 +63,7 @@ export const EVENT_OPERATIONS = [
     path: '/events',
     summary: 'Read your event log',
     tag: 'Events',
+    scope: 'jobs:read',
     description: [
       'Every change of every job of the key owner (processing, progress, completed, failed, cancelled), oldest first after the cursor `after`.',
       'Pass `next_cursor` as `after` for the next page; `next_cursor` is null at the end, and a later call with the last id seen returns what came since. Events are kept as long as jobs (about 30 days).',
@@ -76,6 +77,7 @@ export const EVENT_OPERATIONS = [
     path: '/events/stream',
     summary: 'Stream your events (server-sent events)',
     tag: 'Events',
+    scope: 'jobs:read',
     description: [
       'Every event of every job of the key owner as it happens, as `text/event-stream`; it does not end by itself.',
       'Without `Last-Event-ID` it starts with the next event; with it, it first sends every event after that one.',
@@ -93,7 +95,7 @@ export const EVENT_OPERATIONS = [
     tag: 'Events',
     description: [
       'The job’s events as `text/event-stream`. The first event is the job’s current state (under the id of its latest event); then one event per change; the stream ends after `job.completed`, `job.failed` or `job.cancelled`.',
-      'With `Last-Event-ID` it sends the job’s events after that one instead of the current state.',
+      'With `Last-Event-ID` it sends the job’s events after that one instead of the current state; at or past the job’s terminal event it is a 204 (no stream: nothing more will come).',
       'Same access as `GET /api/v1/jobs/{id}`: another user’s job is a 404 `Job not found`.',
       streamNote,
     ].join(' '),
@@ -103,6 +105,10 @@ export const EVENT_OPERATIONS = [
       description: 'The job’s event stream.',
       schema: { response: eventStream('The job’s event stream.') },
     },
-    statuses: { '404': errorResponse('`Job not found`.', ref('Error')), ...streamLimits },
+    statuses: {
+      '204': { description: '`Last-Event-ID` is at or past the finished job’s terminal event: nothing to stream.' },
+      '404': errorResponse('`Job not found`.', ref('Error')),
+      ...streamLimits,
+    },
   },
 ] as const satisfies readonly Operation[];

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { findModel, imageCost, videoCost, type ModelId } from '@mf/catalog';
 import type {
   CancelledBy,
@@ -213,17 +213,6 @@ export function refundReason(row: Pick<JobRow, 'status' | 'cancelled_by'>): stri
 /** The reference under which billing records this job's charge (and its refund). */
 export function chargeReference(jobId: string): string {
   return `job:${jobId}`;
-}
-
-/** A per-job token for the provider's completion callback URL. */
-export function callbackToken(secret: string, jobId: string): string {
-  return createHmac('sha256', secret).update(jobId).digest('base64url');
-}
-
-export function verifyCallbackToken(secret: string, jobId: string, token: string): boolean {
-  const expected = Buffer.from(callbackToken(secret, jobId));
-  const given = Buffer.from(token);
-  return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { callbackToken, currentAttempt, modeOf, type JobRow } from '../domain/job';
+import { signCallbackToken } from '@mf/runtime';
+import { currentAttempt, modeOf, type JobRow } from '../domain/job';
 import { ProviderSubmitError, UnsupportedParameterError, type ProviderJob } from '../providers/provider';
 import { endAttempt, insertAttempt, markAttemptRunning } from '../repositories/attempts.repository';
 import { transition } from '../repositories/jobs.repository';
@@ -34,10 +35,21 @@ export function jobRoutes(ctx: JobsContext, job: JobRow): AttemptRoute[] {
   return job.routes?.length ? job.routes : ctx.routing.routesFor(job.model_id, modeOf(job));
 }
 
-/** Where the upstream of attempt n calls us back: a per-job token, and the attempt it is about. */
-export function callbackUrlFor(ctx: JobsContext, jobId: string, n: number): string {
+/**
+ * A callback arriving this long after the job's deadline is still taken: the sweeper may not have
+ * ended the job yet, and the gateway's clock may be behind this replica's.
+ */
+export const CALLBACK_GRACE_MS = 5 * 60_000;
+
+/** Where the upstream of attempt n calls us back: a token for that attempt, good until the job's deadline. */
+export function callbackUrlFor(ctx: JobsContext, job: Pick<JobRow, 'id' | 'deadline_at'>, n: number): string {
   const base = ctx.settings.publicBaseUrl.replace(/\/+$/, '');
-  return `${base}/api/providers/callback/${jobId}?token=${callbackToken(ctx.settings.callbackSecret, jobId)}&attempt=${n}`;
+  const token = signCallbackToken(ctx.settings.callbackSecret, {
+    jobId: job.id,
+    attempt: n,
+    expiresAt: new Date(new Date(job.deadline_at).getTime() + CALLBACK_GRACE_MS),
+  });
+  return `${base}/api/providers/callback/${job.id}?token=${token}&attempt=${n}`;
 }
 
 /** What attempt n of a job on `route` asks of its provider. */
@@ -51,7 +63,7 @@ export function providerJobFor(ctx: JobsContext, job: JobRow, n: number, route: 
     upstreamModel: route.model ?? job.upstream_model,
     attempt: n,
     params: job.params,
-    callbackUrl: provider?.wantsCallback ? callbackUrlFor(ctx, job.id, n) : undefined,
+    callbackUrl: provider?.wantsCallback ? callbackUrlFor(ctx, job, n) : undefined,
   } as ProviderJob;
 }
 

@@ -11,7 +11,8 @@ import type {
   ProviderCallbackRequest,
 } from '@mf/contracts';
 import { AppError } from '@mf/errors';
-import { currentAttempt, toView, verifyCallbackToken, type JobRow } from '../domain/job';
+import { checkCallbackToken } from '@mf/runtime';
+import { currentAttempt, toView, type JobRow } from '../domain/job';
 import { findAttempt, listAttempts } from '../repositories/attempts.repository';
 import { findJob, findVisibleJob, findVisibleJobsByIds, listVisibleJobs } from '../repositories/jobs.repository';
 import type { JobsContext } from './context';
@@ -103,7 +104,7 @@ export async function getJobAttempts(ctx: JobsContext, ref: JobRef): Promise<Job
 
 /**
  * An upstream provider says a job changed: poll it now (`poll` claims and advances it at once, see
- * CallbackPolls). The token proves the URL is ours; the body is trusted only where the provider
+ * CallbackPolls). The token proves the URL is ours, made for this attempt, and not expired; the body is trusted only where the provider
  * signs it and a signing secret is configured (Replicate), and then only to log a late result of
  * an attempt already given up, which is discarded. `pollIfCurrent` (CallbackPolls'), when given,
  * first tries the usual case in one statement: the named attempt is the job's current one, and its
@@ -115,7 +116,8 @@ export async function providerCallback(
   poll: (jobId: string) => Promise<boolean>,
   pollIfCurrent?: (jobId: string, attempt: number, providers: string[]) => Promise<boolean>,
 ): Promise<{ accepted: boolean }> {
-  if (!verifyCallbackToken(ctx.settings.callbackSecret, req.job_id, req.token)) return { accepted: false };
+  const call = { jobId: req.job_id, attempt: req.attempt, token: req.token };
+  if (!checkCallbackToken(ctx.settings.callbackSecret, call)) return { accepted: false };
   if (req.attempt && pollIfCurrent) {
     const unsigned = ctx.routing
       .all()

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { Bus } from '@mf/bus';
 import { requestId } from '@mf/http';
 import type { Logger } from '@mf/logger';
-import { readLog, resumePoint } from '../../core/events/event-log.usecase';
+import { assertEventLogScope, readLog, resumePoint, streamIsOver } from '../../core/events/event-log.usecase';
 import { runStream } from '../../core/events/stream-session';
 import { getJob } from '../../core/usecases/jobs.usecase';
 import { authOf } from '../../http/auth.middleware';
@@ -24,14 +24,20 @@ export function eventStreams(
     const auth = authOf(req);
     const opts = { correlationId: requestId(req) };
     // Everything that can refuse (400, 404, 429) before the stream's headers go out.
+    if (jobId === undefined) assertEventLogScope(auth);
     const after = resumePoint(req.header('last-event-id'));
     const job = jobId === undefined ? undefined : await getJob(bus, auth, jobId, opts);
-    const release = await streams.limits.acquire(rateLimitKey(auth.apiKeyId));
+    // A finished job resumed at or past its terminal event: nothing will come, so no stream (and no slot).
+    if (job && after !== undefined && (await streamIsOver(bus, { userId: auth.userId, job, after }, opts))) {
+      res.status(204).end();
+      return;
+    }
+    const release = await streams.limits.acquire({ key: rateLimitKey(auth.apiKeyId), user: `user:${auth.userId}` });
     // The client may have gone while the slot was taken: nothing would ever close this stream.
     if (req.socket.destroyed) return release();
     const sse = new SseResponse(res, streams.options);
     sse.onClose(release);
-    streams.track(sse);
+    streams.track(sse, { apiKeyId: auth.apiKeyId, userId: auth.userId });
     try {
       const stop = await runStream(
         { hub: streams.hub, readLog: (q) => readLog(bus, { userId: auth.userId, ...q }, opts) },

@@ -2,21 +2,27 @@ import { EventHub } from '../../core/events/event-hub';
 import { StreamLimits, type StreamSlots } from '../../core/events/stream-limits';
 import { DEFAULT_SSE_OPTIONS, type SseOptions, type SseResponse } from './sse-response';
 
-/** This replica's event streams: the live hub, the per-key limit, and every open stream (closed at shutdown). */
+/** Whose stream it is: the key that opened it and the key's user. */
+export interface StreamOwner {
+  apiKeyId: number;
+  userId: number;
+}
+
+/** This replica's event streams: the live hub, the stream limits, and every open stream (closed at shutdown or revocation). */
 export class Streams {
   readonly hub = new EventHub();
   readonly limits: StreamSlots;
   readonly options: SseOptions;
-  private readonly open = new Set<SseResponse>();
+  private readonly open = new Map<SseResponse, StreamOwner | undefined>();
 
-  /** `limits`: the per-key stream limit (stream-slots-from-config.ts); per process by default. */
-  constructor(opts: { limits?: StreamSlots; perKey?: number; sse?: Partial<SseOptions> } = {}) {
-    this.limits = opts.limits ?? new StreamLimits(opts.perKey);
+  /** `limits`: the per-key and per-user stream limits (stream-slots-from-config.ts); per process by default. */
+  constructor(opts: { limits?: StreamSlots; perKey?: number; perUser?: number; sse?: Partial<SseOptions> } = {}) {
+    this.limits = opts.limits ?? new StreamLimits(opts.perKey, opts.perUser);
     this.options = { ...DEFAULT_SSE_OPTIONS, ...opts.sse };
   }
 
-  track(stream: SseResponse): void {
-    this.open.add(stream);
+  track(stream: SseResponse, owner?: StreamOwner): void {
+    this.open.set(stream, owner);
     stream.onClose(() => this.open.delete(stream));
   }
 
@@ -24,8 +30,22 @@ export class Streams {
     return this.open.size;
   }
 
+  /**
+   * Ends the streams opened with a revoked key: what it could read until now it may not read on.
+   * The client's reconnect is then refused (401). Returns how many were ended.
+   */
+  closeKey(apiKeyId: number): number {
+    let n = 0;
+    for (const [s, owner] of [...this.open]) {
+      if (owner?.apiKeyId !== apiKeyId) continue;
+      s.end();
+      n++;
+    }
+    return n;
+  }
+
   /** Ends every stream (shutdown): clients reconnect, to another replica, with Last-Event-ID. */
   closeAll(): void {
-    for (const s of [...this.open]) s.end();
+    for (const s of [...this.open.keys()]) s.end();
   }
 }

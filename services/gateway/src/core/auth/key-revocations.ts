@@ -18,6 +18,8 @@ export interface KeyRevocationDeps {
   bus: () => Promise<Bus>;
   /** This process's own cache, if it has one (the gateway does, the admin CLI does not). */
   cache?: KeyCache;
+  /** What else this process holds for the key (its open event streams), dropped at once too. */
+  onRevoked?: (apiKeyId: number) => void;
   logger: Logger;
 }
 
@@ -25,6 +27,7 @@ export function keyRevocations(deps: KeyRevocationDeps): KeyRevocations {
   return {
     async announce(key) {
       deps.cache?.evictKey(key.id);
+      deps.onRevoked?.(key.id);
       try {
         const bus = await deps.bus();
         await bus.publishEvent(apiKeyRevoked, { api_key_id: key.id, user_id: key.user_id });
@@ -45,8 +48,16 @@ export function keyRevocations(deps: KeyRevocationDeps): KeyRevocations {
  * evicts its key (each replica has its own exclusive queue on the events exchange), and on every
  * (re)connection to the broker the whole cache is cleared, since events sent while this replica was
  * disconnected never reach it. While disconnected the cache is not used at all (its `live`).
+ * `onRevoked` ends what else the key holds open here (its event streams; those of a replica that
+ * was disconnected are ended by the live feed's reconnect and must authenticate again).
  */
-export async function startKeyRevocationFeed(bus: Bus, cache: KeyCache, logger: Logger): Promise<void> {
+export async function startKeyRevocationFeed(
+  bus: Bus,
+  cache: KeyCache,
+  logger: Logger,
+  /** What else holds the key on this replica (its open event streams, ended here). */
+  onRevoked: (apiKeyId: number) => void = () => undefined,
+): Promise<void> {
   await bus.subscribe({
     bindings: [apiKeyRevoked.routingKey],
     handle: (_routingKey, payload) => {
@@ -57,7 +68,9 @@ export async function startKeyRevocationFeed(bus: Bus, cache: KeyCache, logger: 
         cache.clear();
         return;
       }
-      cache.evictKey((checked.value as ApiKeyRevokedPayload).api_key_id);
+      const { api_key_id } = checked.value as ApiKeyRevokedPayload;
+      cache.evictKey(api_key_id);
+      onRevoked(api_key_id);
     },
     // Each time the queue is bound (at start, after every reconnect, before the bus counts as
     // connected again): whatever was revoked while it was not is unknown here.

@@ -11,7 +11,7 @@ import {
   type LogEvent,
 } from '@mf/contracts';
 import { AppError } from '@mf/errors';
-import type { AuthContext } from '../auth/auth-context';
+import { assertScope, type AuthContext } from '../auth/auth-context';
 import { valid } from '../usecases/validated';
 import type { StreamEvent } from './live-event';
 
@@ -24,6 +24,17 @@ export interface EventCallOptions {
   correlationId?: string;
 }
 
+/**
+ * The user-wide log and stream show every job of the user (ids, inputs, result URLs), as listing
+ * jobs does: they need the same scope. One job's stream follows GET /jobs/:id (the id is the capability).
+ */
+export const EVENT_LOG_SCOPE = 'jobs:read';
+
+/** Throws the 403 of a key that may not read the user-wide log or stream. */
+export function assertEventLogScope(auth: AuthContext): void {
+  assertScope(auth, EVENT_LOG_SCOPE);
+}
+
 /** GET /api/v1/events: a page of the key's user's event log, oldest first after `after`. */
 export async function listEvents(
   bus: Bus,
@@ -31,6 +42,7 @@ export async function listEvents(
   query: Record<string, unknown>,
   opts: EventCallOptions = {},
 ): Promise<EventsPage> {
+  assertEventLogScope(auth);
   const q: ListEventsQuery = valid(validateListEventsQuery(query));
   return bus.rpc(
     jobsRpc,
@@ -75,4 +87,24 @@ export async function* readLog(
     if (!page.next_cursor) return;
     after = page.next_cursor;
   }
+}
+
+/**
+ * Whether a job's stream resumed after `after` has nothing left to send: the job is finished and
+ * its log holds nothing after that id (its terminal event is at or before it). Such a request is a
+ * 204, which also stops a browser's EventSource from reconnecting.
+ */
+export async function streamIsOver(
+  bus: Bus,
+  q: { userId: number; job: { job_id: string; status: string }; after: string },
+  opts: EventCallOptions = {},
+): Promise<boolean> {
+  if (q.job.status === 'processing') return false;
+  const page = await bus.rpc(
+    jobsRpc,
+    'events',
+    { user_id: q.userId, limit: 1, after: q.after, job_id: q.job.job_id },
+    opts,
+  );
+  return page.events.length === 0;
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { AppError } from '@mf/errors';
 import type { Logger } from '@mf/logger';
-import { StreamLimits, tooManyStreams, type StreamSlots } from './stream-limits';
+import { StreamLimits, tooManyStreams, tooManyUserStreams, type SlotOwner, type StreamSlots } from './stream-limits';
 
-/** One held slot: the key it counts against and its id in the store. */
+/** One held slot: what it counts against (an API key's or a user's name) and its id in the store. */
 export interface Lease {
   key: string;
   slotId: string;
@@ -23,6 +24,7 @@ export interface LeaseStore {
 
 export interface SharedSlotsOptions {
   perKey: number;
+  perUser: number;
   /** How long a slot outlives its replica's last renewal; renewed every third of it. */
   ttlMs: number;
   logger: Logger;
@@ -33,13 +35,16 @@ export interface SharedSlotsOptions {
 const LOG_EVERY_MS = 60_000;
 
 /**
- * The per-key stream limit across every gateway replica: each open stream holds a lease in the
- * shared store, renewed by its replica while the stream lasts and freed when it closes. While the
+ * The per-key and per-user stream limits across every gateway replica: each open stream holds two
+ * leases in the shared store (one counted against its key, one against its user), renewed by its
+ * replica while the stream lasts and freed when it closes. The key's is taken first and given back
+ * when the user's is refused, so a race can refuse a stream it need not have, never admit one too
+ * many. While the
  * store fails, streams are counted per process instead (as the rate limiter's insurance does), so
  * an outage of the store does not refuse or fail streams; a warning says so, at most once a minute.
  */
 export class SharedStreamSlots implements StreamSlots {
-  private readonly held = new Map<string, string>(); // slot id -> key
+  private readonly held = new Map<string, Lease>(); // slot id -> lease
   private readonly fallback: StreamLimits;
   private readonly timer: NodeJS.Timeout;
   private lastWarnAt = -Infinity;
@@ -48,7 +53,7 @@ export class SharedStreamSlots implements StreamSlots {
     private readonly store: LeaseStore,
     private readonly opts: SharedSlotsOptions,
   ) {
-    this.fallback = new StreamLimits(opts.perKey);
+    this.fallback = new StreamLimits(opts.perKey, opts.perUser);
     this.timer = setInterval(() => void this.renew(), Math.max(1, Math.floor(opts.ttlMs / 3)));
     this.timer.unref();
   }
@@ -57,35 +62,57 @@ export class SharedStreamSlots implements StreamSlots {
     return this.opts.perKey;
   }
 
-  get total(): number {
-    return this.held.size + this.fallback.total;
+  get perUser(): number {
+    return this.opts.perUser;
   }
 
-  async acquire(key: string): Promise<() => void> {
-    const lease: Lease = { key, slotId: randomUUID() };
-    let taken: boolean;
+  get total(): number {
+    return this.held.size / 2 + this.fallback.total;
+  }
+
+  async acquire(owner: SlotOwner): Promise<() => void> {
+    const keyLease: Lease = { key: owner.key, slotId: randomUUID() };
+    const userLease: Lease = { key: owner.user, slotId: randomUUID() };
     try {
-      taken = await this.store.take(lease, this.opts.perKey, this.opts.ttlMs);
+      if (!(await this.store.take(keyLease, this.opts.perKey, this.opts.ttlMs))) throw tooManyStreams(this.opts.perKey);
+      let userTaken: boolean;
+      try {
+        userTaken = await this.store.take(userLease, this.opts.perUser, this.opts.ttlMs);
+      } catch (err) {
+        this.free(keyLease);
+        throw err;
+      }
+      if (!userTaken) {
+        this.free(keyLease);
+        throw tooManyUserStreams(this.opts.perUser);
+      }
     } catch (err) {
+      if (err instanceof AppError) throw err;
       this.warn(err, 'stream-limit store failed: counting streams per process until it answers again');
-      return this.fallback.take(key);
+      return this.fallback.take(owner);
     }
-    if (!taken) throw tooManyStreams(this.opts.perKey);
-    this.held.set(lease.slotId, key);
+    this.held.set(keyLease.slotId, keyLease);
+    this.held.set(userLease.slotId, userLease);
     let freed = false;
     return () => {
       if (freed) return;
       freed = true;
-      this.held.delete(lease.slotId);
-      // Not freed in the store (it failed): the lease expires within ttlMs anyway.
-      this.store.free(lease).catch((err: unknown) => this.warn(err, 'stream-limit store: freeing a slot failed'));
+      this.held.delete(keyLease.slotId);
+      this.held.delete(userLease.slotId);
+      this.free(keyLease);
+      this.free(userLease);
     };
+  }
+
+  private free(lease: Lease): void {
+    // Not freed in the store (it failed): the lease expires within ttlMs anyway.
+    this.store.free(lease).catch((err: unknown) => this.warn(err, 'stream-limit store: freeing a slot failed'));
   }
 
   /** Renews every lease this replica holds (the timer's job; tests call it directly). */
   async renew(): Promise<void> {
     if (this.held.size === 0) return;
-    const leases = [...this.held].map(([slotId, key]) => ({ key, slotId }));
+    const leases = [...this.held.values()];
     try {
       await this.store.renew(leases, this.opts.ttlMs);
     } catch (err) {

@@ -9,6 +9,7 @@ import { StreamLimits, type StreamSlots } from './stream-limits';
 
 export interface StreamSlotsConfig {
   STREAMS_PER_KEY: number;
+  STREAMS_PER_USER: number;
   STREAM_SLOT_TTL_MS: number;
   RATE_LIMIT_KEY_PREFIX: string;
 }
@@ -24,14 +25,19 @@ export interface StreamSlotsDeps {
 }
 
 /**
- * The per-key stream limit on the rate limit's store: per process with `memory` (one replica),
+ * The per-key and per-user stream limits on the rate limit's store: per process with `memory` (one replica),
  * across every replica with `postgres` or `redis` (leases renewed while the stream is open).
  */
 export function streamSlotsFromConfig(config: StreamSlotsConfig, deps: StreamSlotsDeps): StreamSlots {
-  const opts = { perKey: config.STREAMS_PER_KEY, ttlMs: config.STREAM_SLOT_TTL_MS, logger: deps.logger };
+  const opts = {
+    perKey: config.STREAMS_PER_KEY,
+    perUser: config.STREAMS_PER_USER,
+    ttlMs: config.STREAM_SLOT_TTL_MS,
+    logger: deps.logger,
+  };
   switch (deps.store) {
     case 'memory':
-      return new StreamLimits(config.STREAMS_PER_KEY);
+      return new StreamLimits(config.STREAMS_PER_KEY, config.STREAMS_PER_USER);
     case 'postgres':
       return new SharedStreamSlots(postgresLeaseStore(deps.db, deps.schema), { ...opts, storeName: 'postgres' });
     case 'redis':
