@@ -1,4 +1,5 @@
 import { rawRowsOf, rowOf, type Knex } from '@mf/db';
+import type { SignatureScheme } from '../domain/signing';
 
 /** The only module that speaks SQL about endpoints. */
 
@@ -7,6 +8,12 @@ export interface EndpointRow {
   user_id: number;
   url: string;
   secret_ciphertext: string;
+  /** The job event types it receives. */
+  events: string[];
+  signature_scheme: SignatureScheme;
+  /** The secret before the last rotation, signing beside the new one until previous_secret_expires_at. */
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: Date | null;
   /** First failure of the current unbroken run of failures; null after a 2xx. */
   failing_since: Date | null;
   /** Set when that run outlasted WEBHOOK_DISABLE_AFTER_MS: nothing is sent until the URL is saved again. */
