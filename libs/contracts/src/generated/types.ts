@@ -392,6 +392,19 @@ export interface EndpointRef {
 
 export interface EndpointView {
   url: string | null;
+  /**
+   * The types sent; null when there is no endpoint.
+   */
+  events?:
+    /**
+     * The types sent; null when there is no endpoint.
+     */
+    | string[]
+    | null;
+  /**
+   * null when there is no endpoint.
+   */
+  signature_scheme?: 'stripe' | 'standard' | null;
   created_at: string | null;
   updated_at: string | null;
   /**
@@ -992,6 +1005,10 @@ export interface LedgerRequest {
 
 export interface ListDeliveriesReply {
   deliveries: DeliveryView[];
+  /**
+   * More attempts match past the last one of this page.
+   */
+  has_more?: boolean;
 }
 
 export interface ListDeliveriesRequest {
@@ -999,6 +1016,14 @@ export interface ListDeliveriesRequest {
   user_id: number;
   limit?: number;
   status?: 'failed' | 'succeeded';
+  /**
+   * Attempts made at or after this instant.
+   */
+  created_gte?: string;
+  /**
+   * Attempts made at or before this instant.
+   */
+  created_lte?: string;
   /**
    * A delivery id: the attempts older than it.
    */
@@ -1419,6 +1444,23 @@ export interface ResendReply {
   delivery: DeliveryView;
 }
 
+export interface RotateSecretReply {
+  /**
+   * The new signing secret: shown once.
+   */
+  secret: string;
+  /**
+   * Until then deliveries are signed with the previous secret too; null when it stopped at once.
+   */
+  previous_secret_expires_at: string | null;
+}
+
+export interface RotateSecretRequest {
+  api_key_id: number;
+  user_id: number;
+  overlap_hours: number;
+}
+
 export interface ScopeError {
   /**
    * A message safe to show.
@@ -1468,15 +1510,34 @@ export interface SetAspectRatioRequest {
 export interface SetEndpointReply {
   url: string;
   /**
-   * Present only when a new signing secret was generated (first enablement, or after a clear): shown once.
+   * Present only when a new signing secret was generated (first enablement, after a clear, or a change of signature scheme): shown once.
    */
   secret?: string;
+  /**
+   * The key had no endpoint before this save.
+   */
+  created?: boolean;
+  /**
+   * The types sent.
+   */
+  events?: string[];
+  signature_scheme?: 'stripe' | 'standard';
+  created_at?: string;
+  updated_at?: string;
 }
 
 export interface SetEndpointRequest {
   api_key_id: number;
   user_id: number;
   url: string;
+  /**
+   * The types sent; kept as they are when not given (all three for a new endpoint).
+   */
+  events?: ('job.completed' | 'job.failed' | 'job.cancelled')[];
+  /**
+   * Kept as it is when not given (`stripe` for a new endpoint).
+   */
+  signature_scheme?: 'stripe' | 'standard';
 }
 
 export interface SetKeyLimitsRequest {
