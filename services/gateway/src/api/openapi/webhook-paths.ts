@@ -1,4 +1,10 @@
-import { listWebhookDeliveriesQuery, recoverBody, webhookTestBody } from '@mf/contracts';
+import {
+  listWebhookDeliveriesQuery,
+  putWebhookBody,
+  recoverBody,
+  rotateWebhookSecretBody,
+  webhookTestBody,
+} from '@mf/contracts';
 import { errorResponse, noStoreHeader, ok, op, pathParam, queryParams, ref, type Json } from './helpers';
 
 /** The webhook delivery tools of /api/v1/webhook: the calling key's own deliveries. */
@@ -16,7 +22,49 @@ const noWebhook = errorResponse(
   ref('Error'),
 );
 
+const noEndpoint = errorResponse('`No webhook configured`: the key has no webhook endpoint.', ref('Error'));
+
 export const webhookPaths: Json = {
+  '/api/v1/webhook': {
+    put: op({
+      id: 'setWebhook',
+      summary: 'Set the key’s webhook endpoint',
+      tag: 'Webhooks',
+      description:
+        'Creates the calling key’s endpoint (201, with its signing `secret` shown this once) or changes it (200, no secret; a change of `signature_scheme` generates a new secret, shown once). `events` filters which job events are sent (all three when not given); an event filtered out is neither sent nor recorded as an attempt. The URL rules and messages are the dashboard’s: https, a public address, no credentials, an allowed port, a host that resolves.',
+      body: putWebhookBody,
+      responses: {
+        '200': ok('Changed.', ref('WebhookEndpointSaved'), noStoreHeader),
+        '201': ok('Created; `secret` is shown this once.', ref('WebhookEndpointSaved'), noStoreHeader),
+      },
+    }),
+    get: op({
+      id: 'getWebhook',
+      summary: 'The key’s webhook endpoint',
+      tag: 'Webhooks',
+      description: 'Never the secret. Another key of the same user has its own endpoint.',
+      responses: { '200': ok('The endpoint.', ref('WebhookEndpoint'), noStoreHeader), '404': noEndpoint },
+    }),
+    delete: op({
+      id: 'deleteWebhook',
+      summary: 'Delete the key’s webhook endpoint',
+      tag: 'Webhooks',
+      description: 'Nothing is sent after this answer. The next PUT creates a new endpoint with a new secret.',
+      responses: { '200': ok('Deleted.', ref('WebhookEndpointDeleted')), '404': noEndpoint },
+    }),
+  },
+  '/api/v1/webhook/secret/rotate': {
+    post: op({
+      id: 'rotateWebhookSecret',
+      summary: 'Roll the webhook signing secret',
+      tag: 'Webhooks',
+      description:
+        'A new secret, shown once. Until `previous_secret_expires_at` every delivery (new events, retries, resends) carries a signature by each secret: `X-Service-Signature: t=<ts>,v1=<new>,v1=<old>` (Stripe’s format for a rolling secret), or two space-separated `v1,<sig>` entries in `webhook-signature` for the `standard` scheme. `overlap_hours: 0` stops the old secret at once. No event is held back by a rotation.',
+      body: rotateWebhookSecretBody,
+      bodyRequired: false,
+      responses: { '200': ok('The new secret.', ref('WebhookSecretRotated'), noStoreHeader), '404': noEndpoint },
+    }),
+  },
   '/api/v1/webhook/deliveries': {
     get: op({
       id: 'listWebhookDeliveries',

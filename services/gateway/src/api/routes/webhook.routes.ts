@@ -10,11 +10,33 @@ import {
   sendWebhookTestOf,
   type WebhookTestDeps,
 } from '../../core/usecases/webhook-deliveries.usecase';
+import {
+  deleteWebhookOf,
+  getWebhookOf,
+  putWebhookOf,
+  rotateWebhookSecretOf,
+} from '../../core/usecases/webhook-endpoint.usecase';
 
-/** The key's webhook deliveries: list, detail, resend, recover, and test events (any active key, its own). */
+/** The key's webhook endpoint and its deliveries: list, detail, resend, recover, and test events (any active key, its own). */
 export function webhookRoutes(bus: Bus, test: WebhookTestDeps): Router {
   const router = Router();
   const call = (req: Parameters<typeof requestId>[0]) => ({ correlationId: requestId(req) });
+  router.put('/webhook', async (req, res) => {
+    const { status, body } = await putWebhookOf(bus, authOf(req), req.body, { ...call(req), timeoutMs: test.timeoutMs });
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(status).json(body);
+  });
+  router.get('/webhook', async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(await getWebhookOf(bus, authOf(req), call(req)));
+  });
+  router.delete('/webhook', async (req, res) => {
+    res.json(await deleteWebhookOf(bus, authOf(req), call(req)));
+  });
+  router.post('/webhook/secret/rotate', async (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(await rotateWebhookSecretOf(bus, authOf(req), req.body, call(req)));
+  });
   router.get('/webhook/deliveries', async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.json(await listDeliveriesOf(bus, authOf(req), req.query, call(req)));
