@@ -23,3 +23,5 @@ export * from './api/webhook-deliveries';
 export * from './api/webhook-endpoint';
 export * from './api/dashboard';
 export type * from './generated/types';
+export * from './api/dashboard-replies';
+export type * from './api/dashboard-routes';

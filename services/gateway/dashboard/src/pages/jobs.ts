@@ -5,12 +5,26 @@ import { promptOf, sourceTag } from '../job-input.js';
 import { jobPreview } from '../media.js';
 import { poller } from '../poll.js';
 import { announce, badge, confirmDialog, loading, pageHeading, showError, withBusy } from '../ui.js';
+import type { DashboardReplies, Job } from '../contracts.js';
+import type { PageContext } from '../page.js';
+
+type CancelReply = DashboardReplies['DELETE /jobs/:id'];
+type JobsPage = DashboardReplies['GET /jobs'];
+
+interface JobCard {
+  job: Job;
+  el: HTMLElement;
+  update(next: Job): void;
+}
 
 const PAGE = 20;
 const POLL_MS = 2000;
 
 /** Asks, then cancels a processing job; resolves the API's answer or undefined. */
-export async function cancelJob(job, button) {
+export async function cancelJob(
+  job: Pick<Job, 'job_id' | 'credits_consumed'>,
+  button: HTMLButtonElement,
+): Promise<CancelReply | undefined> {
   const ok = await confirmDialog({
     title: `Cancel job ${job.job_id}?`,
     body: `It stops now and its ${credits(job.credits_consumed)} are refunded in full.`,
@@ -18,13 +32,13 @@ export async function cancelJob(job, button) {
     danger: true,
   });
   if (!ok) return undefined;
-  const result = await withBusy(button, () => api.del(`/jobs/${seg(job.job_id)}`));
+  const result = await withBusy(button, () => api.del<CancelReply>(`/jobs/${seg(job.job_id)}`));
   if (result) announce(`Job ${result.job_id} cancelled: ${credits(result.refunded_credits)} refunded.`);
   return result;
 }
 
 /** One job as a card whose parts update in place, so a playing video is never rebuilt by a poll. */
-function jobCard(job, onCancel) {
+function jobCard(job: Job, onCancel: (job: Job, button: HTMLButtonElement) => Promise<void>): JobCard {
   const status = h('span', { class: 'status-slot' });
   const age = h('span');
   const cost = h('dd');
@@ -35,7 +49,7 @@ function jobCard(job, onCancel) {
     { type: 'button', class: 'danger small', 'aria-label': `Cancel job ${job.job_id}` },
     'Cancel',
   );
-  cancelButton.addEventListener('click', () => onCancel(card.job, cancelButton));
+  cancelButton.addEventListener('click', () => void onCancel(card.job, cancelButton));
   const el = h(
     'li',
     { class: 'job-card card', dataset: { jobId: job.job_id } },
@@ -69,9 +83,12 @@ function jobCard(job, onCancel) {
       h('div', { class: 'actions' }, cancelButton),
     ),
   );
-  const card = { job: null, el, update };
-  function update(next) {
-    const changed = !card.job || card.job.status !== next.status;
+  // The first update() sets job: until then no status is known, so that one always draws.
+  let drawn: Job['status'] | null = null;
+  const card: JobCard = { job, el, update };
+  function update(next: Job): void {
+    const changed = drawn !== next.status;
+    drawn = next.status;
     card.job = next;
     replace(age, time(next.created_at, relative(next.created_at)));
     // Failed and cancelled jobs are refunded in full (contract section 3).
@@ -91,7 +108,7 @@ function jobCard(job, onCancel) {
   return card;
 }
 
-export async function jobsPage(ctx) {
+export async function jobsPage(ctx: PageContext): Promise<void> {
   const list = h('ul', { class: 'job-list', 'aria-label': 'Jobs, newest first' });
   const liveNote = h('p', { class: 'hint live-note' });
   const refreshButton = h('button', { type: 'button', class: 'secondary' }, 'Refresh');
@@ -99,24 +116,24 @@ export async function jobsPage(ctx) {
   const body = h('div', null, loading());
   ctx.root.append(pageHeading('Jobs'), h('div', { class: 'actions toolbar' }, refreshButton, liveNote), body);
 
-  const cards = new Map(); // job_id -> card
-  const anyProcessing = () => [...cards.values()].some((c) => c.job.status === 'processing');
-  const updateLiveNote = () => {
+  const cards = new Map<string, JobCard>(); // job_id -> card
+  const anyProcessing = (): boolean => [...cards.values()].some((c) => c.job.status === 'processing');
+  const updateLiveNote = (): void => {
     liveNote.textContent = anyProcessing() ? 'Live: updating every 2 seconds while a job is processing.' : '';
   };
 
-  async function onCancel(job, button) {
+  async function onCancel(job: Job, button: HTMLButtonElement): Promise<void> {
     const result = await cancelJob(job, button);
     if (!result || !ctx.isCurrent()) return;
     // Shown at once; the refresh then finds no change to announce a second time.
     const card = cards.get(job.job_id);
-    card.update({ ...card.job, status: result.status });
+    card?.update({ ...card.job, status: result.status });
     updateLiveNote();
     await withBusy(refreshButton, refresh);
   }
 
   /** Merges a page of jobs (newest first) into the list; new ones go on top in order. */
-  function merge(jobs, { append } = { append: false }) {
+  function merge(jobs: readonly Job[], { append }: { append: boolean } = { append: false }): void {
     let anchor = append ? null : list.firstElementChild;
     for (const job of jobs) {
       const known = cards.get(job.job_id);
@@ -134,7 +151,7 @@ export async function jobsPage(ctx) {
     }
   }
 
-  function render() {
+  function render(): void {
     if (cards.size === 0) {
       replace(
         body,
@@ -162,8 +179,8 @@ export async function jobsPage(ctx) {
   });
   ctx.onCleanup(() => poll.stop());
 
-  async function refresh() {
-    const { jobs } = await api.get(`/jobs${query({ limit: PAGE })}`);
+  async function refresh(): Promise<void> {
+    const { jobs } = await api.get<JobsPage>(`/jobs${query({ limit: PAGE })}`);
     if (!ctx.isCurrent()) return;
     const firstLoad = cards.size === 0 && !list.isConnected;
     merge(jobs);
@@ -172,21 +189,20 @@ export async function jobsPage(ctx) {
     poll.start();
   }
 
-  refreshButton.addEventListener('click', async () => {
-    await withBusy(refreshButton, refresh);
-    announce('Jobs updated.');
+  refreshButton.addEventListener('click', () => {
+    void withBusy(refreshButton, refresh).then(() => announce('Jobs updated.'));
   });
-  moreButton.addEventListener('click', async () => {
+  const loadOlder = async (): Promise<void> => {
     const last = list.lastElementChild;
-    const older = await withBusy(moreButton, () =>
-      api.get(`/jobs${query({ limit: PAGE, before: last.dataset.jobId })}`),
-    );
+    const before = last instanceof HTMLElement ? last.dataset.jobId : undefined;
+    const older = await withBusy(moreButton, () => api.get<JobsPage>(`/jobs${query({ limit: PAGE, before })}`));
     if (!older || !ctx.isCurrent()) return;
     merge(older.jobs, { append: true });
     moreButton.hidden = older.jobs.length < PAGE;
     render();
     poll.start();
-  });
+  };
+  moreButton.addEventListener('click', () => void loadOlder());
 
   // Ages ("2 minutes ago") move on even when nothing is polled.
   const ageTimer = window.setInterval(() => {

@@ -4,15 +4,27 @@
  * Calls `tick` every `intervalMs` while `shouldContinue()` says so. A failing tick stops the poll
  * and goes to `onError` (the page shows it; Refresh starts the poll again).
  */
-export function poller({ tick, intervalMs, shouldContinue, onError }) {
-  let timer = null;
+export interface PollerOptions {
+  tick: () => Promise<void>;
+  intervalMs: number;
+  shouldContinue: () => boolean;
+  onError: (err: unknown) => void;
+}
+
+export interface Poller {
+  start(): void;
+  stop(): void;
+}
+
+export function poller({ tick, intervalMs, shouldContinue, onError }: PollerOptions): Poller {
+  let timer: number | null = null;
   let stopped = true;
 
-  const schedule = () => {
+  const schedule = (): void => {
     if (stopped || timer !== null || !shouldContinue()) return;
-    timer = window.setTimeout(run, intervalMs);
+    timer = window.setTimeout(() => void run(), intervalMs);
   };
-  const run = async () => {
+  const run = async (): Promise<void> => {
     timer = null;
     if (stopped) return;
     if (!document.hidden) {

@@ -7,8 +7,20 @@ import { poller } from '../poll.js';
 import { paramField, readParams } from '../param-fields.js';
 import { serverPrice } from '../playground-estimate.js';
 import { announce, badge, field, loading, pageHeading, showError, withBusy } from '../ui.js';
+import type { ParamField } from '../param-fields.js';
+import type { DashboardKey, DashboardReplies, Job, Model } from '../contracts.js';
+import type { PageContext } from '../page.js';
 
-const SCOPE_OF = { video: 'video:write', image: 'image:write' };
+const SCOPE_OF: Record<Model['type'], string> = { video: 'video:write', image: 'image:write' };
+
+/** A run as the panel knows it: the submit's answer at first, then the polled job. */
+type RunJob = Pick<Job, 'job_id' | 'status' | 'result' | 'type'> & { input?: Job['input'] | null };
+
+interface BalanceView {
+  el: HTMLElement;
+  value: number | null;
+  refresh(): Promise<void>;
+}
 const POLL_MS = 2000;
 
 /**
@@ -16,14 +28,16 @@ const POLL_MS = 2000;
  * resolution times the duration (the fast model has one rate), an image the per-image price
  * times their number. The submit answers with what was charged.
  */
-export function costOf(model, input) {
-  const c = model.credits || {};
-  if (model.type === 'image') return (c.per_image || 0) * (input.num_images || 1);
-  const rates = c.per_second_by_resolution || {};
-  return (rates[input.resolution || '720p'] || c.base_per_second || 0) * (input.duration_seconds || 5);
+export function costOf(model: Pick<Model, 'type' | 'credits'>, input: Record<string, unknown>): number {
+  const c = model.credits;
+  if (model.type === 'image') return ('per_image' in c ? c.per_image : 0) * (Number(input.num_images) || 1);
+  const rates: Record<string, number> = 'per_second_by_resolution' in c ? c.per_second_by_resolution : {};
+  const base = 'base_per_second' in c ? c.base_per_second : 0;
+  const resolution = typeof input.resolution === 'string' && input.resolution ? input.resolution : '720p';
+  return (rates[resolution] || base || 0) * (Number(input.duration_seconds) || 5);
 }
 
-function keyOption(key, type) {
+function keyOption(key: DashboardKey, type: Model['type']): HTMLOptionElement {
   const ok = key.scopes.includes(SCOPE_OF[type]);
   return h(
     'option',
@@ -33,7 +47,11 @@ function keyOption(key, type) {
 }
 
 /** The run's status, result and downloads, polled until it finishes. */
-function runPanel(ctx, submitted, balanceLine) {
+function runPanel(
+  ctx: PageContext,
+  submitted: DashboardReplies['POST /generate/:type'] & { type: Job['type'] },
+  balanceLine: BalanceView,
+): { panel: HTMLElement; poll: ReturnType<typeof poller> } {
   const statusSlot = h('span');
   const preview = h('div', { class: 'preview preview-large' });
   const links = h('div', { class: 'result-links' });
@@ -53,15 +71,15 @@ function runPanel(ctx, submitted, balanceLine) {
     preview,
     links,
   );
-  let job = null;
-  const show = (next) => {
+  let job: RunJob | null = null;
+  const show = (next: RunJob): void => {
     const changed = !job || job.status !== next.status;
     job = next;
     if (!changed) return;
     panel.dataset.status = next.status;
     replace(statusSlot, badge(next.status));
     replace(preview, jobPreview(next, { large: true }));
-    const urls = next.result ? (next.result.video ? [next.result.video] : next.result.images || []) : [];
+    const urls = !next.result ? [] : 'video' in next.result ? [next.result.video] : next.result.images;
     replace(
       links,
       urls.map((url, i) =>
@@ -73,29 +91,31 @@ function runPanel(ctx, submitted, balanceLine) {
       ),
     );
     if (next.status !== 'processing') announce(`Job ${next.job_id} ${next.status}.`);
-    if (next.status === 'failed' || next.status === 'cancelled') balanceLine.refresh();
+    if (next.status === 'failed' || next.status === 'cancelled') void balanceLine.refresh();
   };
-  show({ ...submitted, type: submitted.type, result: null, error: null });
+  show({ job_id: submitted.job_id, status: submitted.status, type: submitted.type, result: null });
   const poll = poller({
     tick: async () => {
-      const next = await api.get(`/jobs/${seg(submitted.job_id)}`);
+      const next = await api.get<DashboardReplies['GET /jobs/:id']>(`/jobs/${seg(submitted.job_id)}`);
       if (ctx.isCurrent()) show(next);
     },
     intervalMs: POLL_MS,
-    shouldContinue: () => ctx.isCurrent() && job.status === 'processing',
-    onError: (err) => ctx.isCurrent() && showError(err),
+    shouldContinue: () => ctx.isCurrent() && job?.status === 'processing',
+    onError: (err) => {
+      if (ctx.isCurrent()) showError(err);
+    },
   });
   return { panel, poll };
 }
 
 /** "You have 4,596 credits": read again after a run. */
-function balanceView() {
+function balanceView(): BalanceView {
   const el = h('p', { class: 'hint balance-line' });
-  const view = {
+  const view: BalanceView = {
     el,
     value: null,
     refresh: async () => {
-      const b = await api.get('/balance').catch(() => null);
+      const b = await api.get<DashboardReplies['GET /balance']>('/balance').catch(() => null);
       if (!b) return;
       view.value = b.credits_remaining;
       el.textContent = `You have ${credits(b.credits_remaining)}.`;
@@ -104,7 +124,7 @@ function balanceView() {
   return view;
 }
 
-export async function playgroundPage(ctx) {
+export async function playgroundPage(ctx: PageContext): Promise<void> {
   const body = h('div', null, loading());
   ctx.root.append(
     pageHeading('Playground'),
@@ -112,7 +132,13 @@ export async function playgroundPage(ctx) {
     body,
   );
   const balance = balanceView();
-  const [{ models }, { keys }] = await Promise.all([api.get('/models'), api.get('/keys'), balance.refresh()]);
+  const [{ models }, { keys }] = await Promise.all([
+    api.get<DashboardReplies['GET /models']>('/models'),
+    api.get<DashboardReplies['GET /keys']>('/keys'),
+    balance.refresh(),
+  ]);
+  // The catalog always has models: the form is built for the first one.
+  const firstModel = models[0];
   if (!ctx.isCurrent()) return;
   const activeKeys = keys.filter((k) => !k.revoked_at);
 
@@ -123,18 +149,22 @@ export async function playgroundPage(ctx) {
   );
   const runWith = h('select', { name: 'run-with' });
   const modelField = field('Model', modelSelect, ' ');
-  const modelNote = modelField.querySelector('.hint');
+  // field() made the hint from the ' ' given above.
+  const modelNote = modelField.querySelector('.hint')!;
   const params = h('div', { class: 'params' });
   const cost = h('p', { class: 'cost', role: 'status' });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Run');
   const runSlot = h('div');
   const refreshPrice = serverPrice(cost);
-  let fields = [];
-  let model = models[0];
+  let fields: ParamField[] = [];
+  let model: Model = firstModel;
 
-  const currentInput = () => ({ ...readParams(fields), ...(model.id === 'vidgen-2.0-fast' ? { fast: true } : {}) });
-  const updateCost = () => {
-    let price;
+  const currentInput = (): Record<string, unknown> => ({
+    ...readParams(fields),
+    ...(model.id === 'vidgen-2.0-fast' ? { fast: true } : {}),
+  });
+  const updateCost = (): void => {
+    let price: number | null;
     try {
       price = costOf(model, currentInput());
     } catch {
@@ -160,8 +190,8 @@ export async function playgroundPage(ctx) {
     if (price !== null)
       refreshPrice({ model: model.id, ...currentInput() }, runWith.value ? Number(runWith.value) : null);
   };
-  const buildForm = () => {
-    model = models.find((m) => m.id === modelSelect.value) || models[0];
+  const buildForm = (): void => {
+    model = models.find((m) => m.id === modelSelect.value) ?? firstModel;
     modelNote.textContent = model.description;
     // `fast` selects the model: it is the model choice above, not a parameter here.
     fields = Object.entries(model.params)
@@ -187,9 +217,9 @@ export async function playgroundPage(ctx) {
       class: 'card playground-form',
       'aria-labelledby': 'run-form-heading',
       novalidate: false,
-      onsubmit: async (event) => {
+      onsubmit: async (event: SubmitEvent) => {
         event.preventDefault();
-        let input;
+        let input: Record<string, unknown>;
         try {
           input = currentInput();
         } catch (err) {
@@ -198,13 +228,16 @@ export async function playgroundPage(ctx) {
         }
         const apiKeyId = runWith.value ? Number(runWith.value) : null;
         const submitted = await withBusy(submit, () =>
-          api.post(`/generate/${seg(model.type)}`, { api_key_id: apiKeyId, input }),
+          api.post<DashboardReplies['POST /generate/:type']>(`/generate/${seg(model.type)}`, {
+            api_key_id: apiKeyId,
+            input,
+          }),
         );
         if (!submitted || !ctx.isCurrent()) return;
         balance.el.textContent = `You have ${credits(submitted.credits_remaining)}.`;
         balance.value = submitted.credits_remaining;
         announce(`Job ${submitted.job_id} submitted: ${credits(submitted.credits_consumed)} charged.`);
-        const { panel, poll } = runPanel(ctx, { ...submitted, type: model.type, status: 'processing' }, balance);
+        const { panel, poll } = runPanel(ctx, { ...submitted, type: model.type }, balance);
         ctx.onCleanup(() => poll.stop());
         replace(runSlot, panel);
         poll.start();

@@ -2,13 +2,14 @@ import { api, seg } from './api.js';
 import { h, replace } from './dom.js';
 import { number } from './format.js';
 import { announce, field, withBusy } from './ui.js';
+import type { DashboardKey, DashboardKeyLimits, DashboardReplies } from './contracts.js';
 
 /** "300 of 1,000 credits this month" / "2 of 3 running": a counter against its limit (or none). */
-function usage(used, limit, unit) {
+function usage(used: string, limit: string | null, unit: string): string {
   return limit === null ? `${used} ${unit} (no limit)` : `${used} of ${limit} ${unit}`;
 }
 
-function summary(limits) {
+function summary(limits: DashboardKeyLimits | null): HTMLElement {
   if (!limits) return h('p', { class: 'hint' }, 'The limits could not be loaded right now.');
   return h(
     'dl',
@@ -36,13 +37,13 @@ function summary(limits) {
   );
 }
 
-const asLimit = (input) => (input.value.trim() === '' ? null : Number(input.value));
+const asLimit = (input: HTMLInputElement): number | null => (input.value.trim() === '' ? null : Number(input.value));
 
 /**
  * The key's spend limit (credits per calendar month) and concurrent-jobs limit: what it used, and a
  * form to set both (empty: no limit). Past a limit the API answers 402 or 429 (docs/api-behaviour.md).
  */
-export function limitsCard(key) {
+export function limitsCard(key: DashboardKey): HTMLElement {
   const limits = key.limits ?? null;
   const spend = h('input', {
     type: 'number',
@@ -73,10 +74,12 @@ export function limitsCard(key) {
       ? h(
           'form',
           {
-            onsubmit: async (event) => {
+            onsubmit: async (event: SubmitEvent) => {
               event.preventDefault();
               const body = { spend_limit: asLimit(spend), max_concurrent_jobs: asLimit(concurrent) };
-              const result = await withBusy(save, () => api.put(`/keys/${seg(key.id)}/limits`, body));
+              const result = await withBusy(save, () =>
+                api.put<DashboardReplies['PUT /keys/:id/limits']>(`/keys/${seg(key.id)}/limits`, body),
+              );
               if (!result) return;
               replace(summarySlot, summary(result));
               announce('Limits saved.');

@@ -5,15 +5,17 @@ import { announce, confirmDialog, empty, field, loading, pageHeading, secretBox,
 import { deliveryLog } from './key-deliveries.js';
 import { limitsCard } from '../key-limits.js';
 import { revokeKey, scopeList } from './keys.js';
+import type { DashboardReplies, EndpointView } from '../contracts.js';
+import type { PageContext } from '../page.js';
 
-export async function keyPage(ctx) {
+export async function keyPage(ctx: PageContext): Promise<void> {
   const id = ctx.params.id;
   const heading = pageHeading('API key');
   ctx.root.append(h('p', { class: 'breadcrumb' }, h('a', { href: '#/keys' }, '← All keys')), heading);
   const body = h('div', null, loading());
   ctx.root.append(body);
 
-  const { keys } = await api.get('/keys');
+  const { keys } = await api.get<DashboardReplies['GET /keys']>('/keys');
   if (!ctx.isCurrent()) return;
   const key = keys.find((k) => String(k.id) === id);
   if (!key) {
@@ -24,8 +26,8 @@ export async function keyPage(ctx) {
   const active = !key.revoked_at;
 
   const revokeButton = h('button', { type: 'button', class: 'danger' }, 'Revoke this key');
-  revokeButton.addEventListener('click', async () => {
-    if (await revokeKey(key, revokeButton)) ctx.navigate('#/keys');
+  revokeButton.addEventListener('click', () => {
+    void revokeKey(key, revokeButton).then((revoked) => revoked && ctx.navigate('#/keys'));
   });
   const details = h(
     'section',
@@ -82,10 +84,7 @@ export async function keyPage(ctx) {
     hidden: true,
     dataset: { testid: 'webhook-disabled' },
   });
-  let webhookUrl = null;
-
-  function showWebhook(view) {
-    webhookUrl = view.url;
+  function showWebhook(view: Partial<EndpointView>): void {
     if (view.url)
       replace(
         current,
@@ -116,10 +115,12 @@ export async function keyPage(ctx) {
   const form = h(
     'form',
     {
-      onsubmit: async (event) => {
+      onsubmit: async (event: SubmitEvent) => {
         event.preventDefault();
         const url = urlInput.value.trim();
-        const result = await withBusy(saveButton, () => api.put(`/keys/${seg(key.id)}/webhook`, { url }));
+        const result = await withBusy(saveButton, () =>
+          api.put<DashboardReplies['PUT /keys/:id/webhook']>(`/keys/${seg(key.id)}/webhook`, { url }),
+        );
         if (!result || !ctx.isCurrent()) return;
         if (result.secret) {
           const box = secretBox({
@@ -130,7 +131,7 @@ export async function keyPage(ctx) {
             testId: 'webhook-secret',
           });
           replace(secretSlot, box);
-          box.querySelector('input').focus();
+          box.querySelector('input')?.focus();
           announce('Webhook saved. Copy the signing secret now: it is shown only once.');
         } else {
           announce('Webhook URL saved. Deliveries keep the signing secret you already have.');
@@ -146,7 +147,7 @@ export async function keyPage(ctx) {
     h('div', { class: 'actions' }, saveButton, clearButton),
   );
 
-  clearButton.addEventListener('click', async () => {
+  const clearWebhook = async (): Promise<void> => {
     const ok = await confirmDialog({
       title: 'Clear the webhook?',
       body: 'Nothing is sent for this key until you set a URL again, and the signing secret is deleted: a new URL gets a new secret.',
@@ -154,13 +155,16 @@ export async function keyPage(ctx) {
       danger: true,
     });
     if (!ok) return;
-    const result = await withBusy(clearButton, () => api.del(`/keys/${seg(key.id)}/webhook`));
+    const result = await withBusy(clearButton, () =>
+      api.del<DashboardReplies['DELETE /keys/:id/webhook']>(`/keys/${seg(key.id)}/webhook`),
+    );
     if (!result || !ctx.isCurrent()) return;
     secretSlot.replaceChildren();
     showWebhook({ url: null });
     announce('Webhook cleared.');
     urlInput.focus();
-  });
+  };
+  clearButton.addEventListener('click', () => void clearWebhook());
 
   webhookSection.append(
     h('h2', { id: 'webhook-heading' }, 'Webhook'),
@@ -188,11 +192,13 @@ export async function keyPage(ctx) {
     buttons: active ? testButton : null,
   });
 
-  testButton.addEventListener('click', async () => {
+  const sendTest = async (): Promise<void> => {
     const event = testEvent.value;
-    const result = await withBusy(testButton, () => api.post(`/keys/${seg(key.id)}/webhook/test`, { event }));
+    const result = await withBusy(testButton, () =>
+      api.post<DashboardReplies['POST /keys/:id/webhook/test']>(`/keys/${seg(key.id)}/webhook/test`, { event }),
+    );
     if (!result || !ctx.isCurrent()) return;
-    const d = result.delivery || {};
+    const d = result.delivery;
     const what = event === 'webhook.test' ? 'Test event' : `Sample ${event}`;
     announce(
       d.status_code
@@ -200,15 +206,16 @@ export async function keyPage(ctx) {
         : `${what} not delivered: ${d.error || 'no answer'}.`,
     );
     await withBusy(testButton, loadLog);
-  });
+  };
+  testButton.addEventListener('click', () => void sendTest());
 
   // Shown complete: the webhook state and the log load together before the page appears.
   const [webhook] = await Promise.all([
-    api.get(`/keys/${seg(key.id)}/webhook`).catch((err) => {
+    api.get<DashboardReplies['GET /keys/:id/webhook']>(`/keys/${seg(key.id)}/webhook`).catch((err: unknown) => {
       showError(err);
       return null;
     }),
-    loadLog().catch((err) => {
+    loadLog().catch((err: unknown) => {
       showError(err);
       logSection.append(empty('The delivery log could not be loaded. Try Refresh log.'));
     }),

@@ -1,9 +1,12 @@
 import { api, query, seg } from '../api.js';
 import { h, randomKey, replace, uid } from '../dom.js';
 import { number, time } from '../format.js';
-import { announce, dataTable, empty, field, pageHeading, scrollTable, withBusy } from '../ui.js';
+import { announce, empty, field, pageHeading, withBusy } from '../ui.js';
+import { dataTable, scrollTable } from '../tables.js';
+import type { DashboardReplies, DashboardUserRow } from '../contracts.js';
+import type { PageContext } from '../page.js';
 
-function grantForm(user) {
+function grantForm(user: DashboardUserRow): HTMLElement {
   const amountId = uid('amount');
   const amount = h('input', {
     id: amountId,
@@ -28,11 +31,14 @@ function grantForm(user) {
     {
       class: 'grant-form',
       'aria-label': `Grant credits to ${user.email}`,
-      onsubmit: async (event) => {
+      onsubmit: async (event: SubmitEvent) => {
         event.preventDefault();
         const n = Number(amount.value);
         const reply = await withBusy(submit, () =>
-          api.post(`/admin/users/${seg(user.id)}/credits`, { amount: n, idempotency_key: grantKey }),
+          api.post<DashboardReplies['POST /admin/users/:id/credits']>(`/admin/users/${seg(user.id)}/credits`, {
+            amount: n,
+            idempotency_key: grantKey,
+          }),
         );
         if (!reply) return;
         grantKey = randomKey();
@@ -50,7 +56,7 @@ function grantForm(user) {
   );
 }
 
-export function adminPage(ctx) {
+export function adminPage(ctx: PageContext): void {
   const email = h('input', {
     type: 'search',
     name: 'email',
@@ -65,10 +71,10 @@ export function adminPage(ctx) {
     {
       class: 'card search-form',
       'aria-labelledby': 'find-user-heading',
-      onsubmit: async (event) => {
+      onsubmit: async (event: SubmitEvent) => {
         event.preventDefault();
         const reply = await withBusy(searchButton, () =>
-          api.get(`/admin/users${query({ email: email.value.trim() })}`),
+          api.get<DashboardReplies['GET /admin/users']>(`/admin/users${query({ email: email.value.trim() })}`),
         );
         if (!reply || !ctx.isCurrent()) return;
         // The count is announced; the table itself is not read out on every search.

@@ -1,21 +1,12 @@
 import { api, seg } from '../api.js';
 import { h, replace, uid } from '../dom.js';
 import { time } from '../format.js';
-import {
-  announce,
-  confirmDialog,
-  dataTable,
-  empty,
-  field,
-  loading,
-  pageHeading,
-  scrollTable,
-  secretBox,
-  showError,
-  withBusy,
-} from '../ui.js';
+import { announce, confirmDialog, empty, field, loading, pageHeading, secretBox, showError, withBusy } from '../ui.js';
+import { dataTable, scrollTable } from '../tables.js';
+import type { DashboardKey, DashboardKeyCreated, DashboardReplies, DashboardScope } from '../contracts.js';
+import type { PageContext } from '../page.js';
 
-export function scopeList(scopes) {
+export function scopeList(scopes: readonly string[]): HTMLElement {
   return h(
     'ul',
     { class: 'chips' },
@@ -24,7 +15,7 @@ export function scopeList(scopes) {
 }
 
 /** Asks, then revokes; resolves true when the key was revoked. */
-export async function revokeKey(key, button) {
+export async function revokeKey(key: DashboardKey, button: HTMLButtonElement): Promise<boolean> {
   const ok = await confirmDialog({
     title: `Revoke the key “${key.name || key.prefix}”?`,
     body: 'Every request made with it is refused from now on (401), and its webhook stops. This cannot be undone.',
@@ -32,15 +23,18 @@ export async function revokeKey(key, button) {
     danger: true,
   });
   if (!ok) return false;
-  const result = await withBusy(button, () => api.del(`/keys/${seg(key.id)}`));
+  const result = await withBusy(button, () => api.del<DashboardReplies['DELETE /keys/:id']>(`/keys/${seg(key.id)}`));
   if (!result) return false;
   announce(`The key “${key.name || key.prefix}” is revoked.`);
   return true;
 }
 
-function createForm(scopes, onCreated) {
+function createForm(
+  scopes: readonly DashboardScope[],
+  onCreated: (created: DashboardKeyCreated) => Promise<void>,
+): HTMLFormElement {
   const name = h('input', { type: 'text', name: 'name', required: true, maxlength: '100', autocomplete: 'off' });
-  const initially = (scope) => Boolean(scope.always || scope.default);
+  const initially = (scope: DashboardScope): boolean => Boolean(scope.always || scope.default);
   const boxes = scopes.map((scope) => {
     const id = uid('scope');
     const hintId = uid('scope-hint');
@@ -70,15 +64,17 @@ function createForm(scopes, onCreated) {
     };
   });
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Create key');
-  const form = h(
+  const form: HTMLFormElement = h(
     'form',
     {
       class: 'card',
       'aria-labelledby': 'create-key-heading',
-      onsubmit: async (event) => {
+      onsubmit: async (event: SubmitEvent) => {
         event.preventDefault();
         const scopes = boxes.filter((b) => b.input.checked).map((b) => b.scope.name);
-        const result = await withBusy(submit, () => api.post('/keys', { name: name.value.trim(), scopes }));
+        const result = await withBusy(submit, () =>
+          api.post<DashboardReplies['POST /keys']>('/keys', { name: name.value.trim(), scopes }),
+        );
         if (!result) return;
         form.reset();
         for (const b of boxes) b.input.checked = initially(b.scope);
@@ -107,7 +103,7 @@ function createForm(scopes, onCreated) {
   return form;
 }
 
-export async function keysPage(ctx) {
+export async function keysPage(ctx: PageContext): Promise<void> {
   const newKeySlot = h('div', { class: 'slot' });
   const listSection = h(
     'section',
@@ -116,8 +112,8 @@ export async function keysPage(ctx) {
     loading(),
   );
 
-  async function loadList() {
-    const { keys } = await api.get('/keys');
+  async function loadList(): Promise<void> {
+    const { keys } = await api.get<DashboardReplies['GET /keys']>('/keys');
     if (!ctx.isCurrent()) return;
     if (keys.length === 0) {
       replace(
@@ -129,18 +125,19 @@ export async function keysPage(ctx) {
     }
     const rows = keys.map((key) => {
       const label = key.name || key.prefix;
-      let action;
+      let action: HTMLElement;
       if (key.revoked_at) {
         action = h('span', { class: 'badge badge-revoked' }, 'revoked ', time(key.revoked_at));
       } else {
-        action = h(
+        const revoke = h(
           'button',
           { type: 'button', class: 'danger small nowrap', 'aria-label': `Revoke key ${label}` },
           'Revoke',
         );
-        action.addEventListener('click', async () => {
-          if (await revokeKey(key, action)) await loadList();
+        revoke.addEventListener('click', () => {
+          void revokeKey(key, revoke).then((revoked) => (revoked ? loadList() : undefined));
         });
+        action = revoke;
       }
       return h(
         'tr',
@@ -169,7 +166,7 @@ export async function keysPage(ctx) {
   }
 
   // The scopes, their meanings and the defaults of a new key come from the server.
-  const { scopes } = await api.get('/installation');
+  const { scopes } = await api.get<DashboardReplies['GET /installation']>('/installation');
   if (!ctx.isCurrent()) return;
   const form = createForm(scopes, async ({ key, secret_key }) => {
     const box = secretBox({
@@ -181,7 +178,7 @@ export async function keysPage(ctx) {
     });
     replace(newKeySlot, box);
     announce(`Key “${key.name}” created. Copy it now: it is shown only once.`);
-    box.querySelector('input').focus();
+    box.querySelector('input')?.focus();
     await loadList();
   });
 

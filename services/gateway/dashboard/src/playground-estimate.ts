@@ -1,6 +1,7 @@
 import { api } from './api.js';
 import { h, replace } from './dom.js';
 import { credits } from './format.js';
+import type { DashboardReplies } from './contracts.js';
 
 const DEBOUNCE_MS = 250;
 
@@ -10,16 +11,16 @@ const DEBOUNCE_MS = 250;
  * figure at once; this replaces it when the server has answered for the latest input. A refused
  * input (a field still being typed) leaves the form's figure.
  */
-export function serverPrice(costEl) {
-  let timer;
+export function serverPrice(costEl: HTMLElement): (input: Record<string, unknown>, apiKeyId: number | null) => void {
+  let timer: number | undefined;
   let asked = 0;
-  return function refresh(input, apiKeyId) {
+  return function refresh(input, apiKeyId): void {
     window.clearTimeout(timer);
     const ask = ++asked;
-    timer = window.setTimeout(async () => {
-      let answer;
+    const run = async (): Promise<void> => {
+      let answer: DashboardReplies['POST /estimate'];
       try {
-        answer = await api.post('/estimate', { api_key_id: apiKeyId, input });
+        answer = await api.post<DashboardReplies['POST /estimate']>('/estimate', { api_key_id: apiKeyId, input });
       } catch {
         return;
       }
@@ -38,6 +39,7 @@ export function serverPrice(costEl) {
                 : ' — more than the key’s monthly spend limit leaves: the run would be refused (402).',
             ),
       );
-    }, DEBOUNCE_MS);
+    };
+    timer = window.setTimeout(() => void run(), DEBOUNCE_MS);
   };
 }

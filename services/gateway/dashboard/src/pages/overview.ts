@@ -2,13 +2,18 @@ import { api, query } from '../api.js';
 import { creditChart } from '../chart.js';
 import { h, replace } from '../dom.js';
 import { credits, date, number, signed, time } from '../format.js';
-import { dataTable, empty, loading, pageHeading, scrollTable, withBusy } from '../ui.js';
+import { empty, loading, pageHeading, withBusy } from '../ui.js';
+import { dataTable, scrollTable } from '../tables.js';
+import type { DashboardInstallation, DashboardReplies, LedgerEntry } from '../contracts.js';
+import type { PageContext } from '../page.js';
+
+type Ledger = DashboardReplies['GET /ledger'];
 
 const PAGE = 100;
 
-const KIND_LABELS = { charge: 'Charge', refund: 'Refund', grant: 'Grant' };
+const KIND_LABELS: Record<string, string> = { charge: 'Charge', refund: 'Refund', grant: 'Grant' };
 
-function stat(label, value, extraClass) {
+function stat(label: string, value: string, extraClass?: string): HTMLElement {
   return h('div', { class: `stat ${extraClass || ''}` }, h('dt', null, label), h('dd', null, value));
 }
 
@@ -16,12 +21,12 @@ function stat(label, value, extraClass) {
  * What an entry did to the balance: the API's signed `delta` (a charge is negative), and for an
  * answer without it, the sign its kind gives (amount is always the size).
  */
-export function entryDelta(e) {
+export function entryDelta(e: Pick<LedgerEntry, 'kind' | 'amount'> & { delta?: number }): number {
   if (typeof e.delta === 'number') return e.delta;
   return e.kind === 'charge' ? -e.amount : e.amount;
 }
 
-function ledgerRow(e) {
+function ledgerRow(e: LedgerEntry): HTMLTableRowElement {
   const delta = entryDelta(e);
   return h(
     'tr',
@@ -43,8 +48,8 @@ function ledgerRow(e) {
  * A new account's first screen: how credits are obtained here (an operator's SIGNUP_CREDITS, else
  * an admin's grant), then the way to a first result.
  */
-function gettingStarted(ctx, installation) {
-  const isAdmin = ctx.session.user.role === 'admin';
+function gettingStarted(ctx: PageContext, installation: DashboardInstallation | null): HTMLElement {
+  const isAdmin = ctx.session?.user.role === 'admin';
   const how =
     installation && installation.signup_credits > 0
       ? `New accounts on this installation get ${credits(installation.signup_credits)} once, at sign-up. If yours are not shown yet, reload this page in a moment.`
@@ -92,7 +97,7 @@ function gettingStarted(ctx, installation) {
   );
 }
 
-export async function overviewPage(ctx) {
+export async function overviewPage(ctx: PageContext): Promise<void> {
   const balanceSection = h(
     'section',
     { class: 'card', 'aria-labelledby': 'balance-heading' },
@@ -113,16 +118,16 @@ export async function overviewPage(ctx) {
   );
   ctx.root.append(
     pageHeading('Overview'),
-    h('p', { class: 'lede' }, `Signed in as ${ctx.session.user.email}.`),
+    h('p', { class: 'lede' }, `Signed in as ${ctx.session?.user.email ?? ''}.`),
     balanceSection,
     chartSection,
     ledgerSection,
   );
 
   const [balance, ledger, installation] = await Promise.all([
-    api.get('/balance'),
-    api.get(`/ledger${query({ limit: PAGE })}`),
-    api.get('/installation').catch(() => null),
+    api.get<DashboardReplies['GET /balance']>('/balance'),
+    api.get<Ledger>(`/ledger${query({ limit: PAGE })}`),
+    api.get<DashboardReplies['GET /installation']>('/installation').catch(() => null),
   ]);
   if (!ctx.isCurrent()) return;
   if (balance.credits_remaining === 0 && ledger.entries.length === 0)
@@ -148,19 +153,20 @@ export async function overviewPage(ctx) {
   const moreButton = h('button', { type: 'button', class: 'secondary' }, 'Load older entries');
 
   const chartHeading = h('h2', { id: 'chart-heading' }, 'Credits over time');
-  const chartWidth = () => chartSection.clientWidth - parseFloat(getComputedStyle(chartSection).paddingLeft) * 2;
+  const chartWidth = (): number =>
+    chartSection.clientWidth - parseFloat(getComputedStyle(chartSection).paddingLeft) * 2;
   let drawnWidth = 0;
-  const drawChart = () => {
+  const drawChart = (): void => {
     drawnWidth = chartWidth();
     replace(chartSection, chartHeading, creditChart(entries, { width: drawnWidth }));
   };
   // Drawn at its real pixel width; redrawn when that changes (rotation, resized window).
-  const onResize = () => {
+  const onResize = (): void => {
     if (Math.abs(chartWidth() - drawnWidth) > 8) drawChart();
   };
   window.addEventListener('resize', onResize);
   ctx.onCleanup(() => window.removeEventListener('resize', onResize));
-  const addRows = (rows) => tbody.append(...rows.map(ledgerRow));
+  const addRows = (rows: readonly LedgerEntry[]): void => tbody.append(...rows.map(ledgerRow));
 
   drawChart();
   if (entries.length === 0) {
@@ -176,19 +182,20 @@ export async function overviewPage(ctx) {
     columns: ['Date', 'Kind', 'Description', 'Reference', 'Amount', 'Balance after'],
     rows: [],
   });
-  table.tBodies[0].replaceWith(tbody);
+  table.tBodies[0]?.replaceWith(tbody);
   addRows(entries);
   moreButton.hidden = entries.length < PAGE;
-  moreButton.addEventListener('click', async () => {
+  const loadOlder = async (): Promise<void> => {
     const older = await withBusy(moreButton, () =>
-      api.get(`/ledger${query({ limit: PAGE, before_id: entries[entries.length - 1].id })}`),
+      api.get<Ledger>(`/ledger${query({ limit: PAGE, before_id: entries[entries.length - 1]?.id })}`),
     );
     if (!older || !ctx.isCurrent()) return;
     entries.push(...older.entries);
     addRows(older.entries);
     drawChart();
     moreButton.hidden = older.entries.length < PAGE;
-  });
+  };
+  moreButton.addEventListener('click', () => void loadOlder());
   replace(
     ledgerSection,
     h('h2', { id: 'ledger-heading' }, 'Ledger'),

@@ -1,15 +1,23 @@
-import { api, seg } from '../api.js';
+import { api, ApiError, seg } from '../api.js';
 import { h, replace, uid } from '../dom.js';
 import { credits, durationMs, time } from '../format.js';
 import { curlFor, inputEntries, resultFileName } from '../job-input.js';
 import { jobPreview } from '../media.js';
 import { poller } from '../poll.js';
 import { announce, badge, copyText, loading, pageHeading, showError } from '../ui.js';
-
-const SOURCE_TEXT = { api: 'an API request (a key)', editor: 'the video editor', dashboard: 'the playground' };
 import { cancelJob } from './jobs.js';
+import type { DashboardReplies, Job } from '../contracts.js';
+import type { PageContext } from '../page.js';
 
-export async function jobPage(ctx) {
+const SOURCE_TEXT: Record<Job['source'], string> = {
+  api: 'an API request (a key)',
+  editor: 'the video editor',
+  dashboard: 'the playground',
+};
+
+const getJob = (id: string): Promise<Job> => api.get<DashboardReplies['GET /jobs/:id']>(`/jobs/${seg(id)}`);
+
+export async function jobPage(ctx: PageContext): Promise<void> {
   const id = ctx.params.id;
   const body = h('div', null, loading());
   ctx.root.append(
@@ -18,7 +26,7 @@ export async function jobPage(ctx) {
     body,
   );
 
-  let job = null;
+  let job: Job | null = null;
   const statusSlot = h('dd');
   const completedSlot = h('dd');
   const errorSlot = h('dd');
@@ -29,10 +37,10 @@ export async function jobPage(ctx) {
   const attemptsSlot = h('div', null);
 
   // The job's attempts on its provider routes: which upstream served it, and which failed first.
-  async function showAttempts() {
-    let reply;
+  async function showAttempts(): Promise<void> {
+    let reply: DashboardReplies['GET /jobs/:id/attempts'];
     try {
-      reply = await api.get(`/jobs/${seg(id)}/attempts`);
+      reply = await api.get<DashboardReplies['GET /jobs/:id/attempts']>(`/jobs/${seg(id)}/attempts`);
     } catch {
       return;
     }
@@ -77,7 +85,7 @@ export async function jobPage(ctx) {
     );
   }
 
-  function show(next) {
+  function show(next: Job): void {
     const changed = !job || job.status !== next.status;
     if (job && changed) announce(`Job ${next.job_id} ${next.status}.`);
     job = next;
@@ -90,7 +98,7 @@ export async function jobPage(ctx) {
         ? `${credits(next.credits_consumed)}, refunded`
         : credits(next.credits_consumed);
     replace(previewSlot, jobPreview(next, { large: true }));
-    const urls = next.result ? (next.result.video ? [next.result.video] : next.result.images || []) : [];
+    const urls = !next.result ? [] : 'video' in next.result ? [next.result.video] : next.result.images;
     replace(
       links,
       ...urls.map((url, i) =>
@@ -106,26 +114,30 @@ export async function jobPage(ctx) {
 
   const poll = poller({
     tick: async () => {
-      const next = await api.get(`/jobs/${seg(id)}`);
+      const next = await getJob(id);
       if (ctx.isCurrent()) show(next);
       await showAttempts();
     },
     intervalMs: 2000,
-    shouldContinue: () => ctx.isCurrent() && job && job.status === 'processing',
-    onError: (err) => ctx.isCurrent() && showError(err),
+    shouldContinue: () => ctx.isCurrent() && job?.status === 'processing',
+    onError: (err) => {
+      if (ctx.isCurrent()) showError(err);
+    },
   });
   ctx.onCleanup(() => poll.stop());
 
-  cancelButton.addEventListener('click', async () => {
+  const cancel = async (): Promise<void> => {
+    if (!job) return;
     const result = await cancelJob(job, cancelButton);
-    if (result && ctx.isCurrent()) show(await api.get(`/jobs/${seg(id)}`));
-  });
+    if (result && ctx.isCurrent()) show(await getJob(id));
+  };
+  cancelButton.addEventListener('click', () => void cancel());
 
-  let first;
+  let first: Job;
   try {
-    first = await api.get(`/jobs/${seg(id)}`);
+    first = await getJob(id);
   } catch (err) {
-    if (err.status === 404 && ctx.isCurrent()) {
+    if (err instanceof ApiError && err.status === 404 && ctx.isCurrent()) {
       replace(body, h('p', null, 'There is no job with this id among yours (jobs are kept about 30 days).'));
       return;
     }
@@ -137,7 +149,7 @@ export async function jobPage(ctx) {
   const curlId = uid('curl');
   const curlBlock = h('pre', { class: 'curl', 'aria-labelledby': curlId, tabindex: '0' }, curl);
   const copyCurl = h('button', { type: 'button', class: 'secondary' }, 'Copy as curl');
-  copyCurl.addEventListener('click', () => copyText(curl, curlBlock));
+  copyCurl.addEventListener('click', () => void copyText(curl, curlBlock));
   const inputSection = first.input
     ? h(
         'section',
@@ -194,12 +206,6 @@ export async function jobPage(ctx) {
         h('dd', null, time(first.created_at)),
         h('dt', null, 'Completed'),
         completedSlot,
-        first.api_key_id
-          ? [
-              h('dt', null, 'API key'),
-              h('dd', null, h('a', { href: `#/keys/${seg(first.api_key_id)}` }, `key ${first.api_key_id}`)),
-            ]
-          : null,
         h('dt', null, 'Made by'),
         h(
           'dd',

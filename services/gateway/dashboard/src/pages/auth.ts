@@ -1,10 +1,25 @@
 import { api } from '../api.js';
 import { h } from '../dom.js';
 import { announce, field, pageHeading, withBusy } from '../ui.js';
+import type { DashboardSession, DashboardUser } from '../contracts.js';
+import type { PageContext } from '../page.js';
 
 const MIN_PASSWORD = 10; // the API's rule (docs/dashboard-api.md)
 
-function authForm(ctx, { title, submitLabel, endpoint, passwordAutocomplete, passwordHint, welcome, footer }) {
+interface AuthFormOptions {
+  title: string;
+  submitLabel: string;
+  endpoint: '/signin' | '/signup';
+  passwordAutocomplete: string;
+  passwordHint?: string;
+  welcome: (user: DashboardUser) => string;
+  footer: HTMLElement;
+}
+
+function authForm(
+  ctx: PageContext,
+  { title, submitLabel, endpoint, passwordAutocomplete, passwordHint, welcome, footer }: AuthFormOptions,
+): void {
   const email = h('input', {
     type: 'email',
     name: 'email',
@@ -25,10 +40,10 @@ function authForm(ctx, { title, submitLabel, endpoint, passwordAutocomplete, pas
     {
       class: 'card auth-form',
       'aria-label': title,
-      onsubmit: async (event) => {
+      onsubmit: async (event: SubmitEvent) => {
         event.preventDefault();
         const result = await withBusy(submit, () =>
-          api.post(endpoint, { email: email.value.trim(), password: password.value }),
+          api.post<DashboardSession>(endpoint, { email: email.value.trim(), password: password.value }),
         );
         if (!result) {
           password.focus();
@@ -49,13 +64,13 @@ function authForm(ctx, { title, submitLabel, endpoint, passwordAutocomplete, pas
 }
 
 /** The hash's query (an OAuth return_to), carried between sign-in and sign-up. */
-function carriedQuery() {
+function carriedQuery(): string {
   const hash = window.location.hash;
   const q = hash.indexOf('?');
   return q === -1 ? '' : hash.slice(q);
 }
 
-export function signinPage(ctx) {
+export function signinPage(ctx: PageContext): void {
   authForm(ctx, {
     title: 'Sign in',
     submitLabel: 'Sign in',
@@ -66,7 +81,7 @@ export function signinPage(ctx) {
   });
 }
 
-export function signupPage(ctx) {
+export function signupPage(ctx: PageContext): void {
   authForm(ctx, {
     title: 'Create an account',
     submitLabel: 'Sign up',

@@ -1,8 +1,13 @@
 import { h } from './dom.js';
+import type { Asset, Job } from './contracts.js';
 
 // Result media is served by the gateway at /media/... (same origin, so CSP media-src/img-src 'self').
 
-export function videoPlayer(url, label, { large = false } = {}) {
+export interface PlayerOptions {
+  large?: boolean;
+}
+
+export function videoPlayer(url: string, label: string, { large = false }: PlayerOptions = {}): HTMLVideoElement {
   return h('video', {
     class: large ? 'player player-large' : 'player',
     controls: true,
@@ -13,12 +18,12 @@ export function videoPlayer(url, label, { large = false } = {}) {
   });
 }
 
-export function audioPlayer(url, label) {
+export function audioPlayer(url: string, label: string): HTMLAudioElement {
   return h('audio', { class: 'audio-player', controls: true, preload: 'metadata', src: url, 'aria-label': label });
 }
 
 /** Thumbnails that open the full image. */
-export function imageThumbs(urls, labelPrefix) {
+export function imageThumbs(urls: readonly string[], labelPrefix: string): HTMLElement {
   return h(
     'ul',
     { class: 'thumbs' },
@@ -40,20 +45,23 @@ export function imageThumbs(urls, labelPrefix) {
   );
 }
 
-const PLACEHOLDER = { processing: 'Rendering…', failed: 'Failed: no result', cancelled: 'Cancelled: no result' };
+const PLACEHOLDER: Partial<Record<Job['status'], string>> = {
+  processing: 'Rendering…',
+  failed: 'Failed: no result',
+  cancelled: 'Cancelled: no result',
+};
 
 /** A job's result: a <video> for videos, thumbnails for images, a note otherwise. */
-export function jobPreview(job, options = {}) {
+export function jobPreview(job: Pick<Job, 'job_id' | 'status' | 'result'>, options: PlayerOptions = {}): HTMLElement {
   const result = job.result;
   const label = `Result of job ${job.job_id}`;
-  if (job.status === 'completed' && result && typeof result.video === 'string')
-    return videoPlayer(result.video, label, options);
-  if (job.status === 'completed' && result && Array.isArray(result.images)) return imageThumbs(result.images, label);
-  return h('div', { class: `preview-placeholder status-${job.status}` }, PLACEHOLDER[job.status] || 'No result');
+  if (job.status === 'completed' && result && 'video' in result) return videoPlayer(result.video, label, options);
+  if (job.status === 'completed' && result && 'images' in result) return imageThumbs(result.images, label);
+  return h('div', { class: `preview-placeholder status-${job.status}` }, PLACEHOLDER[job.status] ?? 'No result');
 }
 
 /** An editor asset in the library: its media, playable or visible. */
-export function assetMedia(asset, label) {
+export function assetMedia(asset: Pick<Asset, 'kind' | 'url'>, label: string): HTMLElement {
   if (asset.kind === 'image') return h('img', { src: asset.url, alt: label, loading: 'lazy' });
   if (asset.kind === 'video' || asset.kind === 'export') return videoPlayer(asset.url, label);
   if (asset.kind === 'audio') return audioPlayer(asset.url, label);

@@ -1,14 +1,16 @@
-import { h, uid } from './dom.js';
+import { h, uid, type Child } from './dom.js';
+import { ApiError } from './api.js';
 
 // Shared pieces of the interface: the live regions, confirmation dialogs, one-time secrets, forms.
 
-const statusRegion = () => document.getElementById('status');
-const errorRegion = () => document.getElementById('errors');
+// index.html always has both.
+const statusRegion = (): HTMLElement => document.getElementById('status')!;
+const errorRegion = (): HTMLElement => document.getElementById('errors')!;
 
 /** Says something politely to screen readers and shows it in the status line. */
 let lastAnnounced = 0;
 
-export function announce(message) {
+export function announce(message: string): void {
   lastAnnounced = Date.now();
   const region = statusRegion();
   // Emptied first so that the same message twice in a row is announced twice.
@@ -19,30 +21,30 @@ export function announce(message) {
 }
 
 /** Shows an error in the always-present alert region (errors from the API included). */
-export function showError(err) {
+export function showError(err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
   const region = errorRegion();
-  const item = h(
+  const item: HTMLElement = h(
     'div',
     { class: 'error-message' },
     h('p', null, message),
     h(
       'button',
-      { type: 'button', class: 'link-button', 'aria-label': 'Dismiss this error', onclick: () => item.remove() },
+      { type: 'button', class: 'link-button', 'aria-label': 'Dismiss this error', onclick: (): void => item.remove() },
       'Dismiss',
     ),
   );
   // Only the latest few: a stuck poll must not fill the page.
-  while (region.children.length >= 3) region.firstElementChild.remove();
+  while (region.children.length >= 3) region.firstElementChild?.remove();
   region.append(item);
 }
 
 /** Empties the status line on navigation, unless it was just set (by the action that navigated). */
-export function clearStaleStatus() {
+export function clearStaleStatus(): void {
   if (Date.now() - lastAnnounced > 1500) statusRegion().textContent = '';
 }
 
-export function clearErrors() {
+export function clearErrors(): void {
   errorRegion().replaceChildren();
 }
 
@@ -50,7 +52,10 @@ export function clearErrors() {
  * Runs an action from a button: the button is disabled and marked busy meanwhile (no double
  * submits), and any error is shown. Resolves the action's result, or undefined after an error.
  */
-export async function withBusy(button, action) {
+/** A control a busy action disables. */
+export type Control = HTMLButtonElement | HTMLSelectElement | HTMLInputElement;
+
+export async function withBusy<T>(button: Control | Control[], action: () => Promise<T>): Promise<T | undefined> {
   const buttons = Array.isArray(button) ? button : [button];
   for (const b of buttons) {
     b.disabled = true;
@@ -71,17 +76,17 @@ export async function withBusy(button, action) {
 }
 
 /** The seconds a 429 asks to wait (its retry_after), else 0. */
-function retryAfterOf(err) {
-  const seconds = err && err.status === 429 && err.body ? Number(err.body.retry_after) : 0;
+function retryAfterOf(err: unknown): number {
+  const seconds = err instanceof ApiError && err.status === 429 && err.body ? Number(err.body.retry_after) : 0;
   return Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 0;
 }
 
 /** Keeps the buttons disabled while the server asks to wait, counting down on the first one. */
-function holdUntilRetry(buttons, seconds) {
+function holdUntilRetry(buttons: Control[], seconds: number): void {
   const first = buttons[0];
   const label = first.textContent;
   let left = seconds;
-  const tick = () => {
+  const tick = (): void => {
     if (left <= 0 || !first.isConnected) {
       first.textContent = label;
       for (const b of buttons) b.disabled = false;
@@ -98,7 +103,17 @@ function holdUntilRetry(buttons, seconds) {
  * A modal confirmation built on <dialog>: focus stays inside, Escape cancels, and focus returns to
  * where it was. The safe choice (cancel) has the initial focus.
  */
-export function confirmDialog({ title, body, confirmLabel, danger = false }) {
+export function confirmDialog({
+  title,
+  body,
+  confirmLabel,
+  danger = false,
+}: {
+  title: string;
+  body: Child;
+  confirmLabel: string;
+  danger?: boolean;
+}): Promise<boolean> {
   return new Promise((resolve) => {
     const opener = document.activeElement;
     const titleId = uid('dialog-title');
@@ -121,7 +136,7 @@ export function confirmDialog({ title, body, confirmLabel, danger = false }) {
       h('div', { class: 'actions' }, cancel, confirm),
     );
     let answered = false;
-    function close(answer) {
+    function close(answer: boolean): void {
       if (answered) return;
       answered = true;
       dialog.close();
@@ -141,7 +156,10 @@ export function confirmDialog({ title, body, confirmLabel, danger = false }) {
 }
 
 /** Copies text; falls back to selecting the field (clipboard API needs a secure context). */
-export async function copyText(text, field) {
+export async function copyText(
+  text: string,
+  field?: HTMLInputElement | HTMLTextAreaElement | HTMLElement,
+): Promise<void> {
   try {
     await navigator.clipboard.writeText(text);
     announce('Copied to the clipboard.');
@@ -151,9 +169,10 @@ export async function copyText(text, field) {
   }
   if (field) {
     field.focus();
-    if (typeof field.select === 'function') field.select();
-    else window.getSelection().selectAllChildren(field); // a <pre>: select its text
-    const copied = document.execCommand && document.execCommand('copy');
+    if (field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement) field.select();
+    else window.getSelection()?.selectAllChildren(field); // a <pre>: select its text
+    // Deprecated, but the only copy left where the clipboard API is not allowed (plain http).
+    const copied = typeof document.execCommand === 'function' && document.execCommand('copy');
     announce(copied ? 'Copied to the clipboard.' : 'Selected: press Ctrl+C (or Cmd+C) to copy.');
   }
 }
@@ -162,7 +181,19 @@ export async function copyText(text, field) {
  * A secret the server shows exactly once (an API key, a signing secret): read-only field, copy
  * button, the warning, and a button that removes it once stored.
  */
-export function secretBox({ heading, label, value, note, testId }) {
+export function secretBox({
+  heading,
+  label,
+  value,
+  note,
+  testId,
+}: {
+  heading: string;
+  label: string;
+  value: string;
+  note: Child;
+  testId?: string;
+}): HTMLElement {
   const inputId = uid('secret');
   const noteId = uid('secret-note');
   const input = h('input', {
@@ -176,7 +207,7 @@ export function secretBox({ heading, label, value, note, testId }) {
     'aria-describedby': noteId,
     'data-testid': testId,
   });
-  const box = h(
+  const box: HTMLElement = h(
     'section',
     { class: 'card secret-box', 'aria-label': heading },
     h('h3', null, heading),
@@ -185,18 +216,18 @@ export function secretBox({ heading, label, value, note, testId }) {
       'div',
       { class: 'secret-row' },
       input,
-      h('button', { type: 'button', class: 'primary', onclick: () => copyText(value, input) }, 'Copy'),
+      h('button', { type: 'button', class: 'primary', onclick: () => void copyText(value, input) }, 'Copy'),
     ),
     h('p', { id: noteId, class: 'warning' }, note),
-    h('button', { type: 'button', class: 'secondary', onclick: () => box.remove() }, 'I have stored it, hide it'),
+    h('button', { type: 'button', class: 'secondary', onclick: (): void => box.remove() }, 'I have stored it, hide it'),
   );
   return box;
 }
 
 /** A labelled form field; `hint` becomes the input's description. */
-export function field(labelText, input, hint) {
+export function field(labelText: Child, input: HTMLElement, hint?: Child): HTMLElement {
   if (!input.id) input.id = uid('field');
-  const parts = [h('label', { for: input.id }, labelText)];
+  const parts: Child[] = [h('label', { for: input.id }, labelText)];
   if (hint) {
     const hintId = uid('hint');
     input.setAttribute('aria-describedby', hintId);
@@ -207,58 +238,20 @@ export function field(labelText, input, hint) {
   return h('div', { class: 'field' }, parts);
 }
 
-export function pageHeading(text) {
+export function pageHeading(text: string): HTMLHeadingElement {
   // tabindex -1: the router moves focus here after navigation, for screen-reader and keyboard users.
   return h('h1', { tabindex: '-1' }, text);
 }
 
-export function loading(text = 'Loading…') {
+export function loading(text = 'Loading…'): HTMLElement {
   // Not a live region: a "Loading…" read out on every page would be noise.
   return h('p', { class: 'loading' }, text);
 }
 
-/** A wide table in its own horizontally scrollable, keyboard-focusable region (narrow screens). */
-export function scrollTable(label, table) {
-  return h('div', { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: '0' }, table);
-}
-
-/** Names each cell after its column (data-label), for the stacked layout of narrow screens. */
-export function labelCells(columns, rows) {
-  for (const row of rows) {
-    [...row.cells].forEach((cell, i) => {
-      if (!cell.dataset.label && columns[i]) cell.dataset.label = columns[i];
-    });
-  }
-  return rows;
-}
-
-/**
- * A table with a caption, header cells and one row per item; cells are nodes or text. On a narrow
- * screen each row becomes a small card of "label: value" lines (style.css, table.data.stack), so
- * nothing is clipped or squeezed one character per line.
- */
-export function dataTable({ caption, columns, rows, captionHidden = true }) {
-  return h(
-    'table',
-    { class: 'data stack' },
-    h('caption', { class: captionHidden ? 'visually-hidden' : null }, caption),
-    h(
-      'thead',
-      null,
-      h(
-        'tr',
-        null,
-        columns.map((c) => h('th', { scope: 'col' }, c)),
-      ),
-    ),
-    h('tbody', null, labelCells(columns, rows)),
-  );
-}
-
-export function badge(status) {
+export function badge(status: string): HTMLElement {
   return h('span', { class: `badge badge-${String(status).replace(/[^a-z_-]/gi, '')}` }, status);
 }
 
-export function empty(text) {
+export function empty(text: string): HTMLElement {
   return h('p', { class: 'empty' }, text);
 }

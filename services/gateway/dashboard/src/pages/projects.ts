@@ -1,12 +1,15 @@
 import { api, seg } from '../api.js';
 import { h, replace } from '../dom.js';
 import { relative, time } from '../format.js';
-import { dataTable, empty, loading, pageHeading, scrollTable } from '../ui.js';
+import { empty, loading, pageHeading } from '../ui.js';
+import { dataTable, scrollTable } from '../tables.js';
+import type { DashboardReplies } from '../contracts.js';
+import type { PageContext } from '../page.js';
 
-export async function projectsPage(ctx) {
+export async function projectsPage(ctx: PageContext): Promise<void> {
   const body = h('div', null, loading());
   ctx.root.append(pageHeading('Editor projects'), body);
-  const { projects } = await api.get('/projects');
+  const { projects } = await api.get<DashboardReplies['GET /projects']>('/projects');
   if (!ctx.isCurrent()) return;
   if (projects.length === 0) {
     replace(

@@ -1,16 +1,17 @@
 import { h, svg, uid } from './dom.js';
 import { credits, date, dateTime, number } from './format.js';
+import type { LedgerEntry } from './contracts.js';
 
 const PAD = { right: 16, top: 16, bottom: 36 };
 const FONT_PX = 12;
 
 /** Round tick values (1, 2, 5 x 10^n) from at or below lo to at or above hi. */
-function ticks(lo, hi, count = 4) {
+function ticks(lo: number, hi: number, count = 4): number[] {
   const span = hi - lo || 1;
   const raw = span / count;
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? raw;
-  const out = [];
+  const out: number[] = [];
   const top = Math.ceil(hi / step) * step;
   for (let v = Math.floor(lo / step) * step; v <= top + step / 1e6; v += step) out.push(Math.round(v * 1e6) / 1e6);
   return out;
@@ -23,7 +24,10 @@ function ticks(lo, hi, count = 4) {
  * `entries` come newest first, as the API sends them. Drawn at the pixel `width` it is shown at,
  * so its labels stay readable from a phone to a wide screen.
  */
-export function creditChart(entries, { width = 640, now = Date.now() } = {}) {
+export function creditChart(
+  entries: readonly LedgerEntry[],
+  { width = 640, now = Date.now() }: { width?: number; now?: number } = {},
+): HTMLElement {
   const W = Math.max(260, Math.round(width));
   const H = W < 500 ? 200 : 260;
   const points = entries
@@ -45,8 +49,8 @@ export function creditChart(entries, { width = 640, now = Date.now() } = {}) {
   const v1 = yTicks[yTicks.length - 1];
   // Room on the left for the longest tick label.
   const PAD_LEFT = Math.round(Math.max(...yTicks.map((v) => number(v).length)) * FONT_PX * 0.62 + 14);
-  const x = (t) => PAD_LEFT + ((t - t0) / (t1 - t0)) * (W - PAD_LEFT - PAD.right);
-  const y = (v) => H - PAD.bottom - ((v - v0) / (v1 - v0 || 1)) * (H - PAD.top - PAD.bottom);
+  const x = (t: number): number => PAD_LEFT + ((t - t0) / (t1 - t0)) * (W - PAD_LEFT - PAD.right);
+  const y = (v: number): number => H - PAD.bottom - ((v - v0) / (v1 - v0 || 1)) * (H - PAD.top - PAD.bottom);
 
   let d = `M${x(first.t).toFixed(1)},${y(first.v).toFixed(1)}`;
   for (const p of points.slice(1)) d += ` H${x(p.t).toFixed(1)} V${y(p.v).toFixed(1)}`;

@@ -1,10 +1,14 @@
 // The delivery log of one key's webhook: status filter, detail view, resend and recover.
 import { api, query, seg } from '../api.js';
-import { h, replace } from '../dom.js';
+import { append, h, replace } from '../dom.js';
 import { durationMs, time } from '../format.js';
-import { announce, dataTable, empty, field, loading, scrollTable, showError, withBusy } from '../ui.js';
+import { announce, empty, field, loading, showError, withBusy, type Control } from '../ui.js';
+import { dataTable, scrollTable } from '../tables.js';
+import type { Child } from '../dom.js';
+import type { DashboardKey, DashboardReplies, DeliveryDetail, DeliveryView } from '../contracts.js';
+import type { PageContext } from '../page.js';
 
-function deliveryResult(d) {
+function deliveryResult(d: Pick<DeliveryView, 'status_code' | 'error'>): HTMLElement {
   if (d.status_code !== null && d.status_code !== undefined) {
     const ok = d.status_code >= 200 && d.status_code < 300;
     return h('span', { class: ok ? 'result-ok' : 'result-bad' }, `HTTP ${d.status_code}`);
@@ -12,7 +16,7 @@ function deliveryResult(d) {
   return h('span', { class: 'result-bad' }, d.error || 'no answer');
 }
 
-function jobCell(d) {
+function jobCell(d: DeliveryView): Child {
   // A test's sample job exists nowhere: its id is shown, not linked.
   if (!d.job_id) return '–';
   if (d.test) return h('code', { class: 'job-id' }, d.job_id);
@@ -20,7 +24,7 @@ function jobCell(d) {
 }
 
 /** What was sent and answered: headers, body, the start of the answer. */
-function detailView(d) {
+function detailView(d: DeliveryDetail): HTMLElement {
   const headers = d.request_headers
     ? Object.entries(d.request_headers)
         .map(([k, v]) => `${k}: ${v}`)
@@ -41,13 +45,13 @@ function detailView(d) {
 }
 
 /** ISO time of a datetime-local value (local time); null when empty or invalid. */
-function isoOf(localValue) {
+function isoOf(localValue: string): string | null {
   const t = new Date(localValue);
   return Number.isNaN(t.getTime()) ? null : t.toISOString();
 }
 
 /** A datetime-local value for `ms` ago, in local time. */
-function localAgo(ms) {
+function localAgo(ms: number): string {
   const t = new Date(Date.now() - ms);
   return new Date(t.getTime() - t.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }
@@ -56,7 +60,19 @@ function localAgo(ms) {
  * The delivery log section of a key page. `controls`: nodes shown above the log (the test event
  * picker); `active`: a revoked key cannot resend or recover. Returns the section and its loader.
  */
-export function deliveryLog({ ctx, key, active, controls = [], buttons = [] }) {
+export function deliveryLog({
+  ctx,
+  key,
+  active,
+  controls = [],
+  buttons = [],
+}: {
+  ctx: PageContext;
+  key: DashboardKey;
+  active: boolean;
+  controls?: Child;
+  buttons?: Child;
+}): { section: HTMLElement; load: () => Promise<void> } {
   const base = `/keys/${seg(key.id)}/webhook`;
   const section = h('section', { class: 'card', 'aria-labelledby': 'log-heading' });
   const logBody = h('div', null, loading());
@@ -72,17 +88,23 @@ export function deliveryLog({ ctx, key, active, controls = [], buttons = [] }) {
   const sinceInput = h('input', { type: 'datetime-local', name: 'since', value: localAgo(24 * 3600_000) });
   const recoverButton = h('button', { type: 'button', class: 'secondary' }, 'Resend failed events since then');
 
-  async function showDetail(d, button) {
-    const detail = await withBusy(button, () => api.get(`${base}/deliveries/${seg(d.id)}`));
+  async function showDetail(d: DeliveryView, button: HTMLButtonElement): Promise<void> {
+    const detail = await withBusy(button, () =>
+      api.get<DashboardReplies['GET /keys/:id/webhook/deliveries/:deliveryId']>(`${base}/deliveries/${seg(d.id)}`),
+    );
     if (!detail || !ctx.isCurrent()) return;
     replace(detailSlot, detailView(detail));
     detailSlot.scrollIntoView({ block: 'nearest' });
   }
 
-  async function resend(d, button) {
-    const result = await withBusy(button, () => api.post(`${base}/deliveries/${seg(d.id)}/resend`));
+  async function resend(d: DeliveryView, button: HTMLButtonElement): Promise<void> {
+    const result = await withBusy(button, () =>
+      api.post<DashboardReplies['POST /keys/:id/webhook/deliveries/:deliveryId/resend']>(
+        `${base}/deliveries/${seg(d.id)}/resend`,
+      ),
+    );
     if (!result || !ctx.isCurrent()) return;
-    const sent = result.delivery || {};
+    const sent = result.delivery;
     announce(
       sent.succeeded
         ? `Event sent again: your server answered HTTP ${sent.status_code}.`
@@ -91,11 +113,11 @@ export function deliveryLog({ ctx, key, active, controls = [], buttons = [] }) {
     await load();
   }
 
-  function row(d) {
+  function row(d: DeliveryView): HTMLTableRowElement {
     const detailButton = h('button', { type: 'button', class: 'link-button' }, 'Details');
-    detailButton.addEventListener('click', () => showDetail(d, detailButton));
+    detailButton.addEventListener('click', () => void showDetail(d, detailButton));
     const resendButton = active ? h('button', { type: 'button', class: 'link-button' }, 'Resend') : null;
-    resendButton?.addEventListener('click', () => resend(d, resendButton));
+    resendButton?.addEventListener('click', () => void resend(d, resendButton));
     return h(
       'tr',
       { dataset: { event: d.event, test: d.test ? 'true' : 'false', delivery: String(d.id) } },
@@ -109,8 +131,10 @@ export function deliveryLog({ ctx, key, active, controls = [], buttons = [] }) {
     );
   }
 
-  async function load() {
-    const { deliveries } = await api.get(`${base}/deliveries${query({ status: statusFilter.value })}`);
+  async function load(): Promise<void> {
+    const { deliveries } = await api.get<DashboardReplies['GET /keys/:id/webhook/deliveries']>(
+      `${base}/deliveries${query({ status: statusFilter.value })}`,
+    );
     if (!ctx.isCurrent()) return;
     replace(
       logBody,
@@ -127,25 +151,30 @@ export function deliveryLog({ ctx, key, active, controls = [], buttons = [] }) {
     );
   }
 
-  const reload = (button, message) => async () => {
-    await withBusy(button, load);
-    if (message) announce(message);
+  const reload = (button: Control, message?: string) => (): void => {
+    void withBusy(button, load).then(() => {
+      if (message) announce(message);
+    });
   };
   statusFilter.addEventListener('change', reload(statusFilter));
   refreshButton.addEventListener('click', reload(refreshButton, 'Delivery log updated.'));
-  recoverButton.addEventListener('click', async () => {
+  const recover = async (): Promise<void> => {
     const since = isoOf(sinceInput.value);
     if (!since) return showError(new Error('Choose the time to recover from.'));
-    const result = await withBusy(recoverButton, () => api.post(`${base}/recover`, { since }));
+    const result = await withBusy(recoverButton, () =>
+      api.post<DashboardReplies['POST /keys/:id/webhook/recover']>(`${base}/recover`, { since }),
+    );
     if (!result || !ctx.isCurrent()) return;
     announce(
       result.queued === 0
         ? 'No failed events since then.'
         : `${result.queued} failed event${result.queued === 1 ? '' : 's'} queued to be sent again.`,
     );
-  });
+  };
+  recoverButton.addEventListener('click', () => void recover());
 
-  section.append(
+  // append(), not Element.append: a revoked key has no controls (null), which must add nothing.
+  append(section, [
     h('h2', { id: 'log-heading' }, 'Delivery log'),
     h(
       'p',
@@ -164,6 +193,6 @@ export function deliveryLog({ ctx, key, active, controls = [], buttons = [] }) {
       : null,
     logBody,
     detailSlot,
-  );
+  ]);
   return { section, load };
 }

@@ -1,17 +1,22 @@
-import { api, seg } from '../api.js';
+import { api, ApiError, seg } from '../api.js';
 import { h, replace, uid } from '../dom.js';
 import { dateTime, seconds, time } from '../format.js';
 import { fileSafe, fileTimestamp } from '../job-input.js';
 import { assetMedia, videoPlayer } from '../media.js';
 import { badge, empty, loading, pageHeading } from '../ui.js';
+import type { Asset, DashboardProject, DashboardReplies, ThreadTurn, Video } from '../contracts.js';
+import type { PageContext } from '../page.js';
 
-const TRACKS = ['video', 'voice', 'sfx', 'music'];
-const TRACK_LABELS = { video: 'Video', voice: 'Voice', sfx: 'Sound effects', music: 'Music' };
+type Clip = DashboardProject['clips'][number];
+type Track = Clip['track'];
+
+const TRACKS: readonly Track[] = ['video', 'voice', 'sfx', 'music'];
+const TRACK_LABELS: Record<Track, string> = { video: 'Video', voice: 'Voice', sfx: 'Sound effects', music: 'Music' };
 const STILL_SECONDS = 3; // a still without its own duration plays 3 s (docs/editor-api.md)
 
 /** A short human name for an asset: its prompt, else its kind and source. */
-function assetName(asset) {
-  const m = asset && asset.metadata ? asset.metadata : {};
+function assetName(asset: Asset | undefined): string {
+  const m = asset?.metadata ?? {};
   if (typeof m.prompt === 'string' && m.prompt.trim()) return m.prompt.trim();
   if (typeof m.text === 'string' && m.text.trim()) return m.text.trim();
   if (!asset) return 'missing asset';
@@ -20,7 +25,7 @@ function assetName(asset) {
 }
 
 /** The last path segment of an imported file's URL ("https://x/y/intro.mp4" -> "intro.mp4"). */
-function fileName(url) {
+function fileName(url: unknown): string {
   if (typeof url !== 'string') return '';
   try {
     const last = new URL(url).pathname.split('/').filter(Boolean).pop();
@@ -30,9 +35,9 @@ function fileName(url) {
   }
 }
 
-function clipSeconds(clip, asset) {
+function clipSeconds(clip: Clip, asset: Asset | undefined): number | null {
   if (typeof clip.duration_sec === 'number') return clip.duration_sec;
-  const m = asset && asset.metadata ? asset.metadata : {};
+  const m = asset?.metadata ?? {};
   if (typeof m.duration_sec === 'number') return m.duration_sec;
   return asset && asset.kind === 'image' ? STILL_SECONDS : null;
 }
@@ -41,19 +46,19 @@ function clipSeconds(clip, asset) {
  * A video's timeline: one row per track, its clips in order, each as wide as it plays long on one
  * time scale shared by the tracks (a spacer fills a shorter track up to the longest).
  */
-function timeline(video, clips, assetsById) {
+function timeline(video: Video, clips: readonly Clip[], assetsById: Map<string, Asset>): HTMLElement {
   const byTrack = new Map(
     TRACKS.map((track) => [
       track,
       clips.filter((c) => c.video_id === video.id && c.track === track).sort((a, b) => a.idx - b.idx),
     ]),
   );
-  const secondsOf = (clip) => clipSeconds(clip, assetsById.get(clip.asset_id)) ?? STILL_SECONDS;
-  const trackLength = (track) => byTrack.get(track).reduce((sum, c) => sum + secondsOf(c), 0);
+  const secondsOf = (clip: Clip): number => clipSeconds(clip, assetsById.get(clip.asset_id)) ?? STILL_SECONDS;
+  const trackLength = (track: Track): number => (byTrack.get(track) ?? []).reduce((sum, c) => sum + secondsOf(c), 0);
   const longest = Math.max(...TRACKS.map(trackLength));
   const rows = TRACKS.map((track) => {
     const labelId = uid('track');
-    const onTrack = byTrack.get(track);
+    const onTrack = byTrack.get(track) ?? [];
     const items = onTrack.map((clip) => {
       const asset = assetsById.get(clip.asset_id);
       const secs = clipSeconds(clip, asset);
@@ -101,7 +106,7 @@ function timeline(video, clips, assetsById) {
   return h('div', { class: 'timeline', role: 'group', 'aria-label': `Timeline of ${video.name}`, tabindex: '0' }, rows);
 }
 
-function thread(turns) {
+function thread(turns: readonly ThreadTurn[] | undefined): HTMLElement {
   if (!turns || turns.length === 0) return empty('No messages yet.');
   const ordered = [...turns].sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at));
   return h(
@@ -128,27 +133,31 @@ function thread(turns) {
   );
 }
 
-const FIT_LABELS = { fit: 'Fit (bars)', fill: 'Fill (cropped)' };
+const FIT_LABELS: Record<'fit' | 'fill', string> = { fit: 'Fit (bars)', fill: 'Fill (cropped)' };
 
 /**
  * A video's exports, newest first, each named by how it was framed and when it was made, and
  * downloaded as "<project> <video> <time stamp> <fit>.mp4" rather than its asset id.
  */
-function exportsList(exportsOfVideo, project, video) {
+function exportsList(
+  exportsOfVideo: readonly Asset[],
+  project: DashboardProject['project'],
+  video: Video | null,
+): HTMLElement {
   if (exportsOfVideo.length === 0)
     return empty('No exports yet. Export with POST /api/v1/media-studio/projects/:id/export.');
-  const newestFirst = [...exportsOfVideo].sort((a, b) => Date.parse(b.created_at || 0) - Date.parse(a.created_at || 0));
+  const newestFirst = [...exportsOfVideo].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
   return h(
     'ul',
     { class: 'exports' },
     newestFirst.map((a) => {
-      const m = a.metadata || {};
+      const m = a.metadata;
       const fit = m.fit === 'fill' ? 'fill' : 'fit';
       const when = a.created_at ? dateTime(a.created_at) : null;
       const title = ['Export', FIT_LABELS[fit], when].filter(Boolean).join(' · ');
       const facts = [
         typeof m.duration_sec === 'number' ? seconds(m.duration_sec) : null,
-        m.width && m.height ? `${m.width}×${m.height}` : null,
+        typeof m.width === 'number' && typeof m.height === 'number' ? `${m.width}×${m.height}` : null,
       ]
         .filter(Boolean)
         .join(', ');
@@ -175,19 +184,19 @@ function exportsList(exportsOfVideo, project, video) {
   );
 }
 
-function library(assets) {
+function library(assets: readonly Asset[]): HTMLElement {
   if (assets.length === 0) return empty('The library is empty.');
   return h(
     'ul',
     { class: 'library' },
     assets.map((a) => {
       const name = assetName(a);
-      const m = a.metadata || {};
+      const m = a.metadata;
       const facts = [
         a.kind,
         a.source,
         typeof m.duration_sec === 'number' ? seconds(m.duration_sec) : null,
-        m.width && m.height ? `${m.width}×${m.height}` : null,
+        typeof m.width === 'number' && typeof m.height === 'number' ? `${m.width}×${m.height}` : null,
       ]
         .filter(Boolean)
         .join(' · ');
@@ -205,16 +214,16 @@ function library(assets) {
   );
 }
 
-export async function projectPage(ctx) {
+export async function projectPage(ctx: PageContext): Promise<void> {
   const heading = pageHeading('Project');
   const body = h('div', null, loading());
   ctx.root.append(h('p', { class: 'breadcrumb' }, h('a', { href: '#/projects' }, '← All projects')), heading, body);
 
-  let state;
+  let state: DashboardProject;
   try {
-    state = await api.get(`/projects/${seg(ctx.params.id)}`);
+    state = await api.get<DashboardReplies['GET /projects/:id']>(`/projects/${seg(ctx.params.id ?? '')}`);
   } catch (err) {
-    if (err.status === 404 && ctx.isCurrent()) {
+    if (err instanceof ApiError && err.status === 404 && ctx.isCurrent()) {
       heading.textContent = 'Project not found';
       replace(body, h('p', null, 'There is no project with this id among yours.'));
       return;
@@ -222,7 +231,7 @@ export async function projectPage(ctx) {
     throw err;
   }
   if (!ctx.isCurrent()) return;
-  const { project, videos = [], assets = [], clips = [], threads = {} } = state;
+  const { project, videos, assets, clips, threads } = state;
   heading.textContent = project.name;
   const assetsById = new Map(assets.map((a) => [a.id, a]));
   const exportsAll = assets.filter((a) => a.kind === 'export');
@@ -240,13 +249,15 @@ export async function projectPage(ctx) {
       thread(threads[video.id]),
       h('h3', null, 'Exports'),
       exportsList(
-        exportsAll.filter((a) => a.metadata && a.metadata.video_id === video.id),
+        exportsAll.filter((a) => a.metadata.video_id === video.id),
         project,
         video,
       ),
     );
   });
-  const orphanExports = exportsAll.filter((a) => !a.metadata || !videoIds.has(a.metadata.video_id));
+  const orphanExports = exportsAll.filter(
+    (a) => typeof a.metadata.video_id !== 'string' || !videoIds.has(a.metadata.video_id),
+  );
 
   replace(
     body,
