@@ -7,6 +7,7 @@ import {
   type EndpointView,
   type JobEventPayload,
   type ListDeliveriesReply,
+  type RotateSecretReply,
   type SendTestReply,
   type SetEndpointReply,
   type WebhookTestType,
@@ -45,6 +46,18 @@ export async function clearWebhook(
 ): Promise<{ cleared: boolean }> {
   const userId = await keyOwner(db, apiKeyId, ownerId);
   return bus.rpc(webhooksRpc, 'clearEndpoint', { api_key_id: apiKeyId, user_id: userId });
+}
+
+/** A new signing secret for the key's webhook; the previous one keeps signing for `overlapHours`. */
+export async function rotateWebhookSecret(
+  db: Knex,
+  bus: Bus,
+  apiKeyId: number,
+  overlapHours: number,
+  ownerId?: number,
+): Promise<RotateSecretReply> {
+  const userId = await keyOwner(db, apiKeyId, ownerId);
+  return bus.rpc(webhooksRpc, 'rotateSecret', { api_key_id: apiKeyId, user_id: userId, overlap_hours: overlapHours });
 }
 
 export async function listWebhookDeliveries(
