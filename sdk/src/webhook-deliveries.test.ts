@@ -27,7 +27,11 @@ describe('client.webhook', () => {
   });
 
   it('sets, reads, deletes the endpoint and rotates its secret', async () => {
-    await client.webhook.set({ url: 'https://hooks.example.com/x', events: ['job.failed'], signature_scheme: 'standard' });
+    await client.webhook.set({
+      url: 'https://hooks.example.com/x',
+      events: ['job.failed'],
+      signature_scheme: 'standard',
+    });
     await client.webhook.get();
     await client.webhook.delete();
     await client.webhook.rotateSecret(0);

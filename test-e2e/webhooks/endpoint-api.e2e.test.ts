@@ -103,7 +103,10 @@ describe('the webhook endpoint API', () => {
     const receiver = await startReceiver();
     try {
       const u = await userWithKey(fleet, 'all', 10_000);
-      await api(fleet, 'PUT', '/api/v1/webhook', { key: u.key, body: { url: receiver.url, events: ['job.cancelled'] } });
+      await api(fleet, 'PUT', '/api/v1/webhook', {
+        key: u.key,
+        body: { url: receiver.url, events: ['job.cancelled'] },
+      });
       const filtered = await imageJob(u.key, 'filtered out');
       await waitForJob(fleet, u.key, filtered);
       // A later event the filter lets through: the endpoint's lane sends in arrival order, so once it
@@ -167,7 +170,10 @@ describe('the webhook endpoint API', () => {
       expect(stripeAccepts(afterHook, latest)).toBe(true);
       expect(stripeAccepts(afterHook, next)).toBe(false);
 
-      const bad = await api(fleet, 'POST', '/api/v1/webhook/secret/rotate', { key: u.key, body: { overlap_hours: 73 } });
+      const bad = await api(fleet, 'POST', '/api/v1/webhook/secret/rotate', {
+        key: u.key,
+        body: { overlap_hours: 73 },
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.error).toBe('overlap_hours must be an integer between 0 and 72');
     } finally {
@@ -195,12 +201,15 @@ describe('the webhook endpoint API', () => {
       expect(headers['x-service-signature']).toBeUndefined();
 
       // A rotation signs with both, each verifying on its own.
-      const rolled = await api(fleet, 'POST', '/api/v1/webhook/secret/rotate', { key: u.key, body: { overlap_hours: 1 } });
+      const rolled = await api(fleet, 'POST', '/api/v1/webhook/secret/rotate', {
+        key: u.key,
+        body: { overlap_hours: 1 },
+      });
       const second = await imageJob(u.key, 'standard, rolled');
       await until('the second delivery', () => receiver.received.some((r) => jobOf(r) === second));
       const rolledHook = receiver.received.find((r) => jobOf(r) === second)!;
       const rolledHeaders = rolledHook.headers as Record<string, string>;
-      expect(rolledHeaders['webhook-signature']!.split(' ')).toHaveLength(2);
+      expect(rolledHeaders['webhook-signature'].split(' ')).toHaveLength(2);
       for (const key of [secret, String(rolled.body.secret)])
         expect(new Webhook(key).verify(rolledHook.rawBody, rolledHeaders)).toMatchObject({ job_id: second });
     } finally {
@@ -227,7 +236,7 @@ describe('the webhook endpoint API', () => {
       // Every delivery verifies under the secret the receiver had before the rotation, or the new one.
       for (const hook of receiver.received) expect(secrets.some((s) => stripeAccepts(hook, s))).toBe(true);
       const last = receiver.received.filter((r) => jobOf(r) === jobs[19]);
-      expect(last.some((hook) => stripeAccepts(hook, secrets[1]!))).toBe(true);
+      expect(last.some((hook) => stripeAccepts(hook, secrets[1]))).toBe(true);
     } finally {
       await receiver.close();
     }
@@ -247,19 +256,30 @@ describe('the webhook endpoint API', () => {
       const page = await api(fleet, 'GET', '/api/v1/webhook/deliveries?limit=2', { key: u.key });
       expect(page.body.deliveries).toHaveLength(2);
       expect(page.body.has_more).toBe(true);
-      const rest = await api(fleet, 'GET', `/api/v1/webhook/deliveries?limit=2&starting_after=${page.body.deliveries[1].id}`, {
-        key: u.key,
-      });
+      const rest = await api(
+        fleet,
+        'GET',
+        `/api/v1/webhook/deliveries?limit=2&starting_after=${page.body.deliveries[1].id}`,
+        {
+          key: u.key,
+        },
+      );
       expect(rest.body.deliveries).toHaveLength(1);
       expect(rest.body.has_more).toBe(false);
 
-      const q = (path: string, params: Record<string, string>) => `${path}?${new URLSearchParams(params)}`;
+      const q = (path: string, params: Record<string, string>) => `${path}?${new URLSearchParams(params).toString()}`;
       const future = new Date(Date.now() + 3_600_000).toISOString();
       for (const path of ['/api/v1/webhook/deliveries', '/api/v1/jobs']) {
         const list = (body: Record<string, unknown[]>) => body.deliveries ?? body.jobs;
-        expect(list((await api(fleet, 'GET', q(path, { 'created[gte]': before }), { key: u.key })).body)).toHaveLength(3);
-        expect(list((await api(fleet, 'GET', q(path, { 'created[gte]': future }), { key: u.key })).body)).toHaveLength(0);
-        expect(list((await api(fleet, 'GET', q(path, { 'created[lte]': before }), { key: u.key })).body)).toHaveLength(0);
+        expect(list((await api(fleet, 'GET', q(path, { 'created[gte]': before }), { key: u.key })).body)).toHaveLength(
+          3,
+        );
+        expect(list((await api(fleet, 'GET', q(path, { 'created[gte]': future }), { key: u.key })).body)).toHaveLength(
+          0,
+        );
+        expect(list((await api(fleet, 'GET', q(path, { 'created[lte]': before }), { key: u.key })).body)).toHaveLength(
+          0,
+        );
         const bad = await api(fleet, 'GET', q(path, { 'created[gte]': 'yesterday' }), { key: u.key });
         expect(bad.status).toBe(400);
         expect(bad.body.error).toBe('created[gte] must be an ISO 8601 timestamp');

@@ -6,4 +6,10 @@ import { deliveryLanes } from './0004_delivery_lanes';
 import { endpointSettings } from './0005_endpoint_settings';
 
 /** In order. Append only. */
-export const migrations: Migration[] = [endpointsDeliveries, testDeliveries, deliveryDetail, deliveryLanes, endpointSettings];
+export const migrations: Migration[] = [
+  endpointsDeliveries,
+  testDeliveries,
+  deliveryDetail,
+  deliveryLanes,
+  endpointSettings,
+];

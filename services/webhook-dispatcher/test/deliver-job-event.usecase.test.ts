@@ -121,7 +121,9 @@ describe('deliverJobEvent', () => {
     expect(post.calls).toHaveLength(0);
     expect(await rowsOf(d.eventId)).toEqual([]);
 
-    await db('endpoints').update({ events: ['job.failed', 'job.completed'] }).where({ api_key_id: apiKeyId });
+    await db('endpoints')
+      .update({ events: ['job.failed', 'job.completed'] })
+      .where({ api_key_id: apiKeyId });
     expect(await deliverJobEvent(deps(post), delivery(apiKeyId, userId))).toBe('ack');
     expect(post.calls).toHaveLength(1);
   });
@@ -141,9 +143,13 @@ describe('deliverJobEvent', () => {
     // Stripe's tolerance is checked against its own clock: give it a tolerance that covers our fixed one.
     const tolerance = Math.ceil(Math.abs(Date.now() - NOW) / 1000) + 60;
     for (const key of [secret, previous])
-      expect(stripe.webhooks.constructEvent(call.body, header, key, tolerance)).toMatchObject({ job_id: expect.any(String) });
+      expect(stripe.webhooks.constructEvent(call.body, header, key, tolerance)).toMatchObject({
+        job_id: expect.any(String),
+      });
 
-    await db('endpoints').update({ previous_secret_expires_at: new Date(NOW) }).where({ api_key_id: apiKeyId });
+    await db('endpoints')
+      .update({ previous_secret_expires_at: new Date(NOW) })
+      .where({ api_key_id: apiKeyId });
     await deliverJobEvent(deps(post), delivery(apiKeyId, userId));
     const after = post.calls[1].headers['X-Service-Signature'];
     expect(after.split(',')).toHaveLength(2);

@@ -26,9 +26,7 @@ export const putWebhookBody = named(
   Joi.object({
     url: says(Joi.string().max(2048).required(), 'url is required and must be a string', {
       'string.max': 'url must be at most 2048 characters',
-    }).description(
-      'The receiver: https, a public address, no credentials, an allowed port (the dashboard’s rules).',
-    ),
+    }).description('The receiver: https, a public address, no credentials, an allowed port (the dashboard’s rules).'),
     events: says(
       Joi.array().items(eventType).min(1).unique(),
       `events must be a non-empty list of distinct types among ${WEBHOOK_EVENT_TYPES.join(', ')}`,
@@ -81,7 +79,10 @@ export const webhookEndpoint = named(
   'WebhookEndpoint',
 );
 
-export const webhookEndpointDeleted = named(Joi.object({ deleted: Joi.boolean().valid(true).required() }), 'WebhookEndpointDeleted');
+export const webhookEndpointDeleted = named(
+  Joi.object({ deleted: Joi.boolean().valid(true).required() }),
+  'WebhookEndpointDeleted',
+);
 
 export const rotateWebhookSecretBody = named(
   Joi.object({
@@ -101,7 +102,9 @@ export const webhookSecretRotated = named(
     previous_secret_expires_at: timestamp
       .allow(null)
       .required()
-      .description('Until then every delivery carries a signature by the previous secret too; null with `overlap_hours: 0`.'),
+      .description(
+        'Until then every delivery carries a signature by the previous secret too; null with `overlap_hours: 0`.',
+      ),
   }),
   'WebhookSecretRotated',
 );

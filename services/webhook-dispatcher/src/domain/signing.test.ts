@@ -10,7 +10,7 @@ const now = Math.floor(Date.now() / 1000);
 
 function stripeVerifies(secret: string, headers: Record<string, string>): boolean {
   try {
-    stripe.webhooks.constructEvent(rawBody, headers['X-Service-Signature']!, secret);
+    stripe.webhooks.constructEvent(rawBody, headers['X-Service-Signature'], secret);
     return true;
   } catch {
     return false;
@@ -65,7 +65,7 @@ describe('the standard scheme', () => {
   it('during a rotation carries two space-separated v1 entries, verified under either secret', () => {
     const [next, previous] = [generateSigningSecret('standard'), generateSigningSecret('standard')];
     const headers = headersFor([next, previous], 'standard');
-    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
     expect(standardVerifies(next, headers)).toBe(true);
     expect(standardVerifies(previous, headers)).toBe(true);
     expect(standardVerifies(generateSigningSecret('standard'), headers)).toBe(false);

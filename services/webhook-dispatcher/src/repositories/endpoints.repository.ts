@@ -1,4 +1,4 @@
-import { rawRowsOf, rowOf, type Knex } from '@mf/db';
+import { rawRowsOf, rowOf, rowsOf, type Knex } from '@mf/db';
 import type { SignatureScheme } from '../domain/signing';
 
 /** The only module that speaks SQL about endpoints. */
@@ -56,8 +56,10 @@ export async function insertEndpointIfAbsent(
   db: Knex,
   row: Pick<EndpointRow, 'api_key_id' | 'user_id' | 'url' | 'secret_ciphertext' | 'events' | 'signature_scheme'>,
 ): Promise<EndpointRow | undefined> {
-  const [inserted] = await db('endpoints').insert(row).onConflict('api_key_id').ignore().returning('*');
-  return inserted as EndpointRow | undefined;
+  const inserted = await rowsOf<EndpointRow>(
+    db('endpoints').insert(row).onConflict('api_key_id').ignore().returning('*'),
+  );
+  return inserted[0];
 }
 
 /** What a save of an existing endpoint changes besides its URL. */
@@ -78,20 +80,22 @@ export async function updateEndpoint(
   url: string,
   changes: EndpointChanges = {},
 ): Promise<EndpointRow | undefined> {
-  const [row] = await db('endpoints')
-    .update({
-      url,
-      updated_at: db.fn.now(),
-      failing_since: null,
-      disabled_at: null,
-      ...(changes.events ? { events: changes.events } : {}),
-      ...(changes.scheme
-        ? { ...changes.scheme, previous_secret_ciphertext: null, previous_secret_expires_at: null }
-        : {}),
-    })
-    .where({ api_key_id: apiKeyId, user_id: userId })
-    .returning('*');
-  return row as EndpointRow | undefined;
+  const rows = await rowsOf<EndpointRow>(
+    db('endpoints')
+      .update({
+        url,
+        updated_at: db.fn.now(),
+        failing_since: null,
+        disabled_at: null,
+        ...(changes.events ? { events: changes.events } : {}),
+        ...(changes.scheme
+          ? { ...changes.scheme, previous_secret_ciphertext: null, previous_secret_expires_at: null }
+          : {}),
+      })
+      .where({ api_key_id: apiKeyId, user_id: userId })
+      .returning('*'),
+  );
+  return rows[0];
 }
 
 /**

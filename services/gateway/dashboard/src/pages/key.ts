@@ -191,10 +191,9 @@ export async function keyPage(ctx: PageContext): Promise<void> {
     });
     if (!ok) return;
     const result = await withBusy(rollButton, () =>
-      api.post<DashboardReplies['POST /keys/:id/webhook/secret/rotate']>(
-        `/keys/${seg(key.id)}/webhook/secret/rotate`,
-        { overlap_hours: overlapHours },
-      ),
+      api.post<DashboardReplies['POST /keys/:id/webhook/secret/rotate']>(`/keys/${seg(key.id)}/webhook/secret/rotate`, {
+        overlap_hours: overlapHours,
+      }),
     );
     if (!result || !ctx.isCurrent()) return;
     const box = secretBox({
@@ -202,7 +201,13 @@ export async function keyPage(ctx: PageContext): Promise<void> {
       label: 'Webhook signing secret',
       value: result.secret,
       note: result.previous_secret_expires_at
-        ? h('span', null, 'Shown only this once. The old secret keeps signing until ', time(result.previous_secret_expires_at), '.')
+        ? h(
+            'span',
+            null,
+            'Shown only this once. The old secret keeps signing until ',
+            time(result.previous_secret_expires_at),
+            '.',
+          )
         : 'Shown only this once. The old secret no longer signs.',
       testId: 'webhook-secret',
     });

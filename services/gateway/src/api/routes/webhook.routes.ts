@@ -22,7 +22,10 @@ export function webhookRoutes(bus: Bus, test: WebhookTestDeps): Router {
   const router = Router();
   const call = (req: Parameters<typeof requestId>[0]) => ({ correlationId: requestId(req) });
   router.put('/webhook', async (req, res) => {
-    const { status, body } = await putWebhookOf(bus, authOf(req), req.body, { ...call(req), timeoutMs: test.timeoutMs });
+    const { status, body } = await putWebhookOf(bus, authOf(req), req.body, {
+      ...call(req),
+      timeoutMs: test.timeoutMs,
+    });
     res.setHeader('Cache-Control', 'no-store');
     res.status(status).json(body);
   });

@@ -1,9 +1,6 @@
 import type { Bus } from '@mf/bus';
 import {
-  putWebhookBody,
-  rotateWebhookSecretBody,
   ROTATION_OVERLAP_HOURS,
-  validateBody,
   webhookOutboundRpc,
   webhooksRpc,
   type WebhookEndpoint,
@@ -13,6 +10,7 @@ import {
 } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import type { AuthContext } from '../auth/auth-context';
+import { validatePutWebhookBody, validateRotateWebhookSecretBody } from '../validation/webhook.validators';
 import { valid } from './validated';
 import type { WebhookCallOptions } from './webhook-deliveries.usecase';
 
@@ -42,7 +40,7 @@ export async function putWebhookOf(
   body: unknown,
   opts: WebhookCallOptions & { timeoutMs?: number } = {},
 ): Promise<{ status: 200 | 201; body: WebhookEndpointSaved }> {
-  const b = valid(validateBody(putWebhookBody, body));
+  const b = valid(validatePutWebhookBody(body));
   const reply = await orNoWebhook(
     bus.rpc(
       webhookOutboundRpc,
@@ -67,7 +65,11 @@ export async function putWebhookOf(
   return { status: reply.created ? 201 : 200, body: saved };
 }
 
-export async function getWebhookOf(bus: Bus, auth: AuthContext, opts: WebhookCallOptions = {}): Promise<WebhookEndpoint> {
+export async function getWebhookOf(
+  bus: Bus,
+  auth: AuthContext,
+  opts: WebhookCallOptions = {},
+): Promise<WebhookEndpoint> {
   const view = await orNoWebhook(bus.rpc(webhooksRpc, 'getEndpoint', ref(auth), opts));
   if (view.url === null) throw AppError.notFound(NO_WEBHOOK);
   return {
@@ -99,7 +101,7 @@ export async function rotateWebhookSecretOf(
   body: unknown,
   opts: WebhookCallOptions = {},
 ): Promise<WebhookSecretRotated> {
-  const b = valid(validateBody(rotateWebhookSecretBody, body ?? {}));
+  const b = valid(validateRotateWebhookSecretBody(body));
   return orNoWebhook(
     bus.rpc(
       webhooksRpc,

@@ -88,7 +88,11 @@ export async function getWebhook(
 ): Promise<Omit<EndpointView, 'events' | 'signature_scheme'>> {
   const userId = await keyOwner(db, apiKeyId, ownerId);
   // The dashboard's and the admin CLI's view as it has always been (GET /api/v1/webhook shows the rest).
-  const { events: _events, signature_scheme: _scheme, ...view } = await bus.rpc(webhooksRpc, 'getEndpoint', {
+  const {
+    events: _events,
+    signature_scheme: _scheme,
+    ...view
+  } = await bus.rpc(webhooksRpc, 'getEndpoint', {
     api_key_id: apiKeyId,
     user_id: userId,
   });

@@ -15,7 +15,8 @@ import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
 import { KEY_NOT_FOUND } from './keys.routes';
 import { reply } from '../reply';
-import { ROTATION_OVERLAP_HOURS, rotateWebhookSecretBody, validateBody } from '@mf/contracts';
+import { ROTATION_OVERLAP_HOURS } from '@mf/contracts';
+import { validateRotateWebhookSecretBody } from '../../../core/validation/webhook.validators';
 import { valid } from '../../../core/usecases/validated';
 
 const keyId = (req: Request): number => idParam(req.params.id, KEY_NOT_FOUND);
@@ -41,7 +42,7 @@ export function webhooksRoutes(deps: DashboardDeps): Router {
   // Body optional: {overlap_hours: 0-72} (24 when left out), as POST /api/v1/webhook/secret/rotate.
   router.post('/keys/:id/webhook/secret/rotate', async (req, res) => {
     const id = keyId(req);
-    const { overlap_hours } = valid(validateBody(rotateWebhookSecretBody, req.body ?? {}));
+    const { overlap_hours } = valid(validateRotateWebhookSecretBody(req.body));
     reply(
       res,
       'POST /keys/:id/webhook/secret/rotate',
