@@ -30,6 +30,10 @@ export type {
   RecoverWebhooksResponse,
   WebhookTestResponse,
   WebhookTestType,
+  WebhookEndpoint,
+  WebhookEndpointSaved,
+  WebhookSecretRotated,
+  SetWebhookParams,
 } from './webhook-deliveries';
 export type { EventsApi, JobsStreams } from './streams';
 export type { StreamOptions } from './event-stream';

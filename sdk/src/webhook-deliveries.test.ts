@@ -26,6 +26,29 @@ describe('client.webhook', () => {
     answer = { status: 200, body: {} };
   });
 
+  it('sets, reads, deletes the endpoint and rotates its secret', async () => {
+    await client.webhook.set({
+      url: 'https://hooks.example.com/x',
+      events: ['job.failed'],
+      signature_scheme: 'standard',
+    });
+    await client.webhook.get();
+    await client.webhook.delete();
+    await client.webhook.rotateSecret(0);
+    await client.webhook.rotateSecret();
+    expect(calls.map((c) => [c.method, c.url, c.body])).toEqual([
+      [
+        'PUT',
+        'http://api.test/api/v1/webhook',
+        JSON.stringify({ url: 'https://hooks.example.com/x', events: ['job.failed'], signature_scheme: 'standard' }),
+      ],
+      ['GET', 'http://api.test/api/v1/webhook', undefined],
+      ['DELETE', 'http://api.test/api/v1/webhook', undefined],
+      ['POST', 'http://api.test/api/v1/webhook/secret/rotate', JSON.stringify({ overlap_hours: 0 })],
+      ['POST', 'http://api.test/api/v1/webhook/secret/rotate', JSON.stringify({})],
+    ]);
+  });
+
   it('lists deliveries with the given filters as query parameters', async () => {
     answer = { status: 200, body: { deliveries: [] } };
     expect(await client.webhook.listDeliveries({ status: 'failed', limit: 5, starting_after: 42 })).toEqual({

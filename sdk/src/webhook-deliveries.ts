@@ -14,6 +14,12 @@ export type ListWebhookDeliveriesParams = NonNullable<
 export type ResendWebhookResponse = Schemas['ResendAccepted'];
 export type RecoverWebhooksResponse = Schemas['RecoverAccepted'];
 export type WebhookTestResponse = Schemas['WebhookTestReply'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookEndpointSaved = Schemas['WebhookEndpointSaved'];
+export type WebhookSecretRotated = Schemas['WebhookSecretRotated'];
+export type SetWebhookParams = NonNullable<
+  paths['/api/v1/webhook']['put']['requestBody']
+>['content']['application/json'];
 /** The job events a sample can be sent of. */
 export type WebhookTestType = NonNullable<
   paths['/api/v1/webhook/test']['post']['requestBody']
@@ -29,16 +35,37 @@ export interface WebhookCallOptions {
 
 /** The client's transport: one API call, answered with its parsed body or a typed ApiError. */
 export type WebhookTransport = <T>(call: {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   body?: unknown;
   query?: Record<string, string | undefined>;
   opts?: WebhookCallOptions;
 }) => Promise<T>;
 
-/** `client.webhook`: the calling key's webhook deliveries. */
+/** `client.webhook`: the calling key's webhook endpoint and its deliveries. */
 export class WebhookDeliveries {
   constructor(private readonly call: WebhookTransport) {}
+
+  /** Creates or changes the key's endpoint; `secret` is in the answer only when one was generated. */
+  set(params: SetWebhookParams, opts?: WebhookCallOptions): Promise<WebhookEndpointSaved> {
+    return this.call({ method: 'PUT', path: '/webhook', body: params, opts });
+  }
+
+  /** The key's endpoint (never its secret); a NotFoundError when it has none. */
+  get(opts?: WebhookCallOptions): Promise<WebhookEndpoint> {
+    return this.call({ method: 'GET', path: '/webhook', opts });
+  }
+
+  /** Deletes the key's endpoint: nothing is sent after this. */
+  delete(opts?: WebhookCallOptions): Promise<{ deleted: true }> {
+    return this.call({ method: 'DELETE', path: '/webhook', opts });
+  }
+
+  /** A new signing secret; the previous one keeps signing beside it for `overlapHours` (default 24, 0-72). */
+  rotateSecret(overlapHours?: number, opts?: WebhookCallOptions): Promise<WebhookSecretRotated> {
+    const body = overlapHours === undefined ? {} : { overlap_hours: overlapHours };
+    return this.call({ method: 'POST', path: '/webhook/secret/rotate', body, opts });
+  }
 
   /** One page of attempts, newest first; page with `starting_after` = the last `id`. */
   listDeliveries(params: ListWebhookDeliveriesParams = {}, opts?: WebhookCallOptions): Promise<WebhookDeliveriesPage> {

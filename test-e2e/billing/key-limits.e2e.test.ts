@@ -107,6 +107,21 @@ describe("an API key's spend limit and concurrent-jobs limit", () => {
     expect(await balance(fleet, user.key)).toBe(1_000 - 100);
   });
 
+  it('reads the limits with key:limits and no flag, and changes only the flags given', async () => {
+    const user = await newUser(0);
+    const limits = (...flags: string[]) => fleet.admin('key:limits', '--id', String(user.keyId), ...flags);
+    expect(await limits('--spend-limit', '500')).toMatchObject({ spend_limit: 500, max_concurrent_jobs: null });
+    expect(await limits('--max-concurrent-jobs', '3')).toMatchObject({ spend_limit: 500, max_concurrent_jobs: 3 });
+    expect(await limits()).toEqual({
+      api_key_id: user.keyId,
+      spend_limit: 500,
+      max_concurrent_jobs: 3,
+      spent_this_period: 0,
+      active_jobs: 0,
+    });
+    expect(await limits('--spend-limit', 'none')).toMatchObject({ spend_limit: null, max_concurrent_jobs: 3 });
+  });
+
   it('refuses key:limits on an unknown key and a bad value with a clear message', async () => {
     await expect(fleet.admin('key:limits', '--id', '999999', '--spend-limit', '10')).rejects.toThrow(
       /API key not found/,

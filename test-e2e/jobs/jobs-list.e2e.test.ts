@@ -138,7 +138,8 @@ describe('job inputs, the job list and the wording around them', () => {
   it('names what is wrong with a list request, and asks for jobs:read', async () => {
     const bad = async (q: string) => (await api(fleet, 'GET', `/api/v1/jobs${q}`, { key: user.key })).body;
     expect(await bad('?stauts=failed')).toEqual({
-      error: 'unknown query parameter: stauts (accepted: limit, starting_after, status, model, type)',
+      error:
+        'unknown query parameter: stauts (accepted: limit, starting_after, status, model, type, created[gte], created[lte])',
     });
     expect(await bad('?limit=0')).toEqual({ error: 'limit must be an integer between 1 and 100' });
     expect(await bad('?status=done')).toEqual({

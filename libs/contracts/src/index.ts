@@ -20,6 +20,7 @@ export * from './api/estimate';
 export * from './api/price-table';
 export * from './api/responses';
 export * from './api/webhook-deliveries';
+export * from './api/webhook-endpoint';
 export * from './api/dashboard';
 export type * from './generated/types';
 export * from './api/dashboard-replies';

@@ -209,6 +209,8 @@ export const listJobsRequest = named(
     model: Joi.string().max(100).description('A model id: vidgen-2.0, vidgen-2.0-fast, imagegen-2.'),
     type: jobType,
     api_key_id: Joi.number().integer().min(1).description('Only the jobs submitted with this key.'),
+    created_gte: Joi.string().isoDate().description('Only the jobs created at or after this instant.'),
+    created_lte: Joi.string().isoDate().description('Only the jobs created at or before this instant.'),
   }),
   'ListJobsRequest',
 );

@@ -15,26 +15,62 @@ import { named, storableTimestamp } from './schema/rules';
 export const TEST_EVENTS = ['webhook.test', 'job.completed', 'job.failed', 'job.cancelled'] as const;
 export type TestEventName = (typeof TEST_EVENTS)[number];
 
+/** The job events an endpoint can receive (its `events` filter; all three when not said). */
+export const WEBHOOK_EVENT_TYPES = ['job.completed', 'job.failed', 'job.cancelled'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/**
+ * How deliveries are signed: `stripe`, the contract's `X-Service-Signature: t=..,v1=..` (which
+ * Stripe's libraries verify), or `standard`, Standard Webhooks (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`).
+ */
+export const SIGNATURE_SCHEMES = ['stripe', 'standard'] as const;
+export type SignatureSchemeName = (typeof SIGNATURE_SCHEMES)[number];
+
+/** A rotation's overlap: how long the previous secret keeps signing beside the new one. */
+export const ROTATION_OVERLAP_HOURS = { min: 0, max: 72, default: 24 } as const;
+
 const ref = { api_key_id: Joi.number().integer().min(1).required(), user_id: Joi.number().integer().min(1).required() };
 const timestamp = Joi.string().isoDate();
 
 export const endpointRef = named(Joi.object(ref), 'EndpointRef');
 export const setEndpointRequest = named(
-  Joi.object({ ...ref, url: Joi.string().max(2048).required() }),
+  Joi.object({
+    ...ref,
+    url: Joi.string().max(2048).required(),
+    events: Joi.array()
+      .items(Joi.string().valid(...WEBHOOK_EVENT_TYPES))
+      .min(1)
+      .unique()
+      .description('The types sent; kept as they are when not given (all three for a new endpoint).'),
+    signature_scheme: Joi.string()
+      .valid(...SIGNATURE_SCHEMES)
+      .description('Kept as it is when not given (`stripe` for a new endpoint).'),
+  }),
   'SetEndpointRequest',
 );
 export const setEndpointReply = named(
   Joi.object({
     url: Joi.string().required(),
     secret: Joi.string().description(
-      'Present only when a new signing secret was generated (first enablement, or after a clear): shown once.',
+      'Present only when a new signing secret was generated (first enablement, after a clear, or a change of signature scheme): shown once.',
     ),
+    created: Joi.boolean().description('The key had no endpoint before this save.'),
+    events: Joi.array().items(Joi.string()).description('The types sent.'),
+    signature_scheme: Joi.string().valid(...SIGNATURE_SCHEMES),
+    created_at: timestamp,
+    updated_at: timestamp,
   }),
   'SetEndpointReply',
 );
 export const endpointView = named(
   Joi.object({
     url: Joi.string().allow(null).required(),
+    events: Joi.array().items(Joi.string()).allow(null).description('The types sent; null when there is no endpoint.'),
+    signature_scheme: Joi.string()
+      .valid(...SIGNATURE_SCHEMES)
+      .allow(null)
+      .description('null when there is no endpoint.'),
     created_at: timestamp.allow(null).required(),
     updated_at: timestamp.allow(null).required(),
     failing_since: timestamp
@@ -46,12 +82,32 @@ export const endpointView = named(
   }),
   'EndpointView',
 );
+export const rotateSecretRequest = named(
+  Joi.object({
+    ...ref,
+    overlap_hours: Joi.number().integer().min(ROTATION_OVERLAP_HOURS.min).max(ROTATION_OVERLAP_HOURS.max).required(),
+  }),
+  'RotateSecretRequest',
+);
+export const rotateSecretReply = named(
+  Joi.object({
+    secret: Joi.string().required().description('The new signing secret: shown once.'),
+    previous_secret_expires_at: timestamp
+      .allow(null)
+      .required()
+      .description('Until then deliveries are signed with the previous secret too; null when it stopped at once.'),
+  }),
+  'RotateSecretReply',
+);
+
 export const DELIVERY_STATUSES = ['failed', 'succeeded'] as const;
 export const listDeliveriesRequest = named(
   Joi.object({
     ...ref,
     limit: Joi.number().integer().min(1).max(500),
     status: Joi.string().valid(...DELIVERY_STATUSES),
+    created_gte: timestamp.description('Attempts made at or after this instant.'),
+    created_lte: timestamp.description('Attempts made at or before this instant.'),
     starting_after: Joi.number().integer().min(1).description('A delivery id: the attempts older than it.'),
   }),
   'ListDeliveriesRequest',
@@ -85,7 +141,10 @@ export const deliveryView = named(
   'DeliveryView',
 );
 export const listDeliveriesReply = named(
-  Joi.object({ deliveries: Joi.array().items(deliveryView).required() }),
+  Joi.object({
+    deliveries: Joi.array().items(deliveryView).required(),
+    has_more: Joi.boolean().description('More attempts match past the last one of this page.'),
+  }),
   'ListDeliveriesReply',
 );
 
@@ -174,6 +233,8 @@ export const webhooksRpc = {
     getDelivery: rpcMethod<T.DeliveryRequest, T.DeliveryDetail>('webhooks.get-delivery', deliveryRequest),
     /** Queues one more attempt of every event since `since` whose last attempt failed. */
     recover: rpcMethod<T.RecoverRequest, T.RecoverReply>('webhooks.recover', recoverRequest),
+    /** A new signing secret; the previous one keeps signing beside it for `overlap_hours`. */
+    rotateSecret: rpcMethod<T.RotateSecretRequest, T.RotateSecretReply>('webhooks.rotate-secret', rotateSecretRequest),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;
 

@@ -476,6 +476,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key’s webhook endpoint
+         * @description Never the secret. Another key of the same user has its own endpoint.
+         *
+         *     Scope: none (any active key).
+         */
+        get: operations["getWebhook"];
+        /**
+         * Set the key’s webhook endpoint
+         * @description Creates the calling key’s endpoint (201, with its signing `secret` shown this once) or changes it (200, no secret; a change of `signature_scheme` generates a new secret, shown once). `events` filters which job events are sent (all three when not given); an event filtered out is neither sent nor recorded as an attempt. The URL rules and messages are the dashboard’s: https, a public address, no credentials, an allowed port, a host that resolves.
+         *
+         *     Scope: none (any active key).
+         */
+        put: operations["setWebhook"];
+        post?: never;
+        /**
+         * Delete the key’s webhook endpoint
+         * @description Nothing is sent after this answer. The next PUT creates a new endpoint with a new secret.
+         *
+         *     Scope: none (any active key).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll the webhook signing secret
+         * @description A new secret, shown once. Until `previous_secret_expires_at` every delivery (new events, retries, resends) carries a signature by each secret: `X-Service-Signature: t=<ts>,v1=<new>,v1=<old>` (Stripe’s format for a rolling secret), or two space-separated `v1,<sig>` entries in `webhook-signature` for the `standard` scheme. `overlap_hours: 0` stops the old secret at once. No event is held back by a rotation.
+         *
+         *     Scope: none (any active key).
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook/deliveries": {
         parameters: {
             query?: never;
@@ -1379,6 +1435,8 @@ export interface components {
         WebhookDeliveriesPage: {
             /** @description Newest first. */
             deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Older attempts match: ask again with `starting_after` = the last `id`. */
+            has_more: boolean;
         };
         WebhookDeliveryDetail: {
             /** @description The attempt id. */
@@ -1424,6 +1482,63 @@ export interface components {
         };
         WebhookTestReply: {
             delivery: components["schemas"]["WebhookDelivery"];
+        };
+        WebhookEndpoint: {
+            url: string;
+            events: ("job.completed" | "job.failed" | "job.cancelled")[];
+            /** @enum {string} */
+            signature_scheme: "stripe" | "standard";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description First failure of the current unbroken run of failed deliveries; null after a 2xx.
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description When the endpoint was disabled for failing without a break (save it again to enable it).
+             */
+            disabled_at: string | null;
+        };
+        WebhookEndpointSaved: {
+            url: string;
+            events: ("job.completed" | "job.failed" | "job.cancelled")[];
+            /** @enum {string} */
+            signature_scheme: "stripe" | "standard";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            updated_at: string;
+            /** @description The signing secret, shown this once: on creation, or when the scheme changed. */
+            secret?: string;
+        };
+        WebhookEndpointDeleted: {
+            /** @constant */
+            deleted: true;
+        };
+        WebhookSecretRotated: {
+            /** @description The new signing secret, shown this once. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then every delivery carries a signature by the previous secret too; null with `overlap_hours: 0`.
+             */
+            previous_secret_expires_at: string | null;
         };
     };
     responses: {
@@ -2121,6 +2236,10 @@ export interface operations {
                 /** @description A model id. */
                 model?: "vidgen-2.0" | "vidgen-2.0-fast" | "imagegen-2";
                 type?: "video" | "image";
+                /** @description Only those created at or after this instant (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only those created at or before this instant (ISO 8601). */
+                "created[lte]"?: string;
             };
             header?: never;
             path?: never;
@@ -3600,6 +3719,305 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `No webhook configured`: the key has no webhook endpoint. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The receiver: https, a public address, no credentials, an allowed port (the dashboard’s rules). */
+                    url: string;
+                    /** @description The job events sent (job.completed, job.failed, job.cancelled); all three for a new endpoint, unchanged when not given. */
+                    events?: ("job.completed" | "job.failed" | "job.cancelled")[];
+                    /**
+                     * @description `stripe` (default: `X-Service-Signature: t=..,v1=..`, verified by Stripe’s libraries) or `standard` (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). Changing it generates a new secret, returned once.
+                     * @enum {string}
+                     */
+                    signature_scheme?: "stripe" | "standard";
+                };
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointSaved"];
+                };
+            };
+            /** @description Created; `secret` is shown this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointSaved"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `No webhook configured`: the key has no webhook endpoint. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a repeat of the same request with the same key replays the first answer instead of running again (kept 24 h, per user). 1-255 characters, else 400. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description How long the previous secret keeps signing beside the new one (default 24); 0 stops it at once. */
+                    overlap_hours?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotated"];
+                };
+            };
+            /** @description Validation error; the message names the field (`Invalid JSON body`, `Request body must be a JSON object`, `prompt is required (non-empty string)`, `unknown field: ...`, `Malformed URL`, `prompt must not contain control characters`, `JSON body nested too deeply (max 64 levels)`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Missing Authorization header` or `Invalid or revoked API key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the operation’s scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopeError"];
+                };
+            };
+            /** @description `No webhook configured`: the key has no webhook endpoint. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body whose Content-Type is not application/json (or a +json type), or in a charset other than UTF-8. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request: `Idempotency-Key has already been used with a different request (endpoint or body); use a new key for a new request`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over 60 requests in the key’s current minute. A refused request counts as used. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Required"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; retry with exponential backoff. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerError"];
+                };
+            };
+            /** @description A service the request needs did not answer in time, or the language-model credential is not configured (instruct). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerError"];
+                };
+            };
+        };
+    };
     listWebhookDeliveries: {
         parameters: {
             query?: {
@@ -3609,6 +4027,10 @@ export interface operations {
                 limit?: number;
                 /** @description A delivery `id`: the attempts older than it. */
                 starting_after?: number;
+                /** @description Only those created at or after this instant (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only those created at or before this instant (ISO 8601). */
+                "created[lte]"?: string;
             };
             header?: never;
             path?: never;

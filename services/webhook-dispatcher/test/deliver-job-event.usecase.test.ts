@@ -13,6 +13,8 @@ import { jobEventPayload } from './support/dispatcher-harness';
 import { Receiver } from './support/receiver';
 import { verifyWebhookSignature } from './support/verify-signature';
 import { createWebhookMetrics } from '../src/webhook-metrics';
+import Stripe from 'stripe';
+import { Webhook } from 'standardwebhooks';
 
 /** The delivery use case on the real database, without a broker: a fake or real poster, a fixed clock. */
 describe('deliverJobEvent', () => {
@@ -37,9 +39,19 @@ describe('deliverJobEvent', () => {
     await env?.teardown();
   });
 
-  async function endpointFor(url: string, box = secrets): Promise<{ apiKeyId: number; userId: number }> {
+  async function endpointFor(
+    url: string,
+    box = secrets,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ apiKeyId: number; userId: number }> {
     const apiKeyId = nextKey++;
-    await db('endpoints').insert({ api_key_id: apiKeyId, user_id: 4, url, secret_ciphertext: box.seal(secret) });
+    await db('endpoints').insert({
+      api_key_id: apiKeyId,
+      user_id: 4,
+      url,
+      secret_ciphertext: box.seal(secret),
+      ...extra,
+    });
     return { apiKeyId, userId: 4 };
   }
 
@@ -99,6 +111,75 @@ describe('deliverJobEvent', () => {
     expect(await rowsOf(d.eventId)).toEqual([
       { attempt: 3, status_code: 202, error: null, duration_ms: 0, url: 'https://hooks.example.com/a' },
     ]);
+  });
+
+  it('neither sends nor records an event its endpoint filters out', async () => {
+    const { apiKeyId, userId } = await endpointFor('https://hooks.example.com/f', secrets, { events: ['job.failed'] });
+    const post = fakePoster({ kind: 'response', status: 200 });
+    const d = delivery(apiKeyId, userId);
+    expect(await deliverJobEvent(deps(post), d)).toBe('ack');
+    expect(post.calls).toHaveLength(0);
+    expect(await rowsOf(d.eventId)).toEqual([]);
+
+    await db('endpoints')
+      .update({ events: ['job.failed', 'job.completed'] })
+      .where({ api_key_id: apiKeyId });
+    expect(await deliverJobEvent(deps(post), delivery(apiKeyId, userId))).toBe('ack');
+    expect(post.calls).toHaveLength(1);
+  });
+
+  it('signs with the previous secret too until its overlap ends, verified by stripe under either', async () => {
+    const previous = 'whsec_previous-secret';
+    const { apiKeyId, userId } = await endpointFor('https://hooks.example.com/r', secrets, {
+      previous_secret_ciphertext: secrets.seal(previous),
+      previous_secret_expires_at: new Date(NOW + 1000),
+    });
+    const post = fakePoster({ kind: 'response', status: 200 });
+    await deliverJobEvent(deps(post), delivery(apiKeyId, userId));
+    const [call] = post.calls;
+    const stripe = new Stripe('sk_test_unused');
+    const header = call.headers['X-Service-Signature'];
+    expect(header).toMatch(/^t=1750000000,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    // Stripe's tolerance is checked against its own clock: give it a tolerance that covers our fixed one.
+    const tolerance = Math.ceil(Math.abs(Date.now() - NOW) / 1000) + 60;
+    for (const key of [secret, previous])
+      expect(stripe.webhooks.constructEvent(call.body, header, key, tolerance)).toMatchObject({
+        job_id: expect.any(String),
+      });
+
+    await db('endpoints')
+      .update({ previous_secret_expires_at: new Date(NOW) })
+      .where({ api_key_id: apiKeyId });
+    await deliverJobEvent(deps(post), delivery(apiKeyId, userId));
+    const after = post.calls[1].headers['X-Service-Signature'];
+    expect(after.split(',')).toHaveLength(2);
+    expect(() => stripe.webhooks.constructEvent(post.calls[1].body, after, previous, tolerance)).toThrow();
+  });
+
+  it('signs the standard scheme as standardwebhooks verifies it', async () => {
+    const standardSecret = `whsec_${randomBytes(32).toString('base64')}`;
+    const apiKeyId = nextKey++;
+    await db('endpoints').insert({
+      api_key_id: apiKeyId,
+      user_id: 4,
+      url: 'https://hooks.example.com/s',
+      secret_ciphertext: secrets.seal(standardSecret),
+      signature_scheme: 'standard',
+    });
+    const post = fakePoster({ kind: 'response', status: 200 });
+    const d = delivery(apiKeyId, 4);
+    await deliverJobEvent(deps(post), d);
+    const [call] = post.calls;
+    expect(call.headers['webhook-id']).toBe(d.eventId);
+    expect(call.headers['webhook-timestamp']).toBe('1750000000');
+    expect(call.headers['X-Service-Signature']).toBeUndefined();
+    // The library checks the timestamp against its clock: verify the signature at our fixed time.
+    jest.useFakeTimers({ now: NOW, doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval'] });
+    try {
+      expect(new Webhook(standardSecret).verify(call.body, call.headers)).toMatchObject({ job_id: expect.any(String) });
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('does not post again an event already answered with a 2xx', async () => {

@@ -45,14 +45,27 @@ describe('webhook endpoints over RPC', () => {
   const set = (apiKeyId: number, userId: number, url: string) =>
     h.client.rpc(webhookOutboundRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: userId, url });
 
+  const ALL_EVENTS = ['job.completed', 'job.failed', 'job.cancelled'];
+  const savedEndpoint = (url: string) => ({
+    url,
+    events: ALL_EVENTS,
+    signature_scheme: 'stripe',
+    created_at: expect.any(String),
+    updated_at: expect.any(String),
+  });
+
   it('returns a new secret on the first save only, and keeps signing with it after a URL change', () =>
     withDispatcher(local, async (dispatcher) => {
       const apiKeyId = nextKey++;
       const first = await set(apiKeyId, 5, receiver.url('/old'));
-      expect(first).toEqual({ url: receiver.url('/old'), secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) });
+      expect(first).toEqual({
+        ...savedEndpoint(receiver.url('/old')),
+        created: true,
+        secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+      });
 
       const second = await set(apiKeyId, 5, receiver.url('/new'));
-      expect(second).toEqual({ url: receiver.url('/new') });
+      expect(second).toEqual({ ...savedEndpoint(receiver.url('/new')), created: false });
 
       const handledBefore = await dispatcher.settled('event');
       const eventId = await publishJobEvent(
@@ -97,6 +110,8 @@ describe('webhook endpoints over RPC', () => {
       const apiKeyId = nextKey++;
       expect(await h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 5 })).toEqual({
         url: null,
+        events: null,
+        signature_scheme: null,
         created_at: null,
         updated_at: null,
         failing_since: null,
@@ -107,6 +122,8 @@ describe('webhook endpoints over RPC', () => {
       const view = await h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 5 });
       expect(view).toEqual({
         url: receiver.url(),
+        events: ALL_EVENTS,
+        signature_scheme: 'stripe',
         created_at: expect.any(String),
         updated_at: expect.any(String),
         failing_since: null,
@@ -115,6 +132,61 @@ describe('webhook endpoints over RPC', () => {
       expect(new Date(view.created_at!).getTime()).toBeGreaterThan(Date.now() - 60_000);
       const row = await h.db('endpoints').first('*').where({ api_key_id: apiKeyId });
       expect(JSON.stringify(row)).not.toContain(secret!.slice('whsec_'.length));
+    }));
+
+  it('keeps the filter and scheme a save does not name, and gives a new secret with a new scheme', () =>
+    withDispatcher(local, async () => {
+      const apiKeyId = nextKey++;
+      const ref = { api_key_id: apiKeyId, user_id: 5 };
+      const first = await h.client.rpc(webhookOutboundRpc, 'setEndpoint', {
+        ...ref,
+        url: receiver.url(),
+        events: ['job.failed'],
+      });
+      expect(first.events).toEqual(['job.failed']);
+      const urlOnly = await set(apiKeyId, 5, receiver.url('/b'));
+      expect(urlOnly).toMatchObject({ events: ['job.failed'], signature_scheme: 'stripe' });
+      expect(urlOnly.secret).toBeUndefined();
+
+      const standard = await h.client.rpc(webhookOutboundRpc, 'setEndpoint', {
+        ...ref,
+        url: receiver.url('/b'),
+        signature_scheme: 'standard',
+      });
+      expect(standard).toMatchObject({ signature_scheme: 'standard', events: ['job.failed'], created: false });
+      expect(standard.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      const same = await h.client.rpc(webhookOutboundRpc, 'setEndpoint', {
+        ...ref,
+        url: receiver.url('/b'),
+        signature_scheme: 'standard',
+      });
+      expect(same.secret).toBeUndefined();
+    }));
+
+  it('rotates the secret keeping the previous one for the overlap, or dropping it at once with 0', () =>
+    withDispatcher(local, async () => {
+      const apiKeyId = nextKey++;
+      const ref = { api_key_id: apiKeyId, user_id: 5 };
+      const { secret: original } = await set(apiKeyId, 5, receiver.url());
+      const before = Date.now();
+      const rolled = await h.client.rpc(webhooksRpc, 'rotateSecret', { ...ref, overlap_hours: 24 });
+      expect(rolled.secret).toMatch(/^whsec_/);
+      expect(rolled.secret).not.toBe(original);
+      const expires = new Date(rolled.previous_secret_expires_at!).getTime();
+      expect(expires).toBeGreaterThanOrEqual(before + 24 * 3_600_000 - 1000);
+      expect(expires).toBeLessThanOrEqual(Date.now() + 24 * 3_600_000 + 1000);
+
+      const now = await h.client.rpc(webhooksRpc, 'rotateSecret', { ...ref, overlap_hours: 0 });
+      expect(now.previous_secret_expires_at).toBeNull();
+      const row = await h.db('endpoints').first('*').where({ api_key_id: apiKeyId });
+      expect(row.previous_secret_ciphertext).toBeNull();
+
+      await expect(
+        h.client.rpc(webhooksRpc, 'rotateSecret', { api_key_id: apiKeyId, user_id: 6, overlap_hours: 1 }),
+      ).rejects.toMatchObject({ status: 404 });
+      await expect(
+        h.client.rpc(webhooksRpc, 'rotateSecret', { api_key_id: nextKey++, user_id: 5, overlap_hours: 1 }),
+      ).rejects.toMatchObject({ status: 404 });
     }));
 
   it('answers 404 to another user for the key, and changes nothing', () =>

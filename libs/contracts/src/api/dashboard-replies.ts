@@ -12,6 +12,7 @@ import {
   listDeliveriesReply,
   recoverReply,
   resendReply,
+  rotateSecretReply,
   sendTestReply,
   setEndpointReply,
 } from '../webhooks';
@@ -160,6 +161,7 @@ export const DASHBOARD_REPLIES: { readonly [R in DashboardRoute]: Joi.ObjectSche
   'POST /keys/:id/webhook/deliveries/:deliveryId/resend': resendReply,
   'POST /keys/:id/webhook/recover': recoverReply,
   'POST /keys/:id/webhook/test': sendTestReply,
+  'POST /keys/:id/webhook/secret/rotate': rotateSecretReply,
   'GET /balance': accountReply,
   'GET /ledger': ledgerReply,
   'GET /jobs': listJobsReply,

@@ -20,6 +20,7 @@ export interface DashboardReplies {
   'POST /keys/:id/webhook/deliveries/:deliveryId/resend': T.ResendReply;
   'POST /keys/:id/webhook/recover': T.RecoverReply;
   'POST /keys/:id/webhook/test': T.SendTestReply;
+  'POST /keys/:id/webhook/secret/rotate': T.RotateSecretReply;
   'GET /balance': T.AccountReply;
   'GET /ledger': T.LedgerReply;
   'GET /jobs': T.ListJobsReply;

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { JOB_ID, JOB_STATUSES, JOB_TYPES } from '../jobs';
-import { named, says } from '../schema/rules';
+import { named, says, storableTimestamp } from '../schema/rules';
 
 /** The catalog's model ids (contract section 1). */
 export const MODEL_IDS = ['vidgen-2.0', 'vidgen-2.0-fast', 'imagegen-2'] as const;
@@ -29,6 +29,12 @@ export const listJobsQuery = named(
     status: oneOf('status', JOB_STATUSES),
     model: oneOf('model', MODEL_IDS).description('A model id.'),
     type: oneOf('type', JOB_TYPES),
+    'created[gte]': says(storableTimestamp(), 'created[gte] must be an ISO 8601 timestamp').description(
+      'Only those created at or after this instant (ISO 8601).',
+    ),
+    'created[lte]': says(storableTimestamp(), 'created[lte] must be an ISO 8601 timestamp').description(
+      'Only those created at or before this instant (ISO 8601).',
+    ),
   }),
   'ListJobsQuery',
 );

@@ -31,6 +31,12 @@ export const listWebhookDeliveriesQuery = named(
       Joi.number().integer().min(1),
       'starting_after must be a delivery id (a positive integer)',
     ).description('A delivery `id`: the attempts older than it.'),
+    'created[gte]': says(storableTimestamp(), 'created[gte] must be an ISO 8601 timestamp').description(
+      'Only those created at or after this instant (ISO 8601).',
+    ),
+    'created[lte]': says(storableTimestamp(), 'created[lte] must be an ISO 8601 timestamp').description(
+      'Only those created at or before this instant (ISO 8601).',
+    ),
   }),
   'ListWebhookDeliveriesQuery',
 );
@@ -65,7 +71,12 @@ export const webhookDelivery = named(
 export const webhookDeliveryDetail = named(webhookDelivery.keys(deliveryDetailKeys), 'WebhookDeliveryDetail');
 
 export const webhookDeliveriesPage = named(
-  Joi.object({ deliveries: Joi.array().items(webhookDelivery).required().description('Newest first.') }),
+  Joi.object({
+    deliveries: Joi.array().items(webhookDelivery).required().description('Newest first.'),
+    has_more: Joi.boolean()
+      .required()
+      .description('Older attempts match: ask again with `starting_after` = the last `id`.'),
+  }),
   'WebhookDeliveriesPage',
 );
 

@@ -540,6 +540,19 @@ export interface EndpointRef {
 
 export interface EndpointView {
   url: string | null;
+  /**
+   * The types sent; null when there is no endpoint.
+   */
+  events?:
+    /**
+     * The types sent; null when there is no endpoint.
+     */
+    | string[]
+    | null;
+  /**
+   * null when there is no endpoint.
+   */
+  signature_scheme?: 'stripe' | 'standard' | null;
   created_at: string | null;
   updated_at: string | null;
   /**
@@ -1140,6 +1153,10 @@ export interface LedgerRequest {
 
 export interface ListDeliveriesReply {
   deliveries: DeliveryView[];
+  /**
+   * More attempts match past the last one of this page.
+   */
+  has_more?: boolean;
 }
 
 export interface ListDeliveriesRequest {
@@ -1147,6 +1164,14 @@ export interface ListDeliveriesRequest {
   user_id: number;
   limit?: number;
   status?: 'failed' | 'succeeded';
+  /**
+   * Attempts made at or after this instant.
+   */
+  created_gte?: string;
+  /**
+   * Attempts made at or before this instant.
+   */
+  created_lte?: string;
   /**
    * A delivery id: the attempts older than it.
    */
@@ -1195,6 +1220,14 @@ export interface ListJobsQuery {
    */
   model?: 'vidgen-2.0' | 'vidgen-2.0-fast' | 'imagegen-2';
   type?: 'video' | 'image';
+  /**
+   * Only those created at or after this instant (ISO 8601).
+   */
+  'created[gte]'?: string;
+  /**
+   * Only those created at or before this instant (ISO 8601).
+   */
+  'created[lte]'?: string;
 }
 
 export interface ListJobsReply {
@@ -1222,6 +1255,14 @@ export interface ListJobsRequest {
    * Only the jobs submitted with this key.
    */
   api_key_id?: number;
+  /**
+   * Only the jobs created at or after this instant.
+   */
+  created_gte?: string;
+  /**
+   * Only the jobs created at or before this instant.
+   */
+  created_lte?: string;
 }
 
 export interface ListWebhookDeliveriesQuery {
@@ -1237,6 +1278,14 @@ export interface ListWebhookDeliveriesQuery {
    * A delivery `id`: the attempts older than it.
    */
   starting_after?: number;
+  /**
+   * Only those created at or after this instant (ISO 8601).
+   */
+  'created[gte]'?: string;
+  /**
+   * Only those created at or before this instant (ISO 8601).
+   */
+  'created[lte]'?: string;
 }
 
 export interface LogEvent {
@@ -1444,6 +1493,21 @@ export interface ProviderCallbackRequest {
   };
 }
 
+export interface PutWebhookBody {
+  /**
+   * The receiver: https, a public address, no credentials, an allowed port (the dashboard’s rules).
+   */
+  url: string;
+  /**
+   * The job events sent (job.completed, job.failed, job.cancelled); all three for a new endpoint, unchanged when not given.
+   */
+  events?: ('job.completed' | 'job.failed' | 'job.cancelled')[];
+  /**
+   * `stripe` (default: `X-Service-Signature: t=..,v1=..`, verified by Stripe’s libraries) or `standard` (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). Changing it generates a new secret, returned once.
+   */
+  signature_scheme?: 'stripe' | 'standard';
+}
+
 export interface RateLimitError {
   /**
    * A message safe to show.
@@ -1567,6 +1631,30 @@ export interface ResendReply {
   delivery: DeliveryView;
 }
 
+export interface RotateSecretReply {
+  /**
+   * The new signing secret: shown once.
+   */
+  secret: string;
+  /**
+   * Until then deliveries are signed with the previous secret too; null when it stopped at once.
+   */
+  previous_secret_expires_at: string | null;
+}
+
+export interface RotateSecretRequest {
+  api_key_id: number;
+  user_id: number;
+  overlap_hours: number;
+}
+
+export interface RotateWebhookSecretBody {
+  /**
+   * How long the previous secret keeps signing beside the new one (default 24); 0 stops it at once.
+   */
+  overlap_hours?: number;
+}
+
 export interface ScopeError {
   /**
    * A message safe to show.
@@ -1616,15 +1704,34 @@ export interface SetAspectRatioRequest {
 export interface SetEndpointReply {
   url: string;
   /**
-   * Present only when a new signing secret was generated (first enablement, or after a clear): shown once.
+   * Present only when a new signing secret was generated (first enablement, after a clear, or a change of signature scheme): shown once.
    */
   secret?: string;
+  /**
+   * The key had no endpoint before this save.
+   */
+  created?: boolean;
+  /**
+   * The types sent.
+   */
+  events?: string[];
+  signature_scheme?: 'stripe' | 'standard';
+  created_at?: string;
+  updated_at?: string;
 }
 
 export interface SetEndpointRequest {
   api_key_id: number;
   user_id: number;
   url: string;
+  /**
+   * The types sent; kept as they are when not given (all three for a new endpoint).
+   */
+  events?: ('job.completed' | 'job.failed' | 'job.cancelled')[];
+  /**
+   * Kept as it is when not given (`stripe` for a new endpoint).
+   */
+  signature_scheme?: 'stripe' | 'standard';
 }
 
 export interface SetKeyLimitsRequest {
@@ -1886,6 +1993,10 @@ export interface WebhookDeliveriesPage {
    * Newest first.
    */
   deliveries: WebhookDelivery[];
+  /**
+   * Older attempts match: ask again with `starting_after` = the last `id`.
+   */
+  has_more: boolean;
 }
 
 export interface WebhookDelivery {
@@ -1995,6 +2106,50 @@ export interface WebhookDeliveryDetail {
   response_body: string | null;
 }
 
+export interface WebhookEndpoint {
+  url: string;
+  events: ('job.completed' | 'job.failed' | 'job.cancelled')[];
+  signature_scheme: 'stripe' | 'standard';
+  /**
+   * ISO 8601, UTC.
+   */
+  created_at: string;
+  /**
+   * ISO 8601, UTC.
+   */
+  updated_at: string;
+  /**
+   * First failure of the current unbroken run of failed deliveries; null after a 2xx.
+   */
+  failing_since: string | null;
+  /**
+   * When the endpoint was disabled for failing without a break (save it again to enable it).
+   */
+  disabled_at: string | null;
+}
+
+export interface WebhookEndpointDeleted {
+  deleted: true;
+}
+
+export interface WebhookEndpointSaved {
+  url: string;
+  events: ('job.completed' | 'job.failed' | 'job.cancelled')[];
+  signature_scheme: 'stripe' | 'standard';
+  /**
+   * ISO 8601, UTC.
+   */
+  created_at: string;
+  /**
+   * ISO 8601, UTC.
+   */
+  updated_at: string;
+  /**
+   * The signing secret, shown this once: on creation, or when the scheme changed.
+   */
+  secret?: string;
+}
+
 export interface WebhookPayload {
   job_id: string;
   status: 'completed' | 'failed' | 'cancelled';
@@ -2019,6 +2174,17 @@ export interface WebhookPayload {
    * The editor project of an `editor` job; null otherwise.
    */
   project_id?: string | null;
+}
+
+export interface WebhookSecretRotated {
+  /**
+   * The new signing secret, shown this once.
+   */
+  secret: string;
+  /**
+   * Until then every delivery carries a signature by the previous secret too; null with `overlap_hours: 0`.
+   */
+  previous_secret_expires_at: string | null;
 }
 
 export interface WebhookTestBody {

@@ -11,7 +11,7 @@ import { migrations } from '../../migrations';
 import { loadGatewayConfig } from '../config';
 import { keyRevocations } from '../core/auth/key-revocations';
 import { createApiKey, revokeApiKey } from '../core/usecases/api-keys.usecase';
-import { setKeyLimits } from '../core/usecases/key-limits.usecase';
+import { changeKeyLimits } from '../core/usecases/key-limits.usecase';
 import { createUser, grantCredits, requireUserByEmail, ROLES, setUserRole } from '../core/usecases/users.usecase';
 import { clearWebhook, getWebhook, listWebhookDeliveries, setWebhook } from '../core/usecases/webhooks.usecase';
 
@@ -23,7 +23,7 @@ const USAGE = `usage: npm run --silent admin -- <command> [flags]   (--help: thi
   key:create    --email E --scopes s1,s2|all [--name N]  -> {id, key, prefix, scopes}
   key:revoke    --id N                                   -> {id, revoked_at}
   key:limits    --id N [--spend-limit N|none] [--max-concurrent-jobs N|none]
-                (credits per calendar month; jobs at once; left out = none) -> {api_key_id, spend_limit, max_concurrent_jobs, spent_this_period, active_jobs}
+                (credits per calendar month; jobs at once; none = no limit; a flag left out keeps its value; no flag: a read) -> {api_key_id, spend_limit, max_concurrent_jobs, spent_this_period, active_jobs}
   credits:grant --email E --amount N                     -> {credits_remaining}
   webhook:set        --key-id N --url U                  -> {url, secret?} (secret only when newly generated)
   webhook:clear      --key-id N                          -> {cleared}
@@ -57,8 +57,10 @@ function atMost(n: number, max: number, name: string): number {
 }
 
 /** A limit flag: `none` (or left out) is no limit; digits are a number; anything else goes to validation as is. */
-function limitFlag(value: string | undefined): number | string | null {
-  if (value === undefined || value === 'none') return null;
+/** A limit flag: left out = unchanged (undefined), `none` = no limit (null). */
+function limitFlag(value: string | undefined): number | string | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'none') return null;
   return /^\d+$/.test(value) ? Number(value) : value;
 }
 
@@ -97,7 +99,7 @@ const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
     return result;
   },
   'key:limits': async (flags, ctx) =>
-    setKeyLimits({ db: ctx.db, bus: await ctx.bus() }, positiveInt(need(flags, 'id'), 'id'), {
+    changeKeyLimits({ db: ctx.db, bus: await ctx.bus() }, positiveInt(need(flags, 'id'), 'id'), {
       spend_limit: limitFlag(flags['spend-limit']),
       max_concurrent_jobs: limitFlag(flags['max-concurrent-jobs']),
     }),

@@ -15,6 +15,12 @@ import {
   resendDeliveryOf,
   sendWebhookTestOf,
 } from '../core/usecases/webhook-deliveries.usecase';
+import {
+  deleteWebhookOf,
+  getWebhookOf,
+  putWebhookOf,
+  rotateWebhookSecretOf,
+} from '../core/usecases/webhook-endpoint.usecase';
 import { listEvents } from '../core/events/event-log.usecase';
 import { forwardedIdempotency } from '../http/idempotency.middleware';
 import type { ApiDeps } from './api.router';
@@ -95,6 +101,18 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
     removeClip: (c) => editor.removeClip(bus, c.auth, c.param('id'), c.param('clipId'), c.call),
     updateContext: (c) => editor.updateContext(bus, c.auth, c.param('id'), c.req.body, c.call),
     setAspectRatio: (c) => editor.setAspectRatio(bus, c.auth, c.param('id'), c.req.body, c.call),
+    // 201 on creation, 200 on a change: the status is the use case's, so the handler answers.
+    setWebhook: async (c) => {
+      const { status, body } = await putWebhookOf(bus, c.auth, c.req.body, {
+        ...c.call,
+        timeoutMs: deps.webhookTestTimeoutMs,
+      });
+      c.res.status(status).json(body);
+      return ANSWERED;
+    },
+    getWebhook: (c) => getWebhookOf(bus, c.auth, c.call),
+    deleteWebhook: (c) => deleteWebhookOf(bus, c.auth, c.call),
+    rotateWebhookSecret: (c) => rotateWebhookSecretOf(bus, c.auth, c.req.body, c.call),
     listWebhookDeliveries: (c) => listDeliveriesOf(bus, c.auth, c.req.query, c.call),
     getWebhookDelivery: (c) => getDeliveryOf(bus, c.auth, c.param('id'), c.call),
     resendWebhookDelivery: (c) =>

@@ -1,5 +1,11 @@
-import { listWebhookDeliveriesQuery, recoverBody, webhookTestBody } from '@mf/contracts';
-import { errorResponse, pathParam, ref } from './openapi-helpers';
+import {
+  listWebhookDeliveriesQuery,
+  putWebhookBody,
+  recoverBody,
+  rotateWebhookSecretBody,
+  webhookTestBody,
+} from '@mf/contracts';
+import { errorResponse, noStoreHeader, ok, pathParam, ref } from './openapi-helpers';
 import type { Operation } from './operation';
 
 const deliveryId = pathParam('id', 'A delivery `id` (a positive integer).', {
@@ -15,8 +21,55 @@ const noWebhook = errorResponse(
   ref('Error'),
 );
 
-/** The calling key's own webhook deliveries: list, detail, resend, recover, test events. */
+const noEndpoint = errorResponse('`No webhook configured`: the key has no webhook endpoint.', ref('Error'));
+
+/** The calling key's own webhook endpoint and its deliveries: list, detail, resend, recover, test events. */
 export const WEBHOOK_OPERATIONS = [
+  {
+    id: 'setWebhook',
+    method: 'put',
+    path: '/webhook',
+    summary: 'Set the key’s webhook endpoint',
+    tag: 'Webhooks',
+    description:
+      'Creates the calling key’s endpoint (201, with its signing `secret` shown this once) or changes it (200, no secret; a change of `signature_scheme` generates a new secret, shown once). `events` filters which job events are sent (all three when not given); an event filtered out is neither sent nor recorded as an attempt. The URL rules and messages are the dashboard’s: https, a public address, no credentials, an allowed port, a host that resolves.',
+    body: putWebhookBody,
+    reply: { status: 200, description: 'Changed.', schema: 'WebhookEndpointSaved', noStore: 'always' },
+    statuses: { '201': ok('Created; `secret` is shown this once.', ref('WebhookEndpointSaved'), noStoreHeader) },
+  },
+  {
+    id: 'getWebhook',
+    method: 'get',
+    path: '/webhook',
+    summary: 'The key’s webhook endpoint',
+    tag: 'Webhooks',
+    description: 'Never the secret. Another key of the same user has its own endpoint.',
+    reply: { status: 200, description: 'The endpoint.', schema: 'WebhookEndpoint', noStore: 'always' },
+    statuses: { '404': noEndpoint },
+  },
+  {
+    id: 'deleteWebhook',
+    method: 'delete',
+    path: '/webhook',
+    summary: 'Delete the key’s webhook endpoint',
+    tag: 'Webhooks',
+    description: 'Nothing is sent after this answer. The next PUT creates a new endpoint with a new secret.',
+    reply: { status: 200, description: 'Deleted.', schema: 'WebhookEndpointDeleted' },
+    statuses: { '404': noEndpoint },
+  },
+  {
+    id: 'rotateWebhookSecret',
+    method: 'post',
+    path: '/webhook/secret/rotate',
+    summary: 'Roll the webhook signing secret',
+    tag: 'Webhooks',
+    description:
+      'A new secret, shown once. Until `previous_secret_expires_at` every delivery (new events, retries, resends) carries a signature by each secret: `X-Service-Signature: t=<ts>,v1=<new>,v1=<old>` (Stripe’s format for a rolling secret), or two space-separated `v1,<sig>` entries in `webhook-signature` for the `standard` scheme. `overlap_hours: 0` stops the old secret at once. No event is held back by a rotation.',
+    body: rotateWebhookSecretBody,
+    bodyRequired: false,
+    reply: { status: 200, description: 'The new secret.', schema: 'WebhookSecretRotated', noStore: 'always' },
+    statuses: { '404': noEndpoint },
+  },
   {
     id: 'listWebhookDeliveries',
     method: 'get',

@@ -110,6 +110,9 @@ export interface JobFilters {
   modelId?: string;
   type?: JobRow['type'];
   apiKeyId?: number;
+  /** Created within these bounds (inclusive). */
+  createdGte?: Date;
+  createdLte?: Date;
 }
 
 /**
@@ -137,6 +140,8 @@ export async function listVisibleJobs(
   if (filters.modelId !== undefined) q.andWhere('model_id', filters.modelId);
   if (filters.type !== undefined) q.andWhere('type', filters.type);
   if (filters.apiKeyId !== undefined) q.andWhere('api_key_id', filters.apiKeyId);
+  if (filters.createdGte !== undefined) q.andWhere('created_at', '>=', filters.createdGte);
+  if (filters.createdLte !== undefined) q.andWhere('created_at', '<=', filters.createdLte);
   // The cursor's created_at is read in SQL: a JS Date would drop its microseconds.
   if (beforeId !== undefined)
     q.andWhereRaw('(created_at, id) < (SELECT created_at, id FROM jobs WHERE id = ?)', [beforeId]);

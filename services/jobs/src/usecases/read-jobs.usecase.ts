@@ -59,6 +59,8 @@ export async function listJobs(ctx: JobsContext, req: ListJobsRequest): Promise<
     modelId: req.model,
     type: req.type,
     apiKeyId: req.api_key_id,
+    createdGte: req.created_gte === undefined ? undefined : new Date(req.created_gte),
+    createdLte: req.created_lte === undefined ? undefined : new Date(req.created_lte),
   });
   const page = rows.slice(0, limit);
   return {

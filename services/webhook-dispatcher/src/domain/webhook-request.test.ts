@@ -63,7 +63,7 @@ describe('webhookHeaders', () => {
       eventId: 'evt_0000000000000001',
       attempt: 3,
       timestamp: 1_700_000_000,
-      secret,
+      secrets: [secret],
       rawBody,
     });
     const mac = createHmac('sha256', secret).update(`1700000000.${rawBody}`).digest('hex');

@@ -1,5 +1,5 @@
 import type { JobEventPayload } from '@mf/contracts';
-import { signatureHeader } from './signing';
+import { signatureHeader, standardSignatureHeader, type SignatureScheme } from './signing';
 
 export const USER_AGENT = 'Mediaforge-Webhooks/1.0';
 
@@ -47,18 +47,35 @@ export interface SignedHeaderInput {
   attempt: number;
   /** Unix seconds. */
   timestamp: number;
-  secret: string;
+  /** The signing secrets, newest first: two during a rotation's overlap, one otherwise. */
+  secrets: readonly string[];
+  /** Default `stripe` (the contract's X-Service-Signature). */
+  scheme?: SignatureScheme;
   rawBody: string;
 }
 
-/** Every header we send (transport headers such as Host and Content-Length come from Node). */
+/**
+ * Every header we send (transport headers such as Host and Content-Length come from Node). The
+ * `standard` scheme signs with `webhook-id`/`webhook-timestamp`/`webhook-signature` in place of
+ * X-Service-Timestamp/X-Service-Signature; the body and the other headers are the same.
+ */
 export function webhookHeaders(input: SignedHeaderInput): Record<string, string> {
+  const signature: Record<string, string> =
+    input.scheme === 'standard'
+      ? {
+          'webhook-id': input.eventId,
+          'webhook-timestamp': String(input.timestamp),
+          'webhook-signature': standardSignatureHeader(input.secrets, input.eventId, input.timestamp, input.rawBody),
+        }
+      : {
+          'X-Service-Timestamp': String(input.timestamp),
+          'X-Service-Signature': signatureHeader(input.secrets, input.timestamp, input.rawBody),
+        };
   return {
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,
     'X-Service-Event': input.event,
-    'X-Service-Timestamp': String(input.timestamp),
-    'X-Service-Signature': signatureHeader(input.secret, input.timestamp, input.rawBody),
+    ...signature,
     'X-Service-Event-Id': input.eventId,
     'X-Service-Delivery-Attempt': String(input.attempt),
     ...(input.test ? { [TEST_HEADER]: 'true' } : {}),

@@ -3,7 +3,7 @@ import { webhooksRpc } from '@mf/contracts';
 import type { EndpointsContext } from '../usecases/context';
 import { getDelivery, recoverDeliveries } from '../usecases/delivery-tools.usecase';
 import { listDeliveries } from '../usecases/list-deliveries.usecase';
-import { clearEndpoint, getEndpoint } from '../usecases/manage-endpoint.usecase';
+import { clearEndpoint, getEndpoint, rotateSecret } from '../usecases/manage-endpoint.usecase';
 
 /**
  * Binds the webhooks RPC methods to their use cases: database work only (recover queues into the
@@ -16,5 +16,6 @@ export function serveWebhooksRpc(bus: Bus, ctx: EndpointsContext): Promise<void>
     listDeliveries: (req) => listDeliveries(ctx.db, req),
     getDelivery: (req) => getDelivery(ctx, req),
     recover: (req) => recoverDeliveries(ctx, req),
+    rotateSecret: (req) => rotateSecret(ctx, req),
   });
 }

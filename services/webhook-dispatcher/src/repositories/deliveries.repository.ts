@@ -41,6 +41,9 @@ export interface DeliveryFilter {
   status?: 'failed' | 'succeeded';
   /** A delivery id: only older attempts. */
   startingAfter?: number;
+  /** Only attempts made within these bounds (inclusive). */
+  createdGte?: Date;
+  createdLte?: Date;
 }
 
 export async function recordDelivery(db: Knex, delivery: NewDelivery): Promise<DeliveryRow> {
@@ -63,6 +66,8 @@ export async function listDeliveries(
   const q = db('deliveries').select('*').where({ api_key_id: apiKeyId, user_id: userId });
   if (filter.status) q.andWhere('succeeded', filter.status === 'succeeded');
   if (filter.startingAfter !== undefined) q.andWhere('id', '<', filter.startingAfter);
+  if (filter.createdGte !== undefined) q.andWhere('created_at', '>=', filter.createdGte);
+  if (filter.createdLte !== undefined) q.andWhere('created_at', '<=', filter.createdLte);
   return q.orderBy('id', 'desc').limit(filter.limit);
 }
 

@@ -1,4 +1,5 @@
-import { rawRowsOf, rowOf, type Knex } from '@mf/db';
+import { rawRowsOf, rowOf, rowsOf, type Knex } from '@mf/db';
+import type { SignatureScheme } from '../domain/signing';
 
 /** The only module that speaks SQL about endpoints. */
 
@@ -7,6 +8,12 @@ export interface EndpointRow {
   user_id: number;
   url: string;
   secret_ciphertext: string;
+  /** The job event types it receives. */
+  events: string[];
+  signature_scheme: SignatureScheme;
+  /** The secret before the last rotation, signing beside the new one until previous_secret_expires_at. */
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: Date | null;
   /** First failure of the current unbroken run of failures; null after a 2xx. */
   failing_since: Date | null;
   /** Set when that run outlasted WEBHOOK_DISABLE_AFTER_MS: nothing is sent until the URL is saved again. */
@@ -44,23 +51,74 @@ export async function findEndpointForEvent(
   return { endpoint, delivered: delivered === true, lastAttempt: lastAttempt ?? 0 };
 }
 
-/** Inserts the key's endpoint unless it has one; true when this call created it. */
+/** Inserts the key's endpoint unless it has one; the new row when this call created it. */
 export async function insertEndpointIfAbsent(
   db: Knex,
-  row: Pick<EndpointRow, 'api_key_id' | 'user_id' | 'url' | 'secret_ciphertext'>,
-): Promise<boolean> {
-  const inserted = await db('endpoints').insert(row).onConflict('api_key_id').ignore().returning('api_key_id');
-  return inserted.length > 0;
+  row: Pick<EndpointRow, 'api_key_id' | 'user_id' | 'url' | 'secret_ciphertext' | 'events' | 'signature_scheme'>,
+): Promise<EndpointRow | undefined> {
+  const inserted = await rowsOf<EndpointRow>(
+    db('endpoints').insert(row).onConflict('api_key_id').ignore().returning('*'),
+  );
+  return inserted[0];
+}
+
+/** What a save of an existing endpoint changes besides its URL. */
+export interface EndpointChanges {
+  events?: string[];
+  /** A new scheme comes with a new secret, and the previous secret stops at once. */
+  scheme?: { signature_scheme: string; secret_ciphertext: string };
 }
 
 /**
- * Changes the URL of the user's endpoint for this key, keeping its secret, and enables it again
- * (a disabled endpoint starts afresh); false when there is none.
+ * Changes the URL (and the filter or scheme given) of the user's endpoint for this key, enabling
+ * it again (a disabled endpoint starts afresh); the updated row, undefined when there is none.
  */
-export async function updateEndpointUrl(db: Knex, apiKeyId: number, userId: number, url: string): Promise<boolean> {
+export async function updateEndpoint(
+  db: Knex,
+  apiKeyId: number,
+  userId: number,
+  url: string,
+  changes: EndpointChanges = {},
+): Promise<EndpointRow | undefined> {
+  const rows = await rowsOf<EndpointRow>(
+    db('endpoints')
+      .update({
+        url,
+        updated_at: db.fn.now(),
+        failing_since: null,
+        disabled_at: null,
+        ...(changes.events ? { events: changes.events } : {}),
+        ...(changes.scheme
+          ? { ...changes.scheme, previous_secret_ciphertext: null, previous_secret_expires_at: null }
+          : {}),
+      })
+      .where({ api_key_id: apiKeyId, user_id: userId })
+      .returning('*'),
+  );
+  return rows[0];
+}
+
+/**
+ * Replaces the secret with `next`, keeping the one it replaces until `previousExpiresAt` (none
+ * when null). Only if the secret is still `current`, so two rotations at once cannot drop a secret
+ * a receiver was just given; false otherwise.
+ */
+export async function rotateEndpointSecret(
+  db: Knex,
+  apiKeyId: number,
+  userId: number,
+  current: string,
+  next: string,
+  previousExpiresAt: Date | null,
+): Promise<boolean> {
   const changed = await db('endpoints')
-    .update({ url, updated_at: db.fn.now(), failing_since: null, disabled_at: null })
-    .where({ api_key_id: apiKeyId, user_id: userId });
+    .update({
+      secret_ciphertext: next,
+      previous_secret_ciphertext: previousExpiresAt ? current : null,
+      previous_secret_expires_at: previousExpiresAt,
+      updated_at: db.fn.now(),
+    })
+    .where({ api_key_id: apiKeyId, user_id: userId, secret_ciphertext: current });
   return changed > 0;
 }
 

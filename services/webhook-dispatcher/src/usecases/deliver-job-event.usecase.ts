@@ -1,6 +1,7 @@
 import type { HandlerOutcome } from '@mf/bus';
 import type { JobEventPayload } from '@mf/contracts';
 import { outcomeOf } from '../domain/delivery-outcome';
+import { signingSecrets } from '../domain/endpoint-secrets';
 import type { SecretBox } from '../domain/secret-box';
 import { webhookBody, type WebhookEvent } from '../domain/webhook-request';
 import { findEndpoint, findEndpointForEvent } from '../repositories/endpoints.repository';
@@ -46,9 +47,11 @@ export async function deliverJobEvent(deps: DeliveryDeps, delivery: JobEventDeli
       deps.logger.info({ eventId, apiKeyId }, 'event already delivered; dropping the duplicate');
       return 'ack';
     }
-    let secret: string;
+    // Filtered out: not sent and not recorded as an attempt (the event log keeps it).
+    if (!endpoint.events.includes(delivery.event)) return 'ack';
+    let secrets: string[];
     try {
-      secret = deps.secrets.open(endpoint.secret_ciphertext);
+      secrets = signingSecrets(deps.secrets, endpoint, deps.now());
     } catch (err) {
       // WEBHOOK_SECRET_KEY is not the key the secret was sealed with: an operator must fix it,
       // and the dead-letter queue keeps the event until then.
@@ -63,7 +66,7 @@ export async function deliverJobEvent(deps: DeliveryDeps, delivery: JobEventDeli
     const attempt = Math.max(delivery.attempt, found.lastAttempt + 1);
     const { result } = await sendAttempt(deps, {
       endpoint,
-      secret,
+      secrets,
       event: delivery.event,
       eventId,
       jobId: payload.job_id,

@@ -1,5 +1,6 @@
 import type { DeliveryDetail, DeliveryRequest, RecoverReply, RecoverRequest, ResendReply } from '@mf/contracts';
 import { AppError } from '@mf/errors';
+import { signingSecrets } from '../domain/endpoint-secrets';
 import type { TestEvent, WebhookEvent } from '../domain/webhook-request';
 import {
   findDelivery,
@@ -39,8 +40,8 @@ export async function getDelivery(ctx: EndpointsContext, req: DeliveryRequest): 
 export async function resendDelivery(ctx: EndpointsContext, req: DeliveryRequest): Promise<ResendReply> {
   const row = await ownedDelivery(ctx, req);
   if (row.request_body === null) throw AppError.conflict(NOT_RESENDABLE);
-  const { endpoint, secret } = await usableEndpoint(ctx, req);
-  const sent = await ctx.lock.run(`${row.event_id}:${row.api_key_id}`, () => sendAgain(ctx, endpoint, secret, row));
+  const { endpoint, secrets } = await usableEndpoint(ctx, req);
+  const sent = await ctx.lock.run(`${row.event_id}:${row.api_key_id}`, () => sendAgain(ctx, endpoint, secrets, row));
   return { delivery: deliveryView(sent) };
 }
 
@@ -75,7 +76,7 @@ export async function sendQueuedResend(ctx: EndpointsContext, req: DeliveryReque
     if (await hasNewerAttempt(ctx.db, row)) return 'skipped';
     const endpoint = await findEndpoint(ctx.db, req.api_key_id);
     if (!endpoint || endpoint.user_id !== req.user_id || endpoint.disabled_at !== null) return 'skipped';
-    await sendAgain(ctx, endpoint, ctx.secrets.open(endpoint.secret_ciphertext), row);
+    await sendAgain(ctx, endpoint, signingSecrets(ctx.secrets, endpoint, ctx.now()), row);
     return 'sent';
   });
 }
@@ -83,13 +84,13 @@ export async function sendQueuedResend(ctx: EndpointsContext, req: DeliveryReque
 async function sendAgain(
   ctx: EndpointsContext,
   endpoint: EndpointRow,
-  secret: string,
+  secrets: string[],
   row: DeliveryRow,
 ): Promise<DeliveryRow> {
   const attempt = (await lastAttemptNumber(ctx.db, row.event_id, endpoint.api_key_id)) + 1;
   const { row: sent } = await sendAttempt(ctx, {
     endpoint,
-    secret,
+    secrets,
     event: row.event as WebhookEvent | TestEvent,
     eventId: row.event_id,
     jobId: row.job_id,
@@ -111,10 +112,10 @@ async function ownedDelivery(ctx: EndpointsContext, req: DeliveryRequest): Promi
 async function usableEndpoint(
   ctx: EndpointsContext,
   ref: { api_key_id: number; user_id: number },
-): Promise<{ endpoint: EndpointRow; secret: string }> {
+): Promise<{ endpoint: EndpointRow; secrets: string[] }> {
   const endpoint = await findEndpoint(ctx.db, ref.api_key_id);
   if (!endpoint || endpoint.user_id !== ref.user_id) throw AppError.notFound(ENDPOINT_NOT_FOUND);
   if (endpoint.disabled_at !== null) throw AppError.conflict(ENDPOINT_DISABLED);
   // A secret sealed under another WEBHOOK_SECRET_KEY throws here: an operator's error, a 500.
-  return { endpoint, secret: ctx.secrets.open(endpoint.secret_ciphertext) };
+  return { endpoint, secrets: signingSecrets(ctx.secrets, endpoint, ctx.now()) };
 }

@@ -4,14 +4,18 @@ import { listDeliveries as listRows, type DeliveryRow } from '../repositories/de
 
 export const DEFAULT_DELIVERIES_LIMIT = 50;
 
-/** The key's delivery attempts, newest first (the key's webhook usage records), optionally filtered. */
+/** The key's delivery attempts, newest first (the key's webhook usage records), optionally filtered; `has_more` as Stripe's lists. */
 export async function listDeliveries(db: Knex, req: ListDeliveriesRequest): Promise<ListDeliveriesReply> {
+  const limit = req.limit ?? DEFAULT_DELIVERIES_LIMIT;
+  // One row past the page says whether there is a next one.
   const rows = await listRows(db, req.api_key_id, req.user_id, {
-    limit: req.limit ?? DEFAULT_DELIVERIES_LIMIT,
+    limit: limit + 1,
     status: req.status,
     startingAfter: req.starting_after,
+    createdGte: req.created_gte === undefined ? undefined : new Date(req.created_gte),
+    createdLte: req.created_lte === undefined ? undefined : new Date(req.created_lte),
   });
-  return { deliveries: rows.map(deliveryView) };
+  return { deliveries: rows.slice(0, limit).map(deliveryView), has_more: rows.length > limit };
 }
 
 export function deliveryView(r: DeliveryRow): DeliveryView {

@@ -22,8 +22,8 @@ export interface AttemptDeps {
 
 export interface AttemptInput {
   endpoint: EndpointRow;
-  /** The endpoint's signing secret, opened. */
-  secret: string;
+  /** The endpoint's signing secrets, opened, newest first (see signingSecrets). */
+  secrets: string[];
   event: WebhookEvent | TestEvent;
   eventId: string;
   /** "" for the ping, which concerns no job (the column is NOT NULL). */
@@ -56,7 +56,8 @@ export async function sendAttempt(
     eventId: input.eventId,
     attempt: input.attempt,
     timestamp: Math.floor(started / 1000),
-    secret: input.secret,
+    secrets: input.secrets,
+    scheme: endpoint.signature_scheme,
     rawBody: input.rawBody,
   });
   const result = await deps.post(endpoint.url, input.rawBody, headers);

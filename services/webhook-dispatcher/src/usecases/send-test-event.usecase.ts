@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SendTestReply, SendTestRequest } from '@mf/contracts';
 import { AppError } from '@mf/errors';
+import { signingSecrets } from '../domain/endpoint-secrets';
 import { TEST_EVENT, testEventBody, webhookBody } from '../domain/webhook-request';
 import { findEndpoint } from '../repositories/endpoints.repository';
 import type { EndpointsContext } from './context';
@@ -26,11 +27,11 @@ export async function sendTestEvent(ctx: EndpointsContext, req: SendTestRequest)
   if (event !== TEST_EVENT && (!sample || sample.status !== SAMPLE_STATUS[event]))
     throw AppError.badRequest(`a ${event} test needs a ${SAMPLE_STATUS[event]} sample job`);
   // A secret sealed under another WEBHOOK_SECRET_KEY throws here: an operator's error, a 500.
-  const secret = ctx.secrets.open(endpoint.secret_ciphertext);
+  const secrets = signingSecrets(ctx.secrets, endpoint, ctx.now());
   const rawBody = sample ? webhookBody(sample) : testEventBody(endpoint.api_key_id, new Date(ctx.now()));
   const { row } = await sendAttempt(ctx, {
     endpoint,
-    secret,
+    secrets,
     event,
     test: true,
     eventId: randomUUID(),

@@ -69,6 +69,16 @@ export async function keyPage(ctx: PageContext): Promise<void> {
   });
   const saveButton = h('button', { type: 'submit', class: 'primary' }, 'Save webhook URL');
   const clearButton = h('button', { type: 'button', class: 'secondary' }, 'Clear webhook');
+  const rollButton = h('button', { type: 'button', class: 'secondary' }, 'Roll secret');
+  // How long the previous secret keeps signing beside the new one (Stripe's roll offers the same choice).
+  const rollOverlap = h(
+    'select',
+    { name: 'roll-overlap', 'aria-label': 'Keep the old secret signing for' },
+    h('option', { value: '24' }, 'old secret works 24 more hours'),
+    h('option', { value: '1' }, 'old secret works 1 more hour'),
+    h('option', { value: '72' }, 'old secret works 72 more hours'),
+    h('option', { value: '0' }, 'old secret stops now'),
+  );
   const testButton = h('button', { type: 'button', class: 'secondary' }, 'Send test event');
   const testEvent = h(
     'select',
@@ -107,6 +117,8 @@ export async function keyPage(ctx: PageContext): Promise<void> {
       );
     urlInput.value = view.url || '';
     clearButton.hidden = !view.url;
+    rollButton.hidden = !view.url;
+    rollOverlap.hidden = !view.url;
     testButton.disabled = !view.url;
     testEvent.disabled = !view.url;
     testButton.title = view.url ? '' : 'Set a webhook URL first';
@@ -127,7 +139,7 @@ export async function keyPage(ctx: PageContext): Promise<void> {
             heading: 'Signing secret',
             label: 'Webhook signing secret',
             value: result.secret,
-            note: 'Store it with your server’s secrets now: it is shown only this once. To rotate it, clear the webhook and set the URL again.',
+            note: 'Store it with your server’s secrets now: it is shown only this once. To change it, roll it.',
             testId: 'webhook-secret',
           });
           replace(secretSlot, box);
@@ -144,7 +156,7 @@ export async function keyPage(ctx: PageContext): Promise<void> {
       urlInput,
       'We POST a signed JSON event here when a job of this key completes, fails or is cancelled.',
     ),
-    h('div', { class: 'actions' }, saveButton, clearButton),
+    h('div', { class: 'actions' }, saveButton, clearButton, rollOverlap, rollButton),
   );
 
   const clearWebhook = async (): Promise<void> => {
@@ -165,6 +177,45 @@ export async function keyPage(ctx: PageContext): Promise<void> {
     urlInput.focus();
   };
   clearButton.addEventListener('click', () => void clearWebhook());
+
+  const rollSecret = async (): Promise<void> => {
+    const overlapHours = Number(rollOverlap.value);
+    const ok = await confirmDialog({
+      title: 'Roll the signing secret?',
+      body:
+        overlapHours > 0
+          ? `A new secret is made now. For ${overlapHours} hour${overlapHours === 1 ? '' : 's'} every delivery is signed with both, so your server can move to the new one without missing an event.`
+          : 'A new secret is made now and the old one stops at once: deliveries your server checks with the old secret fail from now on.',
+      confirmLabel: 'Roll secret',
+      danger: overlapHours === 0,
+    });
+    if (!ok) return;
+    const result = await withBusy(rollButton, () =>
+      api.post<DashboardReplies['POST /keys/:id/webhook/secret/rotate']>(`/keys/${seg(key.id)}/webhook/secret/rotate`, {
+        overlap_hours: overlapHours,
+      }),
+    );
+    if (!result || !ctx.isCurrent()) return;
+    const box = secretBox({
+      heading: 'New signing secret',
+      label: 'Webhook signing secret',
+      value: result.secret,
+      note: result.previous_secret_expires_at
+        ? h(
+            'span',
+            null,
+            'Shown only this once. The old secret keeps signing until ',
+            time(result.previous_secret_expires_at),
+            '.',
+          )
+        : 'Shown only this once. The old secret no longer signs.',
+      testId: 'webhook-secret',
+    });
+    replace(secretSlot, box);
+    box.querySelector('input')?.focus();
+    announce('Signing secret rolled. Copy the new secret now: it is shown only once.');
+  };
+  rollButton.addEventListener('click', () => void rollSecret());
 
   webhookSection.append(
     h('h2', { id: 'webhook-heading' }, 'Webhook'),

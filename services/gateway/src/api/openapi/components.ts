@@ -39,6 +39,10 @@ import {
   resendAccepted,
   recoverAccepted,
   webhookTestReply,
+  webhookEndpoint,
+  webhookEndpointDeleted,
+  webhookEndpointSaved,
+  webhookSecretRotated,
   type JsonSchema,
 } from '@mf/contracts';
 import {
@@ -91,6 +95,10 @@ const NAMED = [
   resendAccepted,
   recoverAccepted,
   webhookTestReply,
+  webhookEndpoint,
+  webhookEndpointSaved,
+  webhookEndpointDeleted,
+  webhookSecretRotated,
 ];
 
 /** components.schemas: every named schema and every named part of them (and of the inline request bodies). */

@@ -134,6 +134,8 @@ export async function listJobs(
       ...(q.status ? { status: q.status } : {}),
       ...(q.model ? { model: q.model } : {}),
       ...(q.type ? { type: q.type } : {}),
+      ...(q['created[gte]'] ? { created_gte: q['created[gte]'] } : {}),
+      ...(q['created[lte]'] ? { created_lte: q['created[lte]'] } : {}),
     },
     opts,
   );

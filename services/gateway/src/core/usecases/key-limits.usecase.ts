@@ -43,3 +43,26 @@ export async function limitsOfKeys(
   const reply = await bus.rpc(billingKeyLimitsRpc, 'get', { user_id: userId, api_key_ids: keyIds }, { correlationId });
   return new Map(reply.keys.map((k) => [k.api_key_id, k]));
 }
+
+/**
+ * The admin CLI's `key:limits`: with no change given, a read of the key's limits and counters;
+ * otherwise only the limits given change (null clears one), the other keeps its value.
+ */
+export async function changeKeyLimits(
+  deps: { db: Knex; bus: Bus },
+  keyId: number,
+  changes: { spend_limit?: number | string | null; max_concurrent_jobs?: number | string | null },
+): Promise<KeyLimits> {
+  const key = await findKeyById(deps.db, keyId);
+  if (!key) throw AppError.notFound('API key not found');
+  const current = (await limitsOfKeys(deps.bus, key.user_id, [key.id])).get(key.id);
+  if (changes.spend_limit === undefined && changes.max_concurrent_jobs === undefined) {
+    if (!current) throw AppError.notFound('API key not found');
+    return current;
+  }
+  return setKeyLimits(deps, key.id, {
+    spend_limit: changes.spend_limit !== undefined ? changes.spend_limit : (current?.spend_limit ?? null),
+    max_concurrent_jobs:
+      changes.max_concurrent_jobs !== undefined ? changes.max_concurrent_jobs : (current?.max_concurrent_jobs ?? null),
+  });
+}

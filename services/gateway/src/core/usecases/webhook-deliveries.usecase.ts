@@ -76,8 +76,14 @@ export async function listDeliveriesOf(
   opts: WebhookCallOptions = {},
 ): Promise<WebhookDeliveriesPage> {
   const q = valid(validateListDeliveriesQuery(query));
-  const reply = await bus.rpc(webhooksRpc, 'listDeliveries', { ...ref(auth), ...q }, opts);
-  return { deliveries: reply.deliveries.map(publicDelivery) };
+  const { 'created[gte]': gte, 'created[lte]': lte, ...rest } = q;
+  const reply = await bus.rpc(
+    webhooksRpc,
+    'listDeliveries',
+    { ...ref(auth), ...rest, ...(gte ? { created_gte: gte } : {}), ...(lte ? { created_lte: lte } : {}) },
+    opts,
+  );
+  return { deliveries: reply.deliveries.map(publicDelivery), has_more: reply.has_more ?? false };
 }
 
 export async function getDeliveryOf(

@@ -7,6 +7,7 @@ import {
   type EndpointView,
   type JobEventPayload,
   type ListDeliveriesReply,
+  type RotateSecretReply,
   type SendTestReply,
   type SetEndpointReply,
   type WebhookTestType,
@@ -30,9 +31,11 @@ export async function setWebhook(
   apiKeyId: number,
   url: string,
   ownerId?: number,
-): Promise<SetEndpointReply> {
+): Promise<Pick<SetEndpointReply, 'url' | 'secret'>> {
   const userId = await keyOwner(db, apiKeyId, ownerId);
-  return bus.rpc(webhookOutboundRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: userId, url });
+  const reply = await bus.rpc(webhookOutboundRpc, 'setEndpoint', { api_key_id: apiKeyId, user_id: userId, url });
+  // The dashboard's and the admin CLI's answer as it has always been: the URL, and the secret once.
+  return { url: reply.url, ...(reply.secret !== undefined ? { secret: reply.secret } : {}) };
 }
 
 export async function clearWebhook(
@@ -45,6 +48,18 @@ export async function clearWebhook(
   return bus.rpc(webhooksRpc, 'clearEndpoint', { api_key_id: apiKeyId, user_id: userId });
 }
 
+/** A new signing secret for the key's webhook; the previous one keeps signing for `overlapHours`. */
+export async function rotateWebhookSecret(
+  db: Knex,
+  bus: Bus,
+  apiKeyId: number,
+  overlapHours: number,
+  ownerId?: number,
+): Promise<RotateSecretReply> {
+  const userId = await keyOwner(db, apiKeyId, ownerId);
+  return bus.rpc(webhooksRpc, 'rotateSecret', { api_key_id: apiKeyId, user_id: userId, overlap_hours: overlapHours });
+}
+
 export async function listWebhookDeliveries(
   db: Knex,
   bus: Bus,
@@ -54,18 +69,34 @@ export async function listWebhookDeliveries(
   filter: { status?: 'failed' | 'succeeded'; starting_after?: number } = {},
 ): Promise<ListDeliveriesReply> {
   const userId = await keyOwner(db, apiKeyId, ownerId);
-  return bus.rpc(webhooksRpc, 'listDeliveries', {
+  const { deliveries } = await bus.rpc(webhooksRpc, 'listDeliveries', {
     api_key_id: apiKeyId,
     user_id: userId,
     ...(limit ? { limit } : {}),
     ...filter,
   });
+  // The dashboard's page as it has always been (GET /api/v1/webhook/deliveries has has_more).
+  return { deliveries };
 }
 
 /** The key's webhook URL and dates (nulls when none); never the secret. */
-export async function getWebhook(db: Knex, bus: Bus, apiKeyId: number, ownerId?: number): Promise<EndpointView> {
+export async function getWebhook(
+  db: Knex,
+  bus: Bus,
+  apiKeyId: number,
+  ownerId?: number,
+): Promise<Omit<EndpointView, 'events' | 'signature_scheme'>> {
   const userId = await keyOwner(db, apiKeyId, ownerId);
-  return bus.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: userId });
+  // The dashboard's and the admin CLI's view as it has always been (GET /api/v1/webhook shows the rest).
+  const {
+    events: _events,
+    signature_scheme: _scheme,
+    ...view
+  } = await bus.rpc(webhooksRpc, 'getEndpoint', {
+    api_key_id: apiKeyId,
+    user_id: userId,
+  });
+  return view;
 }
 
 /** Which test event to send: the ping, or a sample of a real job event (built by sampleJobEvent). */

@@ -34,10 +34,13 @@ describe('the query of GET /api/v1/jobs', () => {
     [{ type: 'audio' }, 'type must be one of video, image'],
     [{ starting_after: '../etc' }, 'starting_after must be a job id (job_...)'],
     [{ status: ['failed', 'completed'] }, 'status must be given once, as a plain value'],
-    [{ stauts: 'failed' }, 'unknown query parameter: stauts (accepted: limit, starting_after, status, model, type)'],
+    [
+      { stauts: 'failed' },
+      'unknown query parameter: stauts (accepted: limit, starting_after, status, model, type, created[gte], created[lte])',
+    ],
     [
       { page: '2', offset: '5' },
-      'unknown query parameters: page, offset (accepted: limit, starting_after, status, model, type)',
+      'unknown query parameters: page, offset (accepted: limit, starting_after, status, model, type, created[gte], created[lte])',
     ],
   ])('refuses %j: %s', (query, error) => {
     expect(validateListJobsQuery(query)).toEqual({ ok: false, error });

@@ -1,4 +1,8 @@
 import {
+  putWebhookBody,
+  rotateWebhookSecretBody,
+  type PutWebhookBody,
+  type RotateWebhookSecretBody,
   listWebhookDeliveriesQuery,
   recoverBody,
   validateBody,
@@ -22,4 +26,13 @@ export function validateRecoverBody(body: unknown): Validated<RecoverBody> {
 
 export function validateWebhookTestBody(body: unknown): Validated<WebhookTestBody> {
   return validateBody(webhookTestBody, body);
+}
+
+export function validatePutWebhookBody(body: unknown): Validated<PutWebhookBody> {
+  return validateBody(putWebhookBody, body);
+}
+
+/** The body is optional: none is `{}` (the default overlap). */
+export function validateRotateWebhookSecretBody(body: unknown): Validated<RotateWebhookSecretBody> {
+  return validateBody(rotateWebhookSecretBody, body ?? {});
 }

@@ -3,6 +3,7 @@ import {
   clearWebhook,
   getWebhook,
   listWebhookDeliveries,
+  rotateWebhookSecret,
   sendTestWebhook,
   setWebhook,
   type WebhookTest,
@@ -14,6 +15,9 @@ import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
 import { KEY_NOT_FOUND } from './keys.routes';
 import { reply } from '../reply';
+import { ROTATION_OVERLAP_HOURS } from '@mf/contracts';
+import { validateRotateWebhookSecretBody } from '../../../core/validation/webhook.validators';
+import { valid } from '../../../core/usecases/validated';
 
 const keyId = (req: Request): number => idParam(req.params.id, KEY_NOT_FOUND);
 
@@ -33,6 +37,17 @@ export function webhooksRoutes(deps: DashboardDeps): Router {
 
   router.delete('/keys/:id/webhook', async (req, res) => {
     reply(res, 'DELETE /keys/:id/webhook', await clearWebhook(db, bus, keyId(req), sessionOf(req).userId));
+  });
+
+  // Body optional: {overlap_hours: 0-72} (24 when left out), as POST /api/v1/webhook/secret/rotate.
+  router.post('/keys/:id/webhook/secret/rotate', async (req, res) => {
+    const id = keyId(req);
+    const { overlap_hours } = valid(validateRotateWebhookSecretBody(req.body));
+    reply(
+      res,
+      'POST /keys/:id/webhook/secret/rotate',
+      await rotateWebhookSecret(db, bus, id, overlap_hours ?? ROTATION_OVERLAP_HOURS.default, sessionOf(req).userId),
+    );
   });
 
   router.get('/keys/:id/webhook/deliveries', async (req, res) => {
