@@ -343,8 +343,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import an image, video or audio file from a public https URL
-         * @description Scope: `video-editor:write`.
+         * Import media from a public https URL or from one of the caller's own completed jobs
+         * @description `{url}` downloads an image, video or audio file; `{job_id, index?}` copies a completed job's result (a video, or image `index`, default 0) from media storage without a download. A job of another user is a 404 (`Job not found`), a job not completed a 409, an index past the results a 400.
+         *
+         *     Scope: `video-editor:write`.
          */
         post: operations["importAsset"];
         delete?: never;
@@ -3091,7 +3093,11 @@ export interface operations {
                      * Format: uri
                      * @description A public https URL of an image, a video or audio.
                      */
-                    url: string;
+                    url?: string | null;
+                    /** @description One of the caller's own completed jobs (job_...): its result becomes the asset, without a download. */
+                    job_id?: string | null;
+                    /** @description Which of an image job's results (from 0, default 0); a video job has one. */
+                    index?: number | null;
                 };
             };
         };
@@ -3146,6 +3152,17 @@ export interface operations {
             };
             /** @description Not found (`Job not found`, `Project not found`, `Video not found`, `Asset not found`, `Clip not found`, `Not found`). */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The job is not completed. */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];

@@ -13,6 +13,7 @@ import {
 } from '@mf/contracts';
 import {
   commonErrors,
+  errorResponse,
   jsonContent,
   noStoreHeader,
   ok,
@@ -169,11 +170,16 @@ export const editorPaths: Json = {
     parameters: [projectId],
     post: op({
       id: 'importAsset',
-      summary: 'Import an image, video or audio file from a public https URL',
+      summary: "Import media from a public https URL or from one of the caller's own completed jobs",
+      description:
+        "`{url}` downloads an image, video or audio file; `{job_id, index?}` copies a completed job's result (a video, or image `index`, default 0) from media storage without a download. A job of another user is a 404 (`Job not found`), a job not completed a 409, an index past the results a 400.",
       tag: 'Editor direct edits',
       scope: 'video-editor:write',
       body: importAssetBody,
-      responses: { '200': ok('The imported asset (`source: import`).', ref('AssetReply')) },
+      responses: {
+        '200': ok('The imported asset (`source: import`).', ref('AssetReply')),
+        '409': errorResponse('The job is not completed.', ref('Error')),
+      },
     }),
   },
   '/api/v1/media-studio/projects/{id}/assets/{assetId}': {

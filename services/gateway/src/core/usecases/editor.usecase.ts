@@ -1,5 +1,5 @@
 import type { Bus } from '@mf/bus';
-import { editorRpc, type ProjectRef, type RpcReplyOf, type RpcRequestOf } from '@mf/contracts';
+import { editorRpc, JOB_ID, type ProjectRef, type RpcReplyOf, type RpcRequestOf } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { assertScope, type AuthContext } from '../auth/auth-context';
 import {
@@ -15,6 +15,7 @@ import {
   validateSetAspectRatio,
   validateUpdateContext,
 } from '../validation/editor.validators';
+import { JOB_NOT_FOUND } from './job-reads';
 import { valid } from './validated';
 
 /**
@@ -218,7 +219,14 @@ export async function importAsset(
 ): Promise<Reply<'importAsset'>> {
   assertScope(auth, EDITOR_WRITE);
   const project = projectRef(auth, projectId);
-  return call(bus, 'importAsset', { ...project, ...valid(validateImportAsset(body)) }, opts);
+  const { url, job_id, index } = valid(validateImportAsset(body));
+  if (job_id !== undefined) {
+    // A job id that cannot exist gets the jobs service's own answer without asking it.
+    if (!JOB_ID.test(job_id)) throw AppError.notFound(JOB_NOT_FOUND);
+    return call(bus, 'importJobAsset', { ...project, job_id, index: index ?? 0 }, opts);
+  }
+  // The body's rule guarantees one of url and job_id.
+  return call(bus, 'importAsset', { ...project, url: url as string }, opts);
 }
 
 export async function deleteAsset(
