@@ -244,6 +244,15 @@ export const editorRpc = {
         index: Joi.number().integer().min(0).required(),
       }),
     ),
+    /** An upload the gateway streamed into media storage under `storage_key` (staged, deleted after). */
+    importUpload: rpcMethod<T.ImportUploadRequest, T.AssetReply>(
+      'editor.import-upload',
+      request('ImportUploadRequest', {
+        storage_key: Joi.string().pattern(/^uploads\/[A-Za-z0-9-]{1,64}\.[a-z0-9]{1,5}$/).required(),
+        content_type: Joi.string().max(100).required().description('Told by the file\'s bytes.'),
+        filename: Joi.string().max(255).allow('').required().description('As sent; kept in metadata only.'),
+      }),
+    ),
     deleteAsset: rpcMethod<T.AssetRef, T.DeleteAssetReply>('editor.delete-asset', assetRef),
     addClip: rpcMethod<T.AddClipRequest, T.ClipReply>(
       'editor.add-clip',

@@ -801,6 +801,20 @@ export interface ImportJobAssetRequest {
   index: number;
 }
 
+export interface ImportUploadRequest {
+  user_id: number;
+  project_id: string;
+  storage_key: string;
+  /**
+   * Told by the file's bytes.
+   */
+  content_type: string;
+  /**
+   * As sent; kept in metadata only.
+   */
+  filename: string;
+}
+
 export interface InstructBody {
   /**
    * Plain-language request or a reply to the agent's question, up to 8000 characters.

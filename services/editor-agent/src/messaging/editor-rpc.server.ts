@@ -1,6 +1,6 @@
 import type { Bus } from '@mf/bus';
 import { editorRpc } from '@mf/contracts';
-import { deleteAsset, importAsset, importJobAsset } from '../usecases/assets.usecase';
+import { deleteAsset, importAsset, importJobAsset, importUpload } from '../usecases/assets.usecase';
 import { addClip, moveClip, removeClip } from '../usecases/clips.usecase';
 import type { EditorContext } from '../usecases/context';
 import { exportVideo } from '../usecases/export.usecase';
@@ -27,6 +27,7 @@ export function serveEditorRpc(bus: Bus, ctx: EditorContext): Promise<void> {
     rename: (req) => rename(ctx, req),
     importAsset: (req) => importAsset(ctx, req),
     importJobAsset: (req) => importJobAsset(ctx, req),
+    importUpload: (req) => importUpload(ctx, req),
     deleteAsset: (req) => deleteAsset(ctx, req),
     addClip: (req) => addClip(ctx, req),
     moveClip: (req) => moveClip(ctx, req),

@@ -9,6 +9,7 @@ import {
   type Asset,
   type ImportAssetRequest,
   type ImportJobAssetRequest,
+  type ImportUploadRequest,
   type Track,
 } from '@mf/contracts';
 import { AppError } from '@mf/errors';
@@ -226,6 +227,40 @@ export async function importJobAsset(ctx: EditorContext, req: ImportJobAssetRequ
     });
   });
   return { asset: assetView(row, ctx.settings.publicBaseUrl) };
+}
+
+/**
+ * An upload the gateway streamed into media storage (its type already told by its bytes): probed
+ * like an import and recorded (`source: "upload"`). The staged object is deleted either way.
+ */
+export async function importUpload(ctx: EditorContext, req: ImportUploadRequest): Promise<{ asset: Asset }> {
+  try {
+    const p = await requireProject(ctx, req.user_id, req.project_id);
+    const row = await withTempDir(async (dir) => {
+      const file = path.join(dir, `upload${path.extname(req.storage_key)}`);
+      await pipeline(await ctx.storage.get(req.storage_key), fs.createWriteStream(file));
+      let probed: ProbeResult;
+      try {
+        probed = await ctx.probe(file);
+      } catch {
+        throw AppError.badRequest('the file is not a readable image, video or audio file');
+      }
+      const kind = kindOf(probed);
+      return storeAssetFile(ctx, {
+        projectId: p.id,
+        kind,
+        source: 'upload',
+        file,
+        contentType: req.content_type,
+        metadata: req.filename ? { filename: req.filename } : {},
+      });
+    });
+    return { asset: assetView(row, ctx.settings.publicBaseUrl) };
+  } finally {
+    await ctx.storage
+      .delete(req.storage_key)
+      .catch((err: Error) => ctx.logger.warn({ err: err.message, key: req.storage_key }, 'could not delete a staged upload'));
+  }
 }
 
 /** An instruct turn's reference images, fetched and checked but not stored. */

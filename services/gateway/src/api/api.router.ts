@@ -3,6 +3,7 @@ import type { Bus } from '@mf/bus';
 import type { FalEndpoints } from '@mf/catalog';
 import type { Knex } from '@mf/db';
 import type { Logger } from '@mf/logger';
+import type { Storage } from '@mf/storage';
 import { answerMethodNotAllowed, jsonBody } from '@mf/http';
 import type { KeyCache } from '../core/auth/key-cache';
 import type { RateLimiter } from '../core/ratelimit/rate-limiter';
@@ -15,6 +16,7 @@ import { modelsRoutes } from './routes/models.routes';
 import { generateRoutes } from './routes/generate.routes';
 import { jobsRoutes } from './routes/jobs.routes';
 import { editorRoutes } from './routes/editor.routes';
+import { editorUploadRoutes } from './routes/editor-upload.routes';
 import { webhookRoutes } from './routes/webhook.routes';
 import { estimateRoutes } from './routes/estimate.routes';
 import { eventsRoutes } from './routes/events.routes';
@@ -29,6 +31,10 @@ export interface ApiDeps {
   usage: UsageRecorder;
   falEndpoints: FalEndpoints;
   bodyLimit: string;
+  /** Media storage, where uploads are streamed. */
+  storage: Storage;
+  /** The largest upload (IMPORT_MAX_BYTES). */
+  uploadMaxBytes: number;
   submitTimeoutMs: number;
   /** How long an editor instruct call may wait for the agent's turn. */
   instructTimeoutMs: number;
@@ -51,6 +57,8 @@ export function apiRouter(deps: ApiDeps): Router {
     authenticate(deps.db, deps.keyCache),
     recordUsage(deps.usage),
     rateLimit(deps.limiter),
+    // Uploads are multipart and streamed: before the JSON parser, which refuses other types.
+    editorUploadRoutes(deps.bus, { storage: deps.storage, maxBytes: deps.uploadMaxBytes }),
     jsonBody(deps.bodyLimit),
     deps.idempotency,
   );

@@ -229,6 +229,37 @@ export async function importAsset(
   return call(bus, 'importAsset', { ...project, url: url as string }, opts);
 }
 
+/** What an upload route gives the use case: the file, staged into media storage. */
+export interface StagedFile {
+  key: string;
+  contentType: string;
+  filename: string;
+}
+
+/**
+ * An uploaded file as an asset: the project is checked first (nothing is read or stored for a
+ * project the caller cannot use), then `stage` streams the file into media storage, and
+ * editor-agent probes and records it (deleting the staged copy).
+ */
+export async function uploadAsset(
+  bus: Bus,
+  auth: AuthContext,
+  projectId: unknown,
+  stage: () => Promise<StagedFile>,
+  opts: EditorCallOptions = {},
+): Promise<Reply<'importUpload'>> {
+  assertScope(auth, EDITOR_WRITE);
+  const project = projectRef(auth, projectId);
+  await call(bus, 'getProject', project, opts);
+  const staged = await stage();
+  return call(
+    bus,
+    'importUpload',
+    { ...project, storage_key: staged.key, content_type: staged.contentType, filename: staged.filename.slice(0, 255) },
+    opts,
+  );
+}
+
 export async function deleteAsset(
   bus: Bus,
   auth: AuthContext,

@@ -10,7 +10,7 @@ import { probe } from '@mf/media';
 import { createStorage, type Storage } from '@mf/storage';
 import { freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
 import { migrations } from '../migrations';
-import { importJobAsset } from '../src/usecases/assets.usecase';
+import { importJobAsset, importUpload } from '../src/usecases/assets.usecase';
 import type { EditorContext } from '../src/usecases/context';
 import { createProject } from '../src/usecases/projects.usecase';
 
@@ -27,7 +27,7 @@ interface FakeJob {
  * Importing a job's result: the editor asks the jobs service (a fake on the real bus contract)
  * for the job and copies the stored result from media storage, with no download.
  */
-describe('importing a job result into a project', () => {
+describe('media into a project: job results and uploads', () => {
   let env: TestEnv;
   let db: Knex;
   let bus: Bus;
@@ -71,7 +71,7 @@ describe('importing a job result into a project', () => {
     await storage.putFile('jobs/job_vid/0.mp4', mp4, 'video/mp4');
     job('job_img', OWNER, { type: 'image', result_keys: ['jobs/job_img/0.png', 'jobs/job_img/1.png'] });
     job('job_vid', OWNER, { type: 'video', result_keys: ['jobs/job_vid/0.mp4'] });
-    job('job_running', OWNER, { type: 'video', status: 'running' });
+    job('job_processing', OWNER, { type: 'video', status: 'processing' });
     job('job_theirs', OTHER, { type: 'image', result_keys: ['jobs/job_img/0.png'] });
 
     jobsBus = new Bus({ url: env.amqpUrl, service: 'jobs', logger });
@@ -166,8 +166,11 @@ describe('importing a job result into a project', () => {
   it('answers 409 for a job that is not completed', async () => {
     const p = await project();
     await expect(
-      importJobAsset(ctx, { user_id: OWNER, project_id: p.id, job_id: 'job_running', index: 0 }),
-    ).rejects.toMatchObject({ status: 409, body: { error: 'Job job_running is not completed (status: running)' } });
+      importJobAsset(ctx, { user_id: OWNER, project_id: p.id, job_id: 'job_processing', index: 0 }),
+    ).rejects.toMatchObject({
+      status: 409,
+      body: { error: 'Job job_processing is not completed (status: processing)' },
+    });
   });
 
   it('answers 400 for an index past the results', async () => {
@@ -178,6 +181,40 @@ describe('importing a job result into a project', () => {
       status: 400,
       body: { error: 'index 2 is out of range: job job_img has 2 results (index 0-1)' },
     });
+  });
+
+  it('records a staged upload as a probed asset and deletes the staged copy', async () => {
+    const p = await project();
+    await storage.putFile('uploads/u1.mp4', path.join(dir, 'v.mp4'), 'video/mp4');
+    const { asset } = await importUpload(ctx, {
+      user_id: OWNER,
+      project_id: p.id,
+      storage_key: 'uploads/u1.mp4',
+      content_type: 'video/mp4',
+      filename: 'holiday.mp4',
+    });
+    expect(asset).toMatchObject({
+      kind: 'video',
+      source: 'upload',
+      url: expect.stringMatching(new RegExp(`^https://api\\.test/media/editor/${p.id}/ast_\\w+\\.mp4$`)),
+      metadata: { width: 160, height: 90, filename: 'holiday.mp4' },
+    });
+    expect(await storage.stat('uploads/u1.mp4')).toBeNull();
+  });
+
+  it('refuses an upload that cannot be decoded with a 400, deleting the staged copy', async () => {
+    const p = await project();
+    await storage.put('uploads/u2.mp4', Buffer.from('\0\0\0\x20ftypisom but nothing after'), 'video/mp4');
+    await expect(
+      importUpload(ctx, {
+        user_id: OWNER,
+        project_id: p.id,
+        storage_key: 'uploads/u2.mp4',
+        content_type: 'video/mp4',
+        filename: '',
+      }),
+    ).rejects.toMatchObject({ status: 400, body: { error: 'the file is not a readable image, video or audio file' } });
+    expect(await storage.stat('uploads/u2.mp4')).toBeNull();
   });
 
   it("answers 404 for another user's project before asking for the job", async () => {
