@@ -344,7 +344,7 @@ export interface paths {
         put?: never;
         /**
          * Import media from a public https URL or from one of the caller's own completed jobs
-         * @description `{url}` downloads an image, video or audio file; `{job_id, index?}` copies a completed job's result (a video, or image `index`, default 0) from media storage without a download. A job of another user is a 404 (`Job not found`), a job not completed a 409, an index past the results a 400.
+         * @description `{url}` downloads an image, video or audio file; `{job_id, index?}` copies a completed job's result (a video, or image `index`, default 0) from media storage without a download. A job of another user is a 404 (`Job not found`), a job not completed a 409, an index past the results a 400. A `multipart/form-data` body with a `file` field uploads the file, streamed into media storage: its type is read from its bytes (mp4, mov, webm, png, jpeg, webp, mp3, wav, m4a; anything else is a 415 `Unsupported media type: ...`), past `IMPORT_MAX_BYTES` a 413; it is probed like an import (`source: upload`).
          *
          *     Scope: `video-editor:write`.
          */
@@ -3098,6 +3098,13 @@ export interface operations {
                     job_id?: string | null;
                     /** @description Which of an image job's results (from 0, default 0); a video job has one. */
                     index?: number | null;
+                };
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The media file (type told by its bytes).
+                     */
+                    file: string;
                 };
             };
         };

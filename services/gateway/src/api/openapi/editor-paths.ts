@@ -32,6 +32,21 @@ import {
  */
 
 const projectId = pathParam('id', 'Project id (`prj_` + 1-64 letters or digits).', { type: 'string', maxLength: 100 });
+/** The asset route also takes an upload: its multipart body beside the JSON one. */
+function withUpload(operation: Json): Json {
+  const requestBody = operation.requestBody as { content: Record<string, unknown> };
+  requestBody.content['multipart/form-data'] = {
+    schema: {
+      type: 'object',
+      required: ['file'],
+      properties: {
+        file: { type: 'string', format: 'binary', description: 'The media file (type told by its bytes).' },
+      },
+    },
+  };
+  return operation;
+}
+
 const editorErrors: Json = { '502': resp('BadGateway') };
 const project = ref('ProjectReply');
 
@@ -168,19 +183,21 @@ export const editorPaths: Json = {
   },
   '/api/v1/media-studio/projects/{id}/assets': {
     parameters: [projectId],
-    post: op({
-      id: 'importAsset',
-      summary: "Import media from a public https URL or from one of the caller's own completed jobs",
-      description:
-        "`{url}` downloads an image, video or audio file; `{job_id, index?}` copies a completed job's result (a video, or image `index`, default 0) from media storage without a download. A job of another user is a 404 (`Job not found`), a job not completed a 409, an index past the results a 400.",
-      tag: 'Editor direct edits',
-      scope: 'video-editor:write',
-      body: importAssetBody,
-      responses: {
-        '200': ok('The imported asset (`source: import`).', ref('AssetReply')),
-        '409': errorResponse('The job is not completed.', ref('Error')),
-      },
-    }),
+    post: withUpload(
+      op({
+        id: 'importAsset',
+        summary: "Import media from a public https URL or from one of the caller's own completed jobs",
+        description:
+          "`{url}` downloads an image, video or audio file; `{job_id, index?}` copies a completed job's result (a video, or image `index`, default 0) from media storage without a download. A job of another user is a 404 (`Job not found`), a job not completed a 409, an index past the results a 400. A `multipart/form-data` body with a `file` field uploads the file, streamed into media storage: its type is read from its bytes (mp4, mov, webm, png, jpeg, webp, mp3, wav, m4a; anything else is a 415 `Unsupported media type: ...`), past `IMPORT_MAX_BYTES` a 413; it is probed like an import (`source: upload`).",
+        tag: 'Editor direct edits',
+        scope: 'video-editor:write',
+        body: importAssetBody,
+        responses: {
+          '200': ok('The imported asset (`source: import`).', ref('AssetReply')),
+          '409': errorResponse('The job is not completed.', ref('Error')),
+        },
+      }),
+    ),
   },
   '/api/v1/media-studio/projects/{id}/assets/{assetId}': {
     parameters: [projectId, pathParam('assetId', 'Asset id.')],
