@@ -12,6 +12,7 @@ const moduleNameMapper = { '^@mediaforge/sdk$': '<rootDir>/sdk/src/index.ts' };
 const common = { transform, moduleNameMapper, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 
 module.exports = {
+  testSequencer: '<rootDir>/scripts/jest-sequencer.js',
   projects: [
     {
       ...common,
@@ -33,6 +34,9 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test-e2e/**/*.e2e.test.ts'],
       setupFilesAfterEnv: ['<rootDir>/test-e2e/support/timeouts.ts'],
+      // The production build (rebuilt when stale) and the pool of shared fleets (test-e2e/support/pool.ts).
+      globalSetup: '<rootDir>/test-e2e/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test-e2e/support/global-teardown.ts',
     },
     // npm run test:cluster only (scripts/test-cluster.sh): a RabbitMQ cluster of three nodes, minutes long.
     ...(process.env.MF_CLUSTER_TEST === '1'
@@ -42,6 +46,8 @@ module.exports = {
             displayName: 'cluster',
             testMatch: ['<rootDir>/test-e2e/cluster/*.cluster.test.ts'],
             setupFilesAfterEnv: ['<rootDir>/test-e2e/support/timeouts.ts'],
+            globalSetup: '<rootDir>/test-e2e/support/global-setup.ts',
+            globalTeardown: '<rootDir>/test-e2e/support/global-teardown.ts',
           },
         ]
       : []),

@@ -9,27 +9,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { SERVICE_NAMES, type ServiceName } from '@mf/fleet';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import {
   DASHBOARD_STATIC_FILES,
   dashboardBundleOptions,
 } from '../../services/gateway/src/console/dashboard-ui/bundle-options';
 import { oneMimeDb } from './one-mime-db';
+import { productionSwaps } from './production-swaps';
 import { copyPackages } from './packages';
 import { trimSourceMap } from './sourcemap';
 import { trimBundle } from './trim-bundle';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
-export const SERVICE_NAMES = [
-  'gateway',
-  'billing',
-  'jobs',
-  'editor-agent',
-  'export-renderer',
-  'webhook-dispatcher',
-] as const;
-export type ServiceName = (typeof SERVICE_NAMES)[number];
+export { SERVICE_NAMES, type ServiceName };
 
 /** Entry points per service (output name -> source under services/<name>/). */
 const ENTRIES: Record<ServiceName, Record<string, string>> = {
@@ -129,10 +123,15 @@ export function serviceDir(name: ServiceName): string {
   return path.join(REPO_ROOT, 'services', name);
 }
 
-/** Builds one service into services/<name>/dist (replaced whole). */
+/**
+ * Builds one service into services/<name>/dist (replaced whole). `testHooks` keeps the modules that
+ * the production build swaps for their `.production.ts` stand-ins (production-swaps.ts): a build
+ * for tests that inject faults.
+ */
 export async function buildService(
   name: ServiceName,
   outDir = path.join(serviceDir(name), 'dist'),
+  opts: { testHooks?: boolean } = {},
 ): Promise<BuiltService> {
   const dir = serviceDir(name);
   fs.rmSync(outDir, { recursive: true, force: true });
@@ -146,7 +145,11 @@ export async function buildService(
     // Error classes and log lines that print constructor names keep them.
     keepNames: true,
     external: [...RUNTIME_PACKAGES, ...NEVER_LOADED],
-    plugins: [oneMimeDb(path.join(REPO_ROOT, 'libs', 'http')), trim.plugin],
+    plugins: [
+      ...(opts.testHooks ? [] : [productionSwaps()]),
+      oneMimeDb(path.join(REPO_ROOT, 'libs', 'http')),
+      trim.plugin,
+    ],
     metafile: true,
     logLevel: 'silent',
     absWorkingDir: REPO_ROOT,

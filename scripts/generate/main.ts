@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as contracts from '../../libs/contracts/src';
 import { openApiDocument } from '../../services/gateway/src/api/openapi/document';
+import { OPERATIONS } from '../../services/gateway/src/operations/table';
 import { contractTypesFile } from './contract-types';
-import { sdkTypesFile } from './sdk-types';
+import { sdkOperationsFile } from './sdk-operations';
+import { sdkContractValuesFile, sdkTypesFile } from './sdk-types';
 
 /**
  * `npm run generate` writes every derived file; `npm run generate -- --check` (run by `npm test`)
@@ -22,6 +24,8 @@ const GENERATED: Generated[] = [
     content: () => contractTypesFile(contracts),
   },
   { file: 'sdk/src/generated/openapi.ts', content: () => sdkTypesFile(openApiDocument) },
+  { file: 'sdk/src/generated/contract-values.ts', content: () => sdkContractValuesFile(contracts) },
+  { file: 'sdk/src/generated/operations.ts', content: () => sdkOperationsFile(OPERATIONS) },
 ];
 
 async function main(): Promise<void> {

@@ -1,3 +1,4 @@
+import { route } from './generated/operations';
 import { HttpTransport, type Call, type FetchLike, type RequestOptions } from './transport';
 import { eventsApi, jobsStreams, pollForJob, streamTransport, waitByStream } from './streams';
 import type { EventsApi, JobsStreams, WaitForJobOptions } from './streams';
@@ -59,8 +60,6 @@ export interface MediaforgeClientOptions {
 export type { RequestOptions } from './transport';
 export type { WaitForJobOptions } from './streams';
 
-const enc = encodeURIComponent;
-
 /**
  * A typed client of the mediaforge API (shared/spec/API.md). Every method resolves the parsed
  * response body or rejects with a typed ApiError subclass.
@@ -93,46 +92,46 @@ export class MediaforgeClient {
     const transport = streamTransport(settings.baseUrl, settings.apiKey, settings.userAgent, settings.fetchImpl);
     this.jobs = jobsStreams(transport);
     this.events = eventsApi(transport, (query, signal) =>
-      this.request({ method: 'GET', path: '/events', query, opts: { signal } }),
+      this.request({ ...route('listEvents'), query, opts: { signal } }),
     );
   }
 
   // ---- models, account ----
 
   listModels(opts?: RequestOptions): Promise<ListModelsResponse> {
-    return this.request({ method: 'GET', path: '/models', opts });
+    return this.request({ ...route('listModels'), opts });
   }
 
   getAccount(opts?: RequestOptions): Promise<Account> {
-    return this.request({ method: 'GET', path: '/account', opts });
+    return this.request({ ...route('getAccount'), opts });
   }
 
   // ---- generation ----
 
   generateVideo(params: GenerateVideoParams, opts?: RequestOptions): Promise<SubmitResponse> {
-    return this.request({ method: 'POST', path: '/video/vidgen-2/generate', body: params, opts });
+    return this.request({ ...route('generateVideo'), body: params, opts });
   }
 
   generateImage(params: GenerateImageParams, opts?: RequestOptions): Promise<SubmitResponse> {
-    return this.request({ method: 'POST', path: '/image/imagegen/generate', body: params, opts });
+    return this.request({ ...route('generateImage'), body: params, opts });
   }
 
   /** What a submit would cost and whether the balance covers it; charges nothing (estimate.ts builds the body). */
   estimate(params: EstimateParams, opts?: RequestOptions): Promise<EstimateResponse> {
-    return this.request({ method: 'POST', path: '/estimate', body: params, opts });
+    return this.request({ ...route('estimateCost'), body: params, opts });
   }
 
   // ---- jobs ----
 
   getJob(id: string, opts?: RequestOptions): Promise<Job> {
-    return this.request({ method: 'GET', path: `/jobs/${enc(id)}`, opts });
+    return this.request({ ...route('getJob', { id }), opts });
   }
 
   /** One page of the key owner's jobs, newest first (scope jobs:read). */
   listJobs(params: ListJobsParams = {}, opts?: RequestOptions): Promise<ListJobsResponse> {
     const query: Record<string, string | undefined> = {};
     for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) query[k] = String(v);
-    return this.request({ method: 'GET', path: '/jobs', query, opts });
+    return this.request({ ...route('listJobs'), query, opts });
   }
 
   /**
@@ -156,7 +155,7 @@ export class MediaforgeClient {
   }
 
   cancelJob(id: string, opts?: RequestOptions): Promise<CancelJobResponse> {
-    return this.request({ method: 'DELETE', path: `/jobs/${enc(id)}`, opts });
+    return this.request({ ...route('cancelJob', { id }), opts });
   }
 
   /**
@@ -174,88 +173,67 @@ export class MediaforgeClient {
   // ---- editor: the contract's operations ----
 
   createProject(params: CreateProjectParams = {}, opts?: RequestOptions): Promise<ProjectResponse> {
-    return this.request({ method: 'POST', path: '/media-studio/projects', body: params, opts });
+    return this.request({ ...route('createProject'), body: params, opts });
   }
 
   listProjects(opts?: RequestOptions): Promise<ListProjectsResponse> {
-    return this.request({ method: 'GET', path: '/media-studio/projects', opts });
+    return this.request({ ...route('listProjects'), opts });
   }
 
   getProject(id: string, options: GetProjectOptions & RequestOptions = {}): Promise<ProjectState> {
     const { videoId, ...opts } = options;
-    return this.request({
-      method: 'GET',
-      path: `/media-studio/projects/${enc(id)}`,
-      query: { video_id: videoId },
-      opts,
-    });
+    return this.request({ ...route('getProjectState', { id }), query: { video_id: videoId }, opts });
   }
 
   instruct(id: string, body: InstructParams, opts?: RequestOptions): Promise<InstructResponse> {
-    return this.request({ method: 'POST', path: `/media-studio/projects/${enc(id)}/instruct`, body, opts });
+    return this.request({ ...route('instruct', { id }), body, opts });
   }
 
   /** Rejects with ExportError (code, exportMessage) for the export failures of docs/export.md. */
   exportVideo(id: string, body: ExportParams = {}, opts?: RequestOptions): Promise<ExportResponse> {
-    return this.request({
-      method: 'POST',
-      path: `/media-studio/projects/${enc(id)}/export`,
-      body,
-      exportRoute: true,
-      opts,
-    });
+    return this.request({ ...route('exportVideo', { id }), body, exportRoute: true, opts });
   }
 
   // ---- editor: direct edits (docs/editor-api.md) ----
 
   createVideo(id: string, body: CreateVideoParams = {}, opts?: RequestOptions): Promise<VideoResponse> {
-    return this.request({ method: 'POST', path: `/media-studio/projects/${enc(id)}/videos`, body, opts });
+    return this.request({ ...route('createVideo', { id }), body, opts });
   }
 
   renameProject(id: string, body: RenameParams, opts?: RequestOptions): Promise<ProjectResponse> {
-    return this.request({ method: 'PATCH', path: `/media-studio/projects/${enc(id)}`, body, opts });
+    return this.request({ ...route('renameProject', { id }), body, opts });
   }
 
   renameVideo(id: string, videoId: string, body: RenameParams, opts?: RequestOptions): Promise<VideoResponse> {
-    return this.request({
-      method: 'PATCH',
-      path: `/media-studio/projects/${enc(id)}/videos/${enc(videoId)}`,
-      body,
-      opts,
-    });
+    return this.request({ ...route('renameVideo', { id, videoId }), body, opts });
   }
 
   importAsset(id: string, body: ImportAssetParams, opts?: RequestOptions): Promise<AssetResponse> {
-    return this.request({ method: 'POST', path: `/media-studio/projects/${enc(id)}/assets`, body, opts });
+    return this.request({ ...route('importAsset', { id }), body, opts });
   }
 
   deleteAsset(id: string, assetId: string, opts?: RequestOptions): Promise<DeleteAssetResponse> {
-    return this.request({ method: 'DELETE', path: `/media-studio/projects/${enc(id)}/assets/${enc(assetId)}`, opts });
+    return this.request({ ...route('deleteAsset', { id, assetId }), opts });
   }
 
   addClip(id: string, body: AddClipParams, opts?: RequestOptions): Promise<ClipResponse> {
-    return this.request({ method: 'POST', path: `/media-studio/projects/${enc(id)}/clips`, body, opts });
+    return this.request({ ...route('addClip', { id }), body, opts });
   }
 
   moveClip(id: string, clipId: string, body: MoveClipParams, opts?: RequestOptions): Promise<ClipResponse> {
-    return this.request({
-      method: 'PATCH',
-      path: `/media-studio/projects/${enc(id)}/clips/${enc(clipId)}`,
-      body,
-      opts,
-    });
+    return this.request({ ...route('moveClip', { id, clipId }), body, opts });
   }
 
   removeClip(id: string, clipId: string, opts?: RequestOptions): Promise<RemoveClipResponse> {
-    return this.request({ method: 'DELETE', path: `/media-studio/projects/${enc(id)}/clips/${enc(clipId)}`, opts });
+    return this.request({ ...route('removeClip', { id, clipId }), opts });
   }
 
   updateContext(id: string, body: UpdateContextParams, opts?: RequestOptions): Promise<ProjectResponse> {
-    return this.request({ method: 'PUT', path: `/media-studio/projects/${enc(id)}/context`, body, opts });
+    return this.request({ ...route('updateContext', { id }), body, opts });
   }
 
   setAspectRatio(id: string, body: SetAspectRatioParams, opts?: RequestOptions): Promise<ProjectResponse> {
-    return this.request({ method: 'PUT', path: `/media-studio/projects/${enc(id)}/aspect-ratio`, body, opts });
+    return this.request({ ...route('setAspectRatio', { id }), body, opts });
   }
 
   // ---- transport ----

@@ -1,5 +1,6 @@
 import { followStream, type StreamOptions, type StreamTransport } from './event-stream';
 import { JobFailedError, WaitTimeoutError } from './errors';
+import { route } from './generated/operations';
 import type { EventsPage, Job, JobEvent } from './types';
 import { sleep } from './transport';
 
@@ -32,7 +33,7 @@ export function streamTransport(
 export function jobsStreams(t: StreamTransport): JobsStreams {
   return {
     stream: (id, options = {}) =>
-      followStream(t, `/jobs/${encodeURIComponent(id)}/events`, { ...options, endsAfterTerminal: true }),
+      followStream(t, route('streamJobEvents', { id }).path, { ...options, endsAfterTerminal: true }),
   };
 }
 
@@ -41,7 +42,7 @@ export function eventsApi(
   list: (query: Record<string, string | undefined>, signal?: AbortSignal) => Promise<EventsPage>,
 ): EventsApi {
   return {
-    stream: (options = {}) => followStream(t, '/events/stream', { ...options, endsAfterTerminal: false }),
+    stream: (options = {}) => followStream(t, route('streamEvents').path, { ...options, endsAfterTerminal: false }),
     list: (params = {}, opts = {}) =>
       list({ after: params.after, limit: params.limit === undefined ? undefined : String(params.limit) }, opts.signal),
   };

@@ -1,6 +1,7 @@
 // The webhook delivery tools of the calling key (/api/v1/webhook): list, detail, resend, recover,
 // and sample events. Kept out of client.ts; the client hands in its transport.
 import type { components, paths } from './generated/openapi';
+import { route } from './generated/operations';
 
 type Schemas = components['schemas'];
 
@@ -43,27 +44,27 @@ export class WebhookDeliveries {
   listDeliveries(params: ListWebhookDeliveriesParams = {}, opts?: WebhookCallOptions): Promise<WebhookDeliveriesPage> {
     const query: Record<string, string | undefined> = {};
     for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) query[k] = String(v);
-    return this.call({ method: 'GET', path: '/webhook/deliveries', query, opts });
+    return this.call({ ...route('listWebhookDeliveries'), query, opts });
   }
 
   /** One attempt with the headers and body sent and the first 4 KB of the answer. */
   getDelivery(id: number, opts?: WebhookCallOptions): Promise<WebhookDeliveryDetail> {
-    return this.call({ method: 'GET', path: `/webhook/deliveries/${id}`, opts });
+    return this.call({ ...route('getWebhookDelivery', { id }), opts });
   }
 
   /** Sends the attempt's event again (same event id and body, fresh signature): the new attempt's id. */
   resend(id: number, opts?: WebhookCallOptions): Promise<ResendWebhookResponse> {
-    return this.call({ method: 'POST', path: `/webhook/deliveries/${id}/resend`, opts });
+    return this.call({ ...route('resendWebhookDelivery', { id }), opts });
   }
 
   /** Sends again, once, every event since `since` whose last attempt failed; how many were queued. */
   recover(since: Date | string, opts?: WebhookCallOptions): Promise<RecoverWebhooksResponse> {
     const iso = since instanceof Date ? since.toISOString() : since;
-    return this.call({ method: 'POST', path: '/webhook/recover', body: { since: iso }, opts });
+    return this.call({ ...route('recoverWebhookDeliveries'), body: { since: iso }, opts });
   }
 
   /** Sends a signed sample of a job event to the key's webhook now, with `X-Service-Test: true`. */
   sendTest(type: WebhookTestType, opts?: WebhookCallOptions): Promise<WebhookTestResponse> {
-    return this.call({ method: 'POST', path: '/webhook/test', body: { type }, opts });
+    return this.call({ ...route('sendWebhookTest'), body: { type }, opts });
   }
 }

@@ -1,5 +1,6 @@
 import { DashboardSession } from '../support/dashboard-session';
-import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
+import { api, userWithKey, type TestUser } from '../support/fleet';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 import { balance } from '../support/jobs';
 
 const VIDEO = '/api/v1/video/vidgen-2/generate';
@@ -7,16 +8,14 @@ const IMAGE = '/api/v1/image/imagegen/generate';
 
 /** POST /api/v1/estimate: a submit's price, validated as the submit, charging nothing. */
 describe('cost estimate', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   let rich: TestUser;
 
   beforeAll(async () => {
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000' });
+    fleet = await pooledFleet();
     rich = await userWithKey(fleet, 'all', 5_000);
   });
-  afterAll(async () => {
-    await fleet?.shutdown();
-  });
+  afterAll(async () => {});
 
   const estimate = (key: string, body: unknown) => api(fleet, 'POST', '/api/v1/estimate', { key, body });
 

@@ -11,7 +11,8 @@ import {
   unloadedMedia,
   type WatchedContext,
 } from '../support/browser';
-import { api, startFleet, type Fleet } from '../support/fleet';
+import { api } from '../support/fleet';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 import { waitForJob } from '../support/jobs';
 import { startReferenceServer } from '../support/reference-server';
 import { startReceiver } from '../support/webhook-receiver';
@@ -38,7 +39,7 @@ const rect = (el: unknown) => (el as Sized).getBoundingClientRect();
  * unclipped keys and delivery log, labelled exports), and a screenshot of each.
  */
 describe('the dashboard on every host and screen', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   let browser: Browser;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let ref: Awaited<ReturnType<typeof startReferenceServer>>;
@@ -79,12 +80,7 @@ describe('the dashboard on every host and screen', () => {
     ]);
     ref = await startReferenceServer({ '/clip.mp4': { file: clip, contentType: 'video/mp4' } });
     receiver = await startReceiver();
-    fleet = await startFleet({
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      RATE_LIMIT_PER_MINUTE: '100000',
-      ALLOW_PRIVATE_URLS: 'true',
-    });
+    fleet = await pooledFleet();
     browser = await launchBrowser();
 
     // One user with something on every page: jobs of both kinds, a cancelled one, a webhook log,
@@ -129,7 +125,6 @@ describe('the dashboard on every host and screen', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await fleet?.shutdown();
     await receiver?.close();
     await ref?.close();
     fs.rmSync(mediaDir, { recursive: true, force: true });

@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT } from '@mf/fleet';
 import { launchBrowser, newWatchedContext, type WatchedContext } from '../support/browser';
-import { api, startFleet, type Fleet } from '../support/fleet';
+import { api } from '../support/fleet';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 import { startReferenceServer } from '../support/reference-server';
 import { startReceiver, verifySignature } from '../support/webhook-receiver';
 
@@ -37,7 +38,7 @@ const run = promisify(execFile);
  * The steps share one user and run in order.
  */
 describe('dashboard in the browser', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   let browser: Browser;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let ref: Awaited<ReturnType<typeof startReferenceServer>>;
@@ -116,13 +117,7 @@ describe('dashboard in the browser', () => {
       '/music.m4a': { file: media('music.m4a'), contentType: 'audio/mp4' },
     });
     receiver = await startReceiver();
-    fleet = await startFleet({
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      RATE_LIMIT_PER_MINUTE: '100000',
-      // The editor imports the test media from the https reference server on 127.0.0.1.
-      ALLOW_PRIVATE_URLS: 'true',
-    });
+    fleet = await pooledFleet();
     browser = await launchBrowser();
     customer = await newWatchedContext(browser);
     await customer.context.addInitScript(STATUS_LOG);
@@ -137,7 +132,6 @@ describe('dashboard in the browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await fleet?.shutdown();
     await receiver?.close();
     await ref?.close();
     fs.rmSync(mediaDir, { recursive: true, force: true });

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
+import { api, userWithKey, type TestUser } from '../support/fleet';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 import { downloadAndProbe } from '../support/media';
 import { startReferenceServer } from '../support/reference-server';
 
@@ -10,7 +11,7 @@ const ffmpeg = (...args: string[]) => execFileSync('ffmpeg', ['-v', 'error', '-y
 
 /** Export through the real fleet: a project built by direct edits, rendered to one mp4. */
 describe('export', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   let user: TestUser;
   let ref: Awaited<ReturnType<typeof startReferenceServer>>;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-export-e2e-'));
@@ -81,11 +82,10 @@ describe('export', () => {
       '/voice2.m4a': { file: media('voice2.m4a'), contentType: 'audio/mp4' },
       '/music.m4a': { file: media('music.m4a'), contentType: 'audio/mp4' },
     });
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000', ALLOW_PRIVATE_URLS: 'true', EXPORT_RATE_LIMIT: '100' });
+    fleet = await pooledFleet();
     user = await userWithKey(fleet, 'all', 100);
   });
   afterAll(async () => {
-    await fleet?.shutdown();
     await ref?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });

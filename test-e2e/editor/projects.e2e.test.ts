@@ -1,4 +1,5 @@
-import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
+import { api, userWithKey, type TestUser } from '../support/fleet';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 import { balance } from '../support/jobs';
 import { downloadAndProbe } from '../support/media';
 import { startReferenceServer } from '../support/reference-server';
@@ -35,19 +36,18 @@ function track(clips: ClipLike[], videoId: string, name = 'video'): [string, num
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('editor projects', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   let ref: Awaited<ReturnType<typeof startReferenceServer>>;
   let pngUrl: string;
 
   beforeAll(async () => {
     // The reference server is on 127.0.0.1: imports from it need private URLs allowed.
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000', ALLOW_PRIVATE_URLS: 'true' });
+    fleet = await pooledFleet();
     ref = await startReferenceServer();
     pngUrl = `${ref.url}/ref.png`;
   }, 180_000);
   afterAll(async () => {
     await ref?.close();
-    await fleet?.shutdown();
   });
 
   const create = async (user: TestUser, body: unknown = {}) => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
 import { balance, waitForJob } from '../support/jobs';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 
 const IMAGE = '/api/v1/image/imagegen/generate';
 const PROJECTS = '/api/v1/media-studio/projects';
@@ -11,17 +12,16 @@ const REUSED =
 
 /** The Idempotency-Key header against the real fleet (local provider): one job, one charge per key. */
 describe('Idempotency-Key', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   let db: Client;
 
   beforeAll(async () => {
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000' });
+    fleet = await pooledFleet();
     db = new Client({ connectionString: fleet.env.DATABASE_URL });
     await db.connect();
   });
   afterAll(async () => {
     await db?.end();
-    await fleet?.shutdown();
   });
 
   const charges = async (user: TestUser): Promise<number> =>

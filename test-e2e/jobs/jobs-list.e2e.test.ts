@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 import { MediaforgeClient } from '@mediaforge/sdk';
 import { REPO_ROOT } from '@mf/fleet';
 import { DashboardSession } from '../support/dashboard-session';
-import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
+import { api, userWithKey, type TestUser } from '../support/fleet';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 
 const run = promisify(execFile);
 const PASSWORD = 'correct horse battery';
@@ -36,16 +37,14 @@ async function runCommand(
  * server that cannot be reached, the admin CLI's help, the API reference's own wording.
  */
 describe('job inputs, the job list and the wording around them', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   let user: TestUser;
 
   beforeAll(async () => {
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000' });
+    fleet = await pooledFleet();
     user = await userWithKey(fleet, 'video:write,image:write,jobs:read', 20_000);
   }, 240_000);
-  afterAll(async () => {
-    await fleet?.shutdown();
-  });
+  afterAll(async () => {});
 
   const submit = async (kind: 'video' | 'image', body: object, key = user.key): Promise<string> => {
     const res = await api(

@@ -1,19 +1,18 @@
-import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
+import { api, userWithKey, type TestUser } from '../support/fleet';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 import { balance, balanceBecomes, waitForJob } from '../support/jobs';
 import { downloadAndProbe } from '../support/media';
 
 /** Generation end to end with the embedded local provider (real ffmpeg renders). */
 describe('generation jobs with the local provider', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   let user: TestUser;
 
   beforeAll(async () => {
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000', ALLOW_PRIVATE_URLS: 'true' });
+    fleet = await pooledFleet();
     user = await userWithKey(fleet, 'all', 10_000);
   });
-  afterAll(async () => {
-    await fleet?.shutdown();
-  });
+  afterAll(async () => {});
 
   it('renders a 5 s 720p 16:9 video with audio, charged 1,135 credits, served from our storage', async () => {
     const before = await balance(fleet, user.key);

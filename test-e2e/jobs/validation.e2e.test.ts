@@ -1,14 +1,15 @@
 import { Client } from 'pg';
-import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
+import { api, userWithKey, type TestUser } from '../support/fleet';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 import { balance } from '../support/jobs';
 
 /** Every validation message of the contract over real HTTP: 400, the exact message, nothing charged. */
 describe('submit validation', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   let user: TestUser;
 
   beforeAll(async () => {
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000' });
+    fleet = await pooledFleet();
     user = await userWithKey(fleet, 'all', 1000);
   });
   afterAll(async () => {
@@ -17,11 +18,13 @@ describe('submit validation', () => {
     const db = new Client({ connectionString: fleet.env.DATABASE_URL });
     await db.connect();
     try {
-      expect((await db.query('SELECT count(*)::int AS n FROM jobs.jobs')).rows[0].n).toBe(0);
+      // The fleet is shared: count this user's jobs only.
+      expect(
+        (await db.query('SELECT count(*)::int AS n FROM jobs.jobs WHERE user_id = $1', [user.userId])).rows[0].n,
+      ).toBe(0);
     } finally {
       await db.end();
     }
-    await fleet?.shutdown();
   });
 
   const video = '/api/v1/video/vidgen-2/generate';

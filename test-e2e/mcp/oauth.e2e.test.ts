@@ -10,7 +10,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { launchBrowser, newWatchedContext } from '../support/browser';
 import { DashboardSession } from '../support/dashboard-session';
-import { startFleet, type Fleet } from '../support/fleet';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 
 const PASSWORD = 'correct horse battery';
 const REDIRECT_URL = 'http://127.0.0.1:53682/callback';
@@ -113,7 +113,7 @@ function pkcePair(): { verifier: string; challenge: string } {
 }
 
 describe('OAuth 2.1 for MCP clients, end to end', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   let db: PgClient;
   let base: string;
   let alice: DashboardSession;
@@ -122,7 +122,7 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
   let sharedClientId: string;
 
   beforeAll(async () => {
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000' });
+    fleet = await pooledFleet();
     base = fleet.baseUrl;
     db = new PgClient({ connectionString: fleet.env.DATABASE_URL });
     await db.connect();
@@ -137,7 +137,6 @@ describe('OAuth 2.1 for MCP clients, end to end', () => {
 
   afterAll(async () => {
     await db?.end();
-    await fleet?.shutdown();
   });
 
   const mcpUrl = () => new URL(`${base}/api/mcp`);

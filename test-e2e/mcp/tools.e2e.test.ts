@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
+import { userWithKey, type TestUser } from '../support/fleet';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 import { balance } from '../support/jobs';
 import { downloadAndProbe } from '../support/media';
 import { startReferenceServer } from '../support/reference-server';
@@ -39,7 +40,7 @@ const LONG = { timeout: 300_000 };
 type Json = any;
 
 describe('the MCP endpoint', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   let ref: Awaited<ReturnType<typeof startReferenceServer>>;
   let user: TestUser;
   let client: Client;
@@ -59,13 +60,12 @@ describe('the MCP endpoint', () => {
   beforeAll(async () => {
     // The reference server is on 127.0.0.1: imports from it need private URLs allowed.
     ref = await startReferenceServer();
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000', ALLOW_PRIVATE_URLS: 'true' });
+    fleet = await pooledFleet();
     user = await userWithKey(fleet, 'all', 10_000);
     client = await connect(user.key);
   }, 180_000);
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
-    await fleet?.shutdown();
     await ref?.close();
   });
 

@@ -6,11 +6,16 @@ describe('money and SSRF safety', () => {
   let fleet: Fleet;
 
   beforeAll(async () => {
-    fleet = await startFleet({
-      RATE_LIMIT_PER_MINUTE: '100000',
-      SUBMIT_STUCK_AFTER_MS: '1500',
-      SUBMIT_TIMEOUT_MS: '4000',
-    });
+    // From the sources: the production build has no fault points (FAULT_POINTS), and jobs is
+    // restarted with one below.
+    fleet = await startFleet(
+      {
+        RATE_LIMIT_PER_MINUTE: '100000',
+        SUBMIT_STUCK_AFTER_MS: '1500',
+        SUBMIT_TIMEOUT_MS: '4000',
+      },
+      { form: 'source' },
+    );
   });
   afterAll(async () => {
     await fleet?.shutdown();

@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '@mf/fleet';
-import { startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
+import { userWithKey, type TestUser } from '../support/fleet';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 import { startReceiver } from '../support/webhook-receiver';
 
 const run = promisify(execFile);
@@ -20,7 +21,7 @@ describe('the @mediaforge/sdk tarball, installed into an empty directory', () =>
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-sdk-pkg-'));
   const app = path.join(work, 'app');
   let tarball: string;
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   let user: TestUser;
   /** Runs a command in the consumer's directory with only PATH, HOME and the API settings. */
   const inApp = (cmd: string, args: string[], env: Record<string, string> = {}) =>
@@ -51,15 +52,10 @@ describe('the @mediaforge/sdk tarball, installed into an empty directory', () =>
       cwd: app,
       timeout: 120_000,
     });
-    fleet = await startFleet({
-      RATE_LIMIT_PER_MINUTE: '100000',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-    });
+    fleet = await pooledFleet();
     user = await userWithKey(fleet, 'all', 10_000);
   }, 300_000);
   afterAll(async () => {
-    await fleet?.shutdown();
     fs.rmSync(work, { recursive: true, force: true });
   });
 

@@ -14,7 +14,8 @@ import {
   verifyWebhook,
 } from '@mediaforge/sdk';
 import { REPO_ROOT } from '@mf/fleet';
-import { startFleet, userWithKey, type Fleet } from '../support/fleet';
+import { userWithKey } from '../support/fleet';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 import { probe } from '../support/media';
 import { startReceiver } from '../support/webhook-receiver';
 
@@ -32,19 +33,13 @@ const until = async (what: string, check: () => boolean, timeoutMs = 30_000): Pr
 
 /** The SDK (sdk/) and its CLI against the real fleet. */
 describe('@mediaforge/sdk against the fleet', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   const client = (key: string) => new MediaforgeClient({ baseUrl: fleet.baseUrl, apiKey: key });
 
   beforeAll(async () => {
-    fleet = await startFleet({
-      RATE_LIMIT_PER_MINUTE: '100000',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-    });
+    fleet = await pooledFleet();
   });
-  afterAll(async () => {
-    await fleet?.shutdown();
-  });
+  afterAll(async () => {});
 
   it('generateImage + waitForJob completes; the account, models and typed errors match the contract', async () => {
     const u = await userWithKey(fleet, 'all', 1000);

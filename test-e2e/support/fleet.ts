@@ -39,6 +39,16 @@ export interface Fleet {
   admin: (...args: string[]) => Promise<Record<string, unknown>>;
   /** Stops every service with SIGTERM; resolves each one's exit code. */
   shutdown: () => Promise<Record<string, number | string>>;
+  /** What outlives the test file when the fleet is kept (`keep: true`): for the pool's teardown. */
+  resources: () => FleetResources;
+}
+
+/** The processes, database, vhost and data directory of a fleet, to clean up from another process. */
+export interface FleetResources {
+  pids: number[];
+  database: string;
+  vhost: string;
+  dataDir: string;
 }
 
 /** An extra replica of a service (Fleet.startReplica). For the gateway, `api()` takes it in place of the fleet. */
@@ -49,14 +59,31 @@ export interface Replica {
 }
 
 /**
+ * Fleets run the production build unless a test asks otherwise: it starts in a third of the time
+ * of tsx on the sources, and the e2e globalSetup rebuilds it whenever a source is newer.
+ * E2E_FLEET_FORM=source runs dedicated fleets from their sources instead.
+ */
+const DEFAULT_FORM: ServiceForm = process.env.E2E_FLEET_FORM === 'source' ? 'source' : 'compiled';
+
+/** The admin CLI as each form runs it: from its sources with tsx, or the gateway's build (dist/admin.js). */
+function adminCommand(form: ServiceForm): string[] {
+  return form === 'compiled'
+    ? [path.join(REPO_ROOT, 'services/gateway/dist/admin.js')]
+    : ['--import', 'tsx', path.join(REPO_ROOT, 'services/gateway/src/admin/cli.ts')];
+}
+
+/**
  * The whole fleet as real processes on free ports, against a fresh database and vhost. Service
- * logs are written to test-artifacts/e2e/<run>/<service>.log. `form: 'compiled'` runs the services'
- * production build (services/<name>/dist, built beforehand) instead of their sources.
+ * logs are written to test-artifacts/e2e/<run>/<service>.log. `form` picks the services' production
+ * build (services/<name>/dist, built beforehand: the e2e globalSetup does) and its admin CLI, or
+ * their sources (DEFAULT_FORM). `keep: true` lets the processes outlive the test file that started
+ * them (output straight to the log files, children unreferenced): the pool (support/pool.ts) does.
  */
 export async function startFleet(
   extraEnv: Record<string, string> = {},
-  opts: { form?: ServiceForm } = {},
+  opts: { form?: ServiceForm; keep?: boolean } = {},
 ): Promise<Fleet> {
+  const form = opts.form ?? DEFAULT_FORM;
   const testEnv: TestEnv = await freshTestEnv();
   const ports = {} as Record<ServiceName, number>;
   for (const s of SERVICES) ports[s.name] = await freePort();
@@ -85,16 +112,21 @@ export async function startFleet(
   const procs = new Map<ServiceName, ServiceProcess>();
   const replicas: ServiceProcess[] = [];
 
-  const launch = async (name: ServiceName, envOverride: Record<string, string> = {}): Promise<void> => {
-    const log = fs.createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
-    const proc = startServiceProcess(
-      name,
-      ports[name],
-      { ...env, ...envOverride },
-      (line) => log.write(`${line}\n`),
-      opts.form,
-    );
+  const spawnService = (name: ServiceName, port: number, logName: string, envOverride: Record<string, string>) => {
+    const file = path.join(logDir, `${logName}.log`);
+    if (opts.keep) {
+      const proc = startServiceProcess(name, port, { ...env, ...envOverride }, { file }, form);
+      proc.child.unref();
+      return proc;
+    }
+    const log = fs.createWriteStream(file, { flags: 'a' });
+    const proc = startServiceProcess(name, port, { ...env, ...envOverride }, (line) => log.write(`${line}\n`), form);
     void proc.exited.then(() => log.end());
+    return proc;
+  };
+
+  const launch = async (name: ServiceName, envOverride: Record<string, string> = {}): Promise<void> => {
+    const proc = spawnService(name, ports[name], name, envOverride);
     procs.set(name, proc);
     await waitReady(proc, 120_000);
   };
@@ -119,36 +151,12 @@ export async function startFleet(
     resumeService: (name) => void procs.get(name)!.child.kill('SIGCONT'),
     startReplica: async (name, envOverride = {}) => {
       const port = await freePort();
-      const log = fs.createWriteStream(path.join(logDir, `${name}-replica-${replicas.length + 1}.log`), { flags: 'a' });
-      const proc = startServiceProcess(
-        name,
-        port,
-        { ...env, ...envOverride },
-        (line) => log.write(`${line}\n`),
-        opts.form,
-      );
-      void proc.exited.then(() => log.end());
+      const proc = spawnService(name, port, `${name}-replica-${replicas.length + 1}`, envOverride);
       replicas.push(proc);
       await waitReady(proc, 120_000);
       return { baseUrl: `http://127.0.0.1:${port}`, port, stop: (signal = 'SIGTERM') => proc.stop(signal) };
     },
-    admin: async (...args) => {
-      try {
-        const { stdout } = await run(
-          process.execPath,
-          ['--import', 'tsx', path.join(REPO_ROOT, 'services/gateway/src/admin/cli.ts'), ...args],
-          {
-            cwd: REPO_ROOT,
-            env,
-            timeout: 60_000,
-          },
-        );
-        return JSON.parse(stdout) as Record<string, unknown>;
-      } catch (err) {
-        const e = err as { stderr?: string; code?: number };
-        throw new Error(`admin ${args.join(' ')} failed (exit ${e.code}): ${e.stderr ?? String(err)}`);
-      }
-    },
+    admin: (...args) => runAdmin(env, form, args),
     shutdown: async () => {
       const codes: Record<string, number | string> = {};
       await Promise.all(replicas.map((p) => p.stop('SIGTERM')));
@@ -157,7 +165,32 @@ export async function startFleet(
       fs.rmSync(dataDir, { recursive: true, force: true });
       return codes;
     },
+    resources: () => ({
+      pids: [...procs.values(), ...replicas].map((p) => p.child.pid).filter((pid): pid is number => pid !== undefined),
+      database: testEnv.db.name,
+      vhost: testEnv.vhost.name,
+      dataDir,
+    }),
   };
+}
+
+/** Runs the admin CLI (in the given form) against a fleet's environment; resolves its JSON output. */
+export async function runAdmin(
+  env: NodeJS.ProcessEnv,
+  form: ServiceForm,
+  args: string[],
+): Promise<Record<string, unknown>> {
+  try {
+    const { stdout } = await run(process.execPath, [...adminCommand(form), ...args], {
+      cwd: REPO_ROOT,
+      env,
+      timeout: 60_000,
+    });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  } catch (err) {
+    const e = err as { stderr?: string; code?: number };
+    throw new Error(`admin ${args.join(' ')} failed (exit ${e.code}): ${e.stderr ?? String(err)}`);
+  }
 }
 
 export interface TestUser {
@@ -170,7 +203,7 @@ export interface TestUser {
 let counter = 0;
 
 /** A new user with one key of the given scopes (and credits when > 0). */
-export async function userWithKey(fleet: Fleet, scopes: string, credits = 0): Promise<TestUser> {
+export async function userWithKey(fleet: Pick<Fleet, 'admin'>, scopes: string, credits = 0): Promise<TestUser> {
   const email = `user${Date.now()}${counter++}@example.test`;
   const user = await fleet.admin('user:create', '--email', email, ...(credits ? ['--credits', String(credits)] : []));
   const key = await fleet.admin('key:create', '--email', email, '--scopes', scopes);

@@ -1,9 +1,14 @@
 import { api, type Fleet } from './fleet';
 
 /** Polls GET /jobs/:id until the job leaves processing (or the time runs out). */
-// Job bodies are asserted field by field by the tests.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function waitForJob(fleet: Fleet, key: string, jobId: string, timeoutMs = 90_000): Promise<any> {
+export async function waitForJob(
+  fleet: Pick<Fleet, 'baseUrl'>,
+  key: string,
+  jobId: string,
+  timeoutMs = 90_000,
+  // Job bodies are asserted field by field by the tests.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<any> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const res = await api(fleet, 'GET', `/api/v1/jobs/${jobId}`, { key });
@@ -14,7 +19,7 @@ export async function waitForJob(fleet: Fleet, key: string, jobId: string, timeo
   }
 }
 
-export async function balance(fleet: Fleet, key: string): Promise<number> {
+export async function balance(fleet: Pick<Fleet, 'baseUrl'>, key: string): Promise<number> {
   const res = await api(fleet, 'GET', '/api/v1/account', { key });
   if (res.status !== 200) throw new Error(`account: ${res.status}`);
   return res.body.credits_remaining as number;
@@ -24,7 +29,12 @@ export async function balance(fleet: Fleet, key: string): Promise<number> {
  * Waits until the balance is `expected`. A failed job becomes visible in the same commit that
  * records its refund as owed; the refund itself lands a moment later (see docs/jobs.md).
  */
-export async function balanceBecomes(fleet: Fleet, key: string, expected: number, timeoutMs = 15_000): Promise<number> {
+export async function balanceBecomes(
+  fleet: Pick<Fleet, 'baseUrl'>,
+  key: string,
+  expected: number,
+  timeoutMs = 15_000,
+): Promise<number> {
   const until = Date.now() + timeoutMs;
   let now = await balance(fleet, key);
   while (now !== expected && Date.now() < until) {

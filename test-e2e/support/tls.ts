@@ -12,9 +12,30 @@ export interface TestTls {
 
 let made: Promise<TestTls> | null = null;
 
-/** A self-signed certificate for 127.0.0.1 and localhost, made once per test process. */
+/**
+ * Where the e2e globalSetup keeps the run's certificate (JSON of TestTls): one for every test file,
+ * since a pooled fleet trusts the certificate it was started with (NODE_EXTRA_CA_CERTS).
+ */
+export const TLS_FILE_VAR = 'MF_E2E_TLS_FILE';
+
+/** A self-signed certificate for 127.0.0.1 and localhost, made once per jest run (once per file outside one). */
 export function testTls(): Promise<TestTls> {
-  made ??= (async () => {
+  const shared = process.env[TLS_FILE_VAR];
+  if (shared && fs.existsSync(shared)) return Promise.resolve(JSON.parse(fs.readFileSync(shared, 'utf8')) as TestTls);
+  made ??= newTestTls();
+  return made;
+}
+
+/** Writes a new certificate and its CA file into `dir`, and the TestTls as `dir`/tls.json; returns that path. */
+export async function writeTestTls(dir: string): Promise<string> {
+  const tls = await newTestTls(dir);
+  const file = path.join(dir, 'tls.json');
+  fs.writeFileSync(file, JSON.stringify(tls));
+  return file;
+}
+
+function newTestTls(dir?: string): Promise<TestTls> {
+  return (async () => {
     const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
       keySize: 2048,
       algorithm: 'sha256',
@@ -29,11 +50,10 @@ export function testTls(): Promise<TestTls> {
         },
       ],
     });
-    const caPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mf-tls-')), 'ca.pem');
+    const caPath = path.join(dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'mf-tls-')), 'ca.pem');
     fs.writeFileSync(caPath, pems.cert);
     return { key: pems.private, cert: pems.cert, caPath };
   })();
-  return made;
 }
 
 /** One CA file holding several certificates (NODE_EXTRA_CA_CERTS takes one path). */

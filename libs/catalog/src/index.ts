@@ -1,4 +1,3 @@
 export * from './models';
 export * from './fal-endpoints';
 export * from './validate-request';
-export * from './validation';

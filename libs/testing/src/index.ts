@@ -1,6 +1,13 @@
 export { infra } from './infra';
 export type { Infra } from './infra';
-export { createTestDatabase, createTestVhost, dropStaleTestResources, TEST_DB_PREFIX } from './fresh';
+export {
+  createTestDatabase,
+  createTestVhost,
+  dropStaleTestResources,
+  dropTestDatabase,
+  dropTestVhost,
+  TEST_DB_PREFIX,
+} from './fresh';
 export type { TestDatabase, TestVhost } from './fresh';
 export { freshTestEnv } from './env';
 export type { TestEnv } from './env';

@@ -343,8 +343,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import media from a public https URL or from one of the caller's own completed jobs
-         * @description `{url}` downloads an image, video or audio file; `{job_id, index?}` copies a completed job's result (a video, or image `index`, default 0) from media storage without a download. A job of another user is a 404 (`Job not found`), a job not completed a 409, an index past the results a 400. A `multipart/form-data` body with a `file` field uploads the file, streamed into media storage: its type is read from its bytes (mp4, mov, webm, png, jpeg, webp, mp3, wav, m4a; anything else is a 415 `Unsupported media type: ...`), past `IMPORT_MAX_BYTES` a 413; it is probed like an import (`source: upload`).
+         * Import media from a public https URL or one of the caller's own completed jobs, or upload a file
+         * @description `{url}` downloads an image, video or audio file; `{job_id, index?}` copies a completed job's result (a video, or image `index`, default 0) from media storage without a download: another user's job is a 404 (`Job not found`), a job not completed a 409, an index past the results a 400. A `multipart/form-data` body with a `file` field uploads the file, streamed into media storage: its type is read from its bytes (mp4, mov, webm, png, jpeg, webp, mp3, wav, m4a; anything else is a 415 `Unsupported media type: ...`), past `IMPORT_MAX_BYTES` a 413. Every kind is probed (`metadata`: width, height, duration_sec, has_audio).
          *
          *     Scope: `video-editor:write`.
          */
@@ -3102,14 +3102,14 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description The media file (type told by its bytes).
+                     * @description The media file (its type told by its bytes).
                      */
                     file: string;
                 };
             };
         };
         responses: {
-            /** @description The imported asset (`source: import`). */
+            /** @description The new asset (`source: import`, or `upload` for a file). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

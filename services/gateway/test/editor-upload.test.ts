@@ -10,15 +10,18 @@ import { AppError } from '@mf/errors';
 import { createHttpApp, finish, jsonBody } from '@mf/http';
 import { createStorage, type Storage } from '@mf/storage';
 import { silentLogger } from '@mf/testing';
-import { editorUploadRoutes } from '../src/api/routes/editor-upload.routes';
+import { unlessUpload } from '../src/api/api.router';
+import { operationHandlers, type OperationDeps } from '../src/api/operations.handlers';
+import { operationsRouter } from '../src/api/operations.router';
+import type { Streams } from '../src/api/sse/streams';
 
 const PROJECT = 'prj_mine';
 const MAX_BYTES = 200_000;
 
 /**
- * Uploads through the real route, multipart parser and local media storage; editor-agent is a
- * stand-in on the RPC contract that records what it was asked to import (its probing has its own
- * tests).
+ * Uploads through the operation table's router (with the JSON body parser as /api/v1 mounts it),
+ * the multipart parser and local media storage; editor-agent is a stand-in on the RPC contract that
+ * records what it was asked to import (its probing has its own tests).
  */
 describe('uploading media into a project', () => {
   let dir: string;
@@ -41,6 +44,10 @@ describe('uploading media into a project', () => {
         await storage.delete(upload.storage_key);
         return { asset: { id: 'ast_1', content_type: upload.content_type, bytes: stored?.size ?? null } };
       }
+      if (method === 'importJobAsset')
+        return {
+          imported_job: { job_id: (req as { job_id?: string }).job_id, index: (req as { index?: number }).index },
+        };
       throw new Error(`unexpected rpc ${method}`);
     },
   } as unknown as Bus;
@@ -81,11 +88,21 @@ describe('uploading media into a project', () => {
       req.auth = { userId: 1, apiKeyId: 1, scopes: ['video-editor:write'] };
       next();
     });
-    app.use(editorUploadRoutes(bus, { storage, maxBytes: MAX_BYTES }));
-    app.use(jsonBody('1mb'));
-    app.post('/media-studio/projects/:id/assets', (req, res) => {
-      res.json({ json: req.body });
-    });
+    app.use('/api/v1', unlessUpload(jsonBody('1mb')));
+    const deps = {
+      bus,
+      storage,
+      uploadMaxBytes: MAX_BYTES,
+      falEndpoints: {},
+      submitTimeoutMs: 1000,
+      instructTimeoutMs: 1000,
+      exportTimeoutMs: 1000,
+      publicBaseUrl: 'https://api.test',
+      webhookTestTimeoutMs: 1000,
+      streams: {} as Streams,
+      logger: silentLogger(),
+    } as OperationDeps;
+    app.use('/api/v1', operationsRouter(operationHandlers(deps)));
     finish(app, silentLogger());
     server = http.createServer(app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -103,7 +120,7 @@ describe('uploading media into a project', () => {
   const upload = async (file: string, name: string, type: string, project = PROJECT) => {
     const form = new FormData();
     form.append('file', new Blob([fs.readFileSync(file)], { type }), name);
-    const res = await fetch(`${base}/media-studio/projects/${project}/assets`, { method: 'POST', body: form });
+    const res = await fetch(`${base}/api/v1/media-studio/projects/${project}/assets`, { method: 'POST', body: form });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
 
@@ -153,17 +170,21 @@ describe('uploading media into a project', () => {
   it('answers 400 for a multipart body without a file field', async () => {
     const form = new FormData();
     form.append('note', 'no file');
-    const res = await fetch(`${base}/media-studio/projects/${PROJECT}/assets`, { method: 'POST', body: form });
+    const res = await fetch(`${base}/api/v1/media-studio/projects/${PROJECT}/assets`, { method: 'POST', body: form });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: 'file is required (multipart/form-data field "file")' });
   });
 
-  it('leaves a JSON body to the import route', async () => {
-    const res = await fetch(`${base}/media-studio/projects/${PROJECT}/assets`, {
+  it("leaves a JSON body to the job import, and refuses multipart on other operations' routes", async () => {
+    const res = await fetch(`${base}/api/v1/media-studio/projects/${PROJECT}/assets`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ job_id: 'job_1' }),
+      body: JSON.stringify({ job_id: 'job_1', index: 3 }),
     });
-    expect(await res.json()).toEqual({ json: { job_id: 'job_1' } });
+    expect(await res.json()).toEqual({ imported_job: { job_id: 'job_1', index: 3 } });
+    const form = new FormData();
+    form.append('file', new Blob([fs.readFileSync(files.png)]), 'a.png');
+    const clip = await fetch(`${base}/api/v1/media-studio/projects/${PROJECT}/clips`, { method: 'POST', body: form });
+    expect(clip.status).toBe(415);
   });
 });

@@ -5,18 +5,21 @@ import path from 'node:path';
  * The gateway's layout as a rule (docs/decisions.md): core/ (auth context and scopes, use cases,
  * repositories, domain rules) under three adapters that only translate, api/ (REST), mcp/ and
  * console/ (dashboard, sessions, OAuth). http/ is the express plumbing the adapters share.
- * Adapters import core and http, never each other; core imports no adapter, no http and no express.
+ * operations/ declares the public operations (data only: the router, the document, the SDK and the
+ * scope checks read it). Adapters import core and http, never each other; core imports no adapter,
+ * no http and no express.
  */
 const SRC = path.resolve(__dirname, '../src');
-const LAYERS = ['core', 'http', 'api', 'mcp', 'console', 'admin'] as const;
+const LAYERS = ['operations', 'core', 'http', 'api', 'mcp', 'console', 'admin'] as const;
 type Layer = (typeof LAYERS)[number];
 
 /** What each layer may import (besides itself and outside packages other than express for core). */
 const MAY_IMPORT: Record<Layer, Layer[]> = {
-  core: [],
+  operations: [],
+  core: ['operations'],
   http: ['core'],
-  api: ['core', 'http'],
-  mcp: ['core', 'http'],
+  api: ['operations', 'core', 'http'],
+  mcp: ['operations', 'core', 'http'],
   console: ['core', 'http'],
   admin: ['core'],
 };

@@ -1,5 +1,5 @@
-import { validateImageRequest, validateVideoRequest, type Validated } from '@mf/catalog';
-import { IMAGE_ASPECT_RATIOS, VIDEO_ASPECT_RATIOS, VIDEO_DURATIONS } from '@mf/contracts';
+import { validateImageRequest, validateVideoRequest } from '@mf/catalog';
+import { IMAGE_ASPECT_RATIOS, VIDEO_ASPECT_RATIOS, VIDEO_DURATIONS, type Validated } from '@mf/contracts';
 import {
   jobsRpc,
   type JobResultReply,

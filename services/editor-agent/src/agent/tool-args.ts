@@ -51,14 +51,6 @@ export function oneOf<T extends string | number>(args: Args, field: string, allo
   return v as T;
 }
 
-export function optionalOneOf<T extends string | number>(
-  args: Args,
-  field: string,
-  allowed: readonly T[],
-): T | undefined {
-  return given(args[field]) ? oneOf(args, field, allowed) : undefined;
-}
-
 export function number(args: Args, field: string, min: number, max: number, integer = false): number {
   const v = args[field];
   if (typeof v !== 'number' || !Number.isFinite(v) || (integer && !Number.isInteger(v)) || v < min || v > max) {

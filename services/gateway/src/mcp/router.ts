@@ -1,35 +1,20 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type RequestHandler } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Bus } from '@mf/bus';
-import type { FalEndpoints } from '@mf/catalog';
 import { jsonBody, requestId } from '@mf/http';
-import type { Logger } from '@mf/logger';
+import type { AdapterDeps } from '../http/adapter-deps';
 import { authOf } from '../http/auth.middleware';
 import { rateLimit } from '../http/rate-limit.middleware';
 import { recordUsage } from '../http/usage.middleware';
-import type { RateLimiter } from '../core/ratelimit/rate-limiter';
-import type { UsageRecorder } from '../core/usage/usage-recorder';
 import { mcpAuthenticate, resourceMetadataUrl, type TokenVerifier } from './auth';
 import { admitBatch, BATCH_TOO_LARGE, MAX_BATCH, refuseBeyondAdmitted } from './batch-limit';
 import { invalidParamsAnswer } from './invalid-params';
 import { buildMcpServer } from './server';
 import type { EventHub } from '../core/events/event-hub';
 
-export interface McpDeps {
-  bus: Bus;
-  /** Shared with /api/v1: the per-key limit covers both. */
-  limiter: RateLimiter;
-  usage: UsageRecorder;
-  falEndpoints: FalEndpoints;
-  bodyLimit: string;
-  submitTimeoutMs: number;
-  instructTimeoutMs: number;
-  exportTimeoutMs: number;
-  publicBaseUrl: string;
+export interface McpDeps extends AdapterDeps {
   /** Asked in order for each bearer token (API keys, OAuth access tokens). */
   verifiers: readonly TokenVerifier[];
-  logger: Logger;
   /** How often long tool calls report progress (tests shorten it). */
   progressIntervalMs?: number;
   /** Live job events (the generations' real progress in long tools' notifications). */

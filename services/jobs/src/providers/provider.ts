@@ -2,7 +2,6 @@ import type { ImageParams, VideoParams } from '@mf/contracts';
 
 /** What a request asks for; each route names an upstream model per mode. */
 export type Mode = 'text-to-video' | 'image-to-video' | 'text-to-image' | 'image-edit';
-export const MODES: readonly Mode[] = ['text-to-video', 'image-to-video', 'text-to-image', 'image-edit'];
 
 /** The adapters a providers document may name. */
 export const PROVIDER_TYPES = ['local', 'fal', 'replicate', 'openrouter', 'openai-images', 'comfyui'] as const;

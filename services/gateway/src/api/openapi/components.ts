@@ -49,7 +49,7 @@ import {
   ref,
   requestIdHeader,
   type Json,
-} from './helpers';
+} from '../../operations/openapi-helpers';
 
 /** The response and record schemas the document names, each derived from its joi definition. */
 const NAMED = [

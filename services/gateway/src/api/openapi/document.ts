@@ -1,27 +1,21 @@
 import { withIdempotencyKeyDocs } from './idempotency-docs';
 import { componentSchemas, headers, responses, securitySchemes } from './components';
-import { estimatePaths } from './estimate-paths';
-import { editorPaths } from './editor-paths';
-import { eventPaths } from './event-paths';
-import { apiPaths } from './operations';
+import { OPERATIONS } from '../../operations/table';
+import { operationPaths } from './operation-paths';
 import { mcpPaths, mediaPaths, metaPaths, webhooks } from './other-paths';
-import { webhookPaths } from './webhook-paths';
 
 /**
  * The OpenAPI 3.1 description of the public API (/api/v1, /media, /api/mcp) and of the webhooks we
  * send. Served at GET /api/v1/openapi.json; every response of the e2e suite is validated against it.
- * The operations are a table kept by hand (operations.ts); every request and response schema is
- * derived from its one joi definition in @mf/contracts (docs/openapi.md). Its text is public (the
+ * The /api/v1 operations come from the operation table (operations/table.ts), which the router is
+ * made from as well; every request and response schema is derived from its one joi definition in
+ * @mf/contracts (docs/openapi.md). Its text is public (the
  * API reference page): no repository paths or internal wording in it.
  */
 function build() {
   const paths = {
     ...metaPaths,
-    ...apiPaths,
-    ...editorPaths,
-    ...webhookPaths,
-    ...estimatePaths,
-    ...eventPaths,
+    ...operationPaths(OPERATIONS),
     ...mediaPaths,
     ...mcpPaths,
   };

@@ -1,4 +1,4 @@
-import { jsonContent, ref, requestIdHeader, resp, type Json } from './helpers';
+import { jsonContent, ref, requestIdHeader, resp, type Json } from '../../operations/openapi-helpers';
 
 /** The paths outside the authenticated /api/v1 operations: this description, media, MCP. */
 

@@ -1,6 +1,7 @@
 import type { Bus } from '@mf/bus';
 import { editorRpc, JOB_ID, type ProjectRef, type RpcReplyOf, type RpcRequestOf } from '@mf/contracts';
 import { AppError } from '@mf/errors';
+import { scopeOf } from '../../operations/table';
 import { assertScope, type AuthContext } from '../auth/auth-context';
 import {
   validateAddClip,
@@ -45,9 +46,6 @@ export const NOT_FOUND = {
   asset: 'Asset not found',
   clip: 'Clip not found',
 } as const;
-
-export const EDITOR_READ = 'video-editor:read';
-export const EDITOR_WRITE = 'video-editor:write';
 
 export interface EditorCallOptions {
   correlationId?: string;
@@ -112,7 +110,7 @@ export async function createProject(
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'createProject'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('createProject'));
   return call(bus, 'createProject', { user_id: auth.userId, ...valid(validateCreateProject(body)) }, opts);
 }
 
@@ -122,7 +120,7 @@ export async function listProjects(
   auth: AuthContext,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'listProjects'>> {
-  assertScope(auth, EDITOR_READ);
+  assertScope(auth, scopeOf('listProjects'));
   return call(bus, 'listProjects', { user_id: auth.userId }, opts);
 }
 
@@ -134,7 +132,7 @@ export async function getProjectState(
   query: Record<string, unknown>,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'getProject'>> {
-  assertScope(auth, EDITOR_READ);
+  assertScope(auth, scopeOf('getProjectState'));
   const project = projectRef(auth, projectId);
   return call(bus, 'getProject', { ...project, ...videoRef(valid(validateGetProjectQuery(query))) }, opts);
 }
@@ -147,7 +145,7 @@ export async function instruct(
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'instruct'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('instruct'));
   const project = projectRef(auth, projectId);
   return call(
     bus,
@@ -165,7 +163,7 @@ export async function exportVideo(
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'export'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('exportVideo'));
   const project = projectRef(auth, projectId);
   return call(bus, 'export', { ...project, ...videoRef(valid(validateExport(body))) }, opts);
 }
@@ -179,7 +177,7 @@ export async function createVideo(
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'createVideo'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('createVideo'));
   const project = projectRef(auth, projectId);
   return call(bus, 'createVideo', { ...project, ...valid(validateCreateVideo(body)) }, opts);
 }
@@ -191,7 +189,7 @@ export async function renameProject(
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'rename'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('renameProject'));
   const project = projectRef(auth, projectId);
   return call(bus, 'rename', { ...project, ...valid(validateRename(body)) }, opts);
 }
@@ -204,7 +202,7 @@ export async function renameVideo(
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'rename'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('renameVideo'));
   const project = projectRef(auth, projectId);
   const video = ref(videoId, 'video');
   return call(bus, 'rename', { ...project, video_id: video, ...valid(validateRename(body)) }, opts);
@@ -217,7 +215,7 @@ export async function importAsset(
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'importAsset'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('importAsset'));
   const project = projectRef(auth, projectId);
   const { url, job_id, index } = valid(validateImportAsset(body));
   if (job_id !== undefined) {
@@ -248,7 +246,7 @@ export async function uploadAsset(
   stage: () => Promise<StagedFile>,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'importUpload'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('importAsset'));
   const project = projectRef(auth, projectId);
   await call(bus, 'getProject', project, opts);
   const staged = await stage();
@@ -267,7 +265,7 @@ export async function deleteAsset(
   assetId: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'deleteAsset'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('deleteAsset'));
   const project = projectRef(auth, projectId);
   return call(bus, 'deleteAsset', { ...project, asset_id: ref(assetId, 'asset') }, opts);
 }
@@ -279,7 +277,7 @@ export async function addClip(
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'addClip'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('addClip'));
   const project = projectRef(auth, projectId);
   const clip = videoRef(valid(validateAddClip(body)));
   ref(clip.asset_id, 'asset');
@@ -294,7 +292,7 @@ export async function moveClip(
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'moveClip'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('moveClip'));
   const project = projectRef(auth, projectId);
   const clip = ref(clipId, 'clip');
   return call(bus, 'moveClip', { ...project, clip_id: clip, ...valid(validateMoveClip(body)) }, opts);
@@ -307,7 +305,7 @@ export async function removeClip(
   clipId: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'removeClip'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('removeClip'));
   const project = projectRef(auth, projectId);
   return call(bus, 'removeClip', { ...project, clip_id: ref(clipId, 'clip') }, opts);
 }
@@ -319,7 +317,7 @@ export async function updateContext(
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'updateContext'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('updateContext'));
   const project = projectRef(auth, projectId);
   return call(bus, 'updateContext', { ...project, ...valid(validateUpdateContext(body)) }, opts);
 }
@@ -331,7 +329,7 @@ export async function setAspectRatio(
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'setAspectRatio'>> {
-  assertScope(auth, EDITOR_WRITE);
+  assertScope(auth, scopeOf('setAspectRatio'));
   const project = projectRef(auth, projectId);
   return call(bus, 'setAspectRatio', { ...project, ...valid(validateSetAspectRatio(body)) }, opts);
 }

@@ -1,16 +1,30 @@
 import { randomInt } from 'node:crypto';
 import type { Bus } from '@mf/bus';
 import { validateImageRequest, validateVideoRequest } from '@mf/catalog';
-import { jobsRpc, SEED_MAX, type SubmitIdempotency, type SubmitJobReply, type SubmitJobRequest } from '@mf/contracts';
+import {
+  jobsRpc,
+  SEED_MAX,
+  type Scope,
+  type SubmitIdempotency,
+  type SubmitJobReply,
+  type SubmitJobRequest,
+} from '@mf/contracts';
 import { AppError } from '@mf/errors';
+import { scopeOf, type OperationId } from '../../operations/table';
 import { assertScope, type AuthContext } from '../auth/auth-context';
 import { valid } from './validated';
 
 export const GENERATION_TYPES = ['image', 'video'] as const;
 export type GenerationType = (typeof GENERATION_TYPES)[number];
 
-/** The scope each kind of generation needs (contract section 5). */
-export const GENERATION_SCOPES: Record<GenerationType, string> = { video: 'video:write', image: 'image:write' };
+/** The submit operation of each kind of generation (its scope is the table's). */
+const SUBMIT_OPERATION = { video: 'generateVideo', image: 'generateImage' } as const satisfies Record<
+  GenerationType,
+  OperationId
+>;
+
+/** The scope a kind of generation needs. */
+export const generationScope = (type: GenerationType): Scope => scopeOf(SUBMIT_OPERATION[type]);
 
 export interface SubmitOptions {
   /** How long a submit may take end to end (charge + provider submit). */
@@ -61,7 +75,7 @@ export async function submitGeneration(
   body: unknown,
   opts: SubmitOptions,
 ): Promise<GenerationAccepted> {
-  assertScope(auth, GENERATION_SCOPES[type]);
+  assertScope(auth, generationScope(type));
   return submit(bus, { user_id: auth.userId, api_key_id: auth.apiKeyId }, type, body, opts);
 }
 
@@ -78,7 +92,7 @@ export async function submitPlaygroundGeneration(
   body: unknown,
   opts: SubmitOptions,
 ): Promise<GenerationAccepted> {
-  if (key) assertScope({ userId, ...key }, GENERATION_SCOPES[type]);
+  if (key) assertScope({ userId, ...key }, generationScope(type));
   return submit(bus, { user_id: userId, api_key_id: key ? key.apiKeyId : null, source: 'dashboard' }, type, body, opts);
 }
 

@@ -11,13 +11,13 @@ import {
   type ProviderCallbackRequest,
 } from '@mf/contracts';
 import { AppError } from '@mf/errors';
+import { scopeOf } from '../../operations/table';
 import { assertScope, type AuthContext } from '../auth/auth-context';
 import { validateListJobsQuery } from '../validation/jobs-list.validators';
 import { valid } from './validated';
 import { JOB_NOT_FOUND, JobReads } from './job-reads';
 
 /** Listing jobs needs jobs:read (reading one by its id needs no scope: the id is the capability). */
-export const JOBS_LIST_SCOPE = 'jobs:read';
 
 /** The shape of a job id (the contracts' one); anything else cannot exist. */
 export { JOB_ID };
@@ -122,7 +122,7 @@ export async function listJobs(
   query: Record<string, unknown>,
   opts: JobCallOptions = {},
 ): Promise<JobsPage> {
-  assertScope(auth, JOBS_LIST_SCOPE);
+  assertScope(auth, scopeOf('listJobs'));
   const q = valid(validateListJobsQuery(query));
   const reply = await bus.rpc(
     jobsRpc,

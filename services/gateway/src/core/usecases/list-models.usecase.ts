@@ -1,7 +1,6 @@
 import { MODELS, type FalEndpoints } from '@mf/catalog';
+import { scopeOf } from '../../operations/table';
 import { assertScope, type AuthContext } from '../auth/auth-context';
-
-export const MODELS_SCOPE = 'models:read';
 
 /** The models body: every catalog entry with its upstream endpoint map from configuration. */
 export function listModels(falEndpoints: FalEndpoints): { models: unknown[] } {
@@ -23,7 +22,7 @@ export function listModels(falEndpoints: FalEndpoints): { models: unknown[] } {
 
 /** GET /models for a caller: needs models:read (on every key unless removed). */
 export function listModelsFor(auth: AuthContext, falEndpoints: FalEndpoints): { models: unknown[] } {
-  assertScope(auth, MODELS_SCOPE);
+  assertScope(auth, scopeOf('listModels'));
   return listModels(falEndpoints);
 }
 
@@ -34,7 +33,7 @@ export function listModelsFor(auth: AuthContext, falEndpoints: FalEndpoints): { 
 export function modelsJsonFor(falEndpoints: FalEndpoints): (auth: AuthContext) => Buffer {
   const json = Buffer.from(JSON.stringify(listModels(falEndpoints)));
   return (auth) => {
-    assertScope(auth, MODELS_SCOPE);
+    assertScope(auth, scopeOf('listModels'));
     return json;
   };
 }

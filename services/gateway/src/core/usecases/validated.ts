@@ -1,4 +1,4 @@
-import type { Validated } from '@mf/catalog';
+import type { Validated } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 
 /** The value of a validation, or the 400 carrying its message. */

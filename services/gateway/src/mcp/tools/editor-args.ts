@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { editorFields as F } from '@mf/contracts';
 import * as editor from '../../core/usecases/editor.usecase';
+import { scopeOf } from '../../operations/table';
 import { scopeLine } from './tool';
 
 /** Arguments the editor tools share, in the tools' own words. */
@@ -12,4 +13,4 @@ export const videoIdOf = (what: string) =>
     .max(100)
     .description(`Video id (vid_...) from video_editor_get_state or video_editor_create_video. ${what}`);
 export const recordId = (what: string) => Joi.string().max(100).description(what);
-export const WRITE = scopeLine(editor.EDITOR_WRITE);
+export const WRITE = scopeLine(scopeOf('createProject'));

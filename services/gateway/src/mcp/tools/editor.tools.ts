@@ -17,6 +17,7 @@ import {
 } from '@mf/contracts';
 import * as editor from '../../core/usecases/editor.usecase';
 import { toolArgs } from '../schemas';
+import { scopeOf } from '../../operations/table';
 import { EDIT, list, opts, READ_ONLY, scopeLine, SET, type ToolSpec } from './tool';
 
 import { projectId, videoIdOf, WRITE } from './editor-args';
@@ -58,7 +59,7 @@ export const EDITOR_TOOLS: readonly ToolSpec[] = [
     title: 'List video-editor projects',
     description: [
       "List every video-editor project of the key's owner (id, name, aspect_ratio, updated_at), most recently updated first. Free.",
-      scopeLine(editor.EDITOR_READ),
+      scopeLine(scopeOf('listProjects')),
     ].join(' '),
     input: toolArgs({}),
     output: projectListReply,
@@ -71,7 +72,7 @@ export const EDITOR_TOOLS: readonly ToolSpec[] = [
     description: [
       "Read a project's full state: the project (name, aspect_ratio, context_md), its videos, its media library (assets with their https URLs) and the timeline clips (track, idx position, asset_id).",
       'Use it to find video, asset and clip ids before editing, and to check the result of edits or agent turns. Free.',
-      scopeLine(editor.EDITOR_READ),
+      scopeLine(scopeOf('listProjects')),
     ].join(' '),
     input: toolArgs(
       {

@@ -19,9 +19,9 @@ import {
   VIDEO_RESOLUTIONS,
 } from '@mf/contracts';
 import { AppError } from '@mf/errors';
-import { GENERATION_SCOPES, generationType, submitGeneration } from '../../core/usecases/generate.usecase';
-import { getJob, JOB_ID, JOBS_LIST_SCOPE, listJobs } from '../../core/usecases/jobs.usecase';
-import { MODELS_SCOPE } from '../../core/usecases/list-models.usecase';
+import { generationScope, generationType, submitGeneration } from '../../core/usecases/generate.usecase';
+import { getJob, JOB_ID, listJobs } from '../../core/usecases/jobs.usecase';
+import { scopeOf } from '../../operations/table';
 import { listModelsWithPrices } from '../../core/usecases/price-table.usecase';
 import { toolArgs } from '../schemas';
 import { list, opts, READ_ONLY, scopeLine, type ToolSpec } from './tool';
@@ -69,7 +69,7 @@ export const GENERATION_TOOLS: readonly ToolSpec[] = [
     description: [
       "List the generation models: id, type (image or video), capabilities, accepted parameters (params: type, default, enum, limits) and prices in credits, with a flat price_table (credits per second of video at each resolution, per image) and the price_rule to compute a request's cost.",
       'Free and read-only. Use it to choose parameters or check a price before generate_media.',
-      scopeLine(MODELS_SCOPE),
+      scopeLine(scopeOf('listModels')),
     ].join(' '),
     input: toolArgs({}),
     output: modelListWithPrices,
@@ -86,7 +86,7 @@ export const GENERATION_TOOLS: readonly ToolSpec[] = [
       'Poll it every 2-5 seconds while status is processing (images take seconds, videos one to several minutes).',
       'Stop when status is completed (result.images: https URLs of the images; result.video: https URL of the mp4), failed (error says why; the credits were refunded) or cancelled (refunded).',
       "Only jobs of the key's owner are visible: any other id answers 'Job not found'. Jobs older than about 30 days may be gone (same answer). Free; any key, no scope needed.",
-      `Without job_id: list your jobs, newest first ({jobs, has_more}), optionally filtered by status, model (a model id) and type; limit 1-${JOBS_PAGE_MAX} (default ${JOBS_PAGE_DEFAULT}); pass starting_after = the last job_id to get the next page while has_more is true. source tells your own jobs (api) from the editor's (editor, with project_id) and the dashboard's. Listing needs scope ${JOBS_LIST_SCOPE}.`,
+      `Without job_id: list your jobs, newest first ({jobs, has_more}), optionally filtered by status, model (a model id) and type; limit 1-${JOBS_PAGE_MAX} (default ${JOBS_PAGE_DEFAULT}); pass starting_after = the last job_id to get the next page while has_more is true. source tells your own jobs (api) from the editor's (editor, with project_id) and the dashboard's. Listing needs scope ${scopeOf('listJobs')}.`,
     ].join(' '),
     input: toolArgs({
       job_id: Joi.string()
@@ -116,8 +116,8 @@ export const GENERATION_TOOLS: readonly ToolSpec[] = [
     description: [
       'Start generating an image or a video from a prompt. Returns at once with a job_id (status processing) and the credits charged; the media is made in the background.',
       `${POLLING} When completed, job_status gives the https URL(s) of the result.`,
-      `type "image" (model imagegen-2; needs scope ${GENERATION_SCOPES.image}): prompt; optional image_urls (1-${IMAGE_URLS_MAX} https reference images: the request becomes an edit of them), num_images (1-${NUM_IMAGES_MAX}, default 1), aspect_ratio (${list(IMAGE_ASPECT_RATIOS)}; default 1:1), seed. Costs ${costs.image} credits per image.`,
-      `type "video" (model vidgen-2.0, or vidgen-2.0-fast with fast; needs scope ${GENERATION_SCOPES.video}): prompt; optional image_url (https: animates that image, image-to-video), fast (true: the faster text-to-video model vidgen-2.0-fast, not with image_url), duration_seconds (${list(VIDEO_DURATIONS)}; default 5), aspect_ratio (${list(VIDEO_ASPECT_RATIOS)}; default 16:9), resolution (${list(VIDEO_RESOLUTIONS)}; default 720p), generate_audio (native sound effects and ambience; default true), seed.`,
+      `type "image" (model imagegen-2; needs scope ${generationScope('image')}): prompt; optional image_urls (1-${IMAGE_URLS_MAX} https reference images: the request becomes an edit of them), num_images (1-${NUM_IMAGES_MAX}, default 1), aspect_ratio (${list(IMAGE_ASPECT_RATIOS)}; default 1:1), seed. Costs ${costs.image} credits per image.`,
+      `type "video" (model vidgen-2.0, or vidgen-2.0-fast with fast; needs scope ${generationScope('video')}): prompt; optional image_url (https: animates that image, image-to-video), fast (true: the faster text-to-video model vidgen-2.0-fast, not with image_url), duration_seconds (${list(VIDEO_DURATIONS)}; default 5), aspect_ratio (${list(VIDEO_ASPECT_RATIOS)}; default 16:9), resolution (${list(VIDEO_RESOLUTIONS)}; default 720p), generate_audio (native sound effects and ambience; default true), seed.`,
       `Video costs per second: ${costs.video720} credits at 720p, ${costs.video480} at 480p, ${costs.fast} with fast (e.g. 5 s at 720p = ${costs.example}).`,
       'Arguments of the other type are refused by name. Credits are charged at submission (not enough: an error with credits_required and credits_remaining) and refunded if the job fails or is cancelled. Not idempotent: each call starts (and charges) a new job.',
       "Video prompts work best as a line 'Total: <duration>s / <shot count> shot(s) / <aspect ratio>', then one line per shot (camera position, one camera move, subject action, a lens or lighting note), then an 'Audio:' line (sound effects, ambience, music intent or NO MUSIC).",

@@ -51,6 +51,3 @@ export const SET: ToolAnnotations = { ...EDIT, idempotentHint: true };
 export const list = (values: readonly (string | number)[]) => values.join(', ');
 export const scopeLine = (scope: string) => `Scope: ${scope}.`;
 export const opts = (ctx: ToolContext, timeoutMs?: number) => ({ correlationId: ctx.correlationId, timeoutMs });
-
-/** An argument as the tool passes it on: a string, or nothing. */
-export const str = (v: unknown): string => v as string;

@@ -1,7 +1,7 @@
 import { inlineJsonSchema, type JsonSchema } from '@mf/contracts';
 import type Joi from 'joi';
 
-/** The small vocabulary the operations table is written in. */
+/** The small OpenAPI vocabulary the operation table (table.ts) and the rest of the document are written in. */
 
 export type Json = Record<string, unknown>;
 

@@ -5,8 +5,9 @@ import { editorRpc } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { createHttpApp, finish, jsonBody } from '@mf/http';
 import { createLogger } from '@mf/logger';
-import type { AuthContext } from '../../http/auth.middleware';
-import { editorRoutes } from './editor.routes';
+import type { AuthContext } from '../http/auth.middleware';
+import { operationHandlers, type OperationDeps } from './operations.handlers';
+import { operationsRouter } from './operations.router';
 
 const logger = createLogger('gateway-editor-test', 'silent');
 const INSTRUCT_TIMEOUT_MS = 123_456;
@@ -54,7 +55,14 @@ function buildApp(bus: Bus, auth: AuthContext = { userId: 7, apiKeyId: 70, scope
     next();
   };
   app.use(fakeAuth, jsonBody());
-  app.use(editorRoutes(bus, { instructTimeoutMs: INSTRUCT_TIMEOUT_MS, exportTimeoutMs: 60_000 }));
+  // The editor's operations use only the bus and these timeouts.
+  const deps = {
+    bus,
+    falEndpoints: {},
+    instructTimeoutMs: INSTRUCT_TIMEOUT_MS,
+    exportTimeoutMs: 60_000,
+  } as unknown as OperationDeps;
+  app.use(operationsRouter(operationHandlers(deps)));
   finish(app, logger);
   return app;
 }

@@ -1,30 +1,25 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Bus } from '@mf/bus';
 import { requestId } from '@mf/http';
 import type { Logger } from '@mf/logger';
-import { listEvents, readLog, resumePoint } from '../../core/events/event-log.usecase';
+import { readLog, resumePoint } from '../../core/events/event-log.usecase';
 import { runStream } from '../../core/events/stream-session';
 import { getJob } from '../../core/usecases/jobs.usecase';
 import { authOf } from '../../http/auth.middleware';
 import { rateLimitKey } from '../../http/rate-limit.middleware';
-import { SseResponse } from '../sse/sse-response';
-import type { Streams } from '../sse/streams';
+import { SseResponse } from './sse-response';
+import type { Streams } from './streams';
 
 /**
- * The per-user event log (docs/events.md): GET /events (a page after a cursor), GET /events/stream
- * (every job of the user, live) and GET /jobs/:id/events (one job, ending after its terminal event).
- * Streams are authenticated and rate-limited as one request when opened, like any other.
+ * The event streams of the per-user event log (docs/events.md): GET /events/stream (every job of
+ * the user, live) and GET /jobs/:id/events (one job, ending after its terminal event). Streams are
+ * authenticated and rate-limited as one request when opened, like any other.
  */
-export function eventsRoutes(bus: Bus, streams: Streams, logger: Logger): Router {
-  const router = Router();
-  router.get('/events', async (req, res) => {
-    const page = await listEvents(bus, authOf(req), req.query, { correlationId: requestId(req) });
-    res.setHeader('Cache-Control', 'no-store');
-    res.json(page);
-  });
-  router.get('/events/stream', (req, res) => openStream(req, res));
-  router.get('/jobs/:id/events', (req, res) => openStream(req, res, req.params.id));
-
+export function eventStreams(
+  bus: Bus,
+  streams: Streams,
+  logger: Logger,
+): { open(req: Request, res: Response, jobId?: string): Promise<void> } {
   async function openStream(req: Request, res: Response, jobId?: string): Promise<void> {
     const auth = authOf(req);
     const opts = { correlationId: requestId(req) };
@@ -50,5 +45,5 @@ export function eventsRoutes(bus: Bus, streams: Streams, logger: Logger): Router
       sse.drop();
     }
   }
-  return router;
+  return { open: openStream };
 }
