@@ -9,7 +9,7 @@ import { rateLimit } from '../http/rate-limit.middleware';
 import { recordUsage } from '../http/usage.middleware';
 import { operationHandlers } from './operations.handlers';
 import { operationsRouter } from './operations.router';
-import { expressPath } from '../operations/operation';
+import { expressPath, type Operation } from '../operations/operation';
 import { OPERATIONS } from '../operations/table';
 import type { Streams } from './sse/streams';
 
@@ -30,10 +30,12 @@ export interface ApiDeps extends AdapterDeps {
 }
 
 /** The operations that take a multipart upload, as express path matchers. */
-const UPLOAD_ROUTES = OPERATIONS.filter((o) => o.upload).map((o) => {
-  const pattern = expressPath(o.path).replace(/:\w+/g, '[^/]+');
-  return { method: o.method.toUpperCase(), path: new RegExp(`^${pattern}/?$`) };
-});
+const UPLOAD_ROUTES = (OPERATIONS as readonly Operation[])
+  .filter((o) => o.upload)
+  .map((o) => {
+    const pattern = expressPath(o.path).replace(/:\w+/g, '[^/]+');
+    return { method: o.method.toUpperCase(), path: new RegExp(`^${pattern}/?$`) };
+  });
 
 /** A multipart request to an upload operation: its handler streams the body itself. */
 function isUpload(req: Request): boolean {
