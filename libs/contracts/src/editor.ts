@@ -248,8 +248,10 @@ export const editorRpc = {
     importUpload: rpcMethod<T.ImportUploadRequest, T.AssetReply>(
       'editor.import-upload',
       request('ImportUploadRequest', {
-        storage_key: Joi.string().pattern(/^uploads\/[A-Za-z0-9-]{1,64}\.[a-z0-9]{1,5}$/).required(),
-        content_type: Joi.string().max(100).required().description('Told by the file\'s bytes.'),
+        storage_key: Joi.string()
+          .pattern(/^uploads\/[A-Za-z0-9-]{1,64}\.[a-z0-9]{1,5}$/)
+          .required(),
+        content_type: Joi.string().max(100).required().description("Told by the file's bytes."),
         filename: Joi.string().max(255).allow('').required().description('As sent; kept in metadata only.'),
       }),
     ),

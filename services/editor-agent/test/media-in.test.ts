@@ -10,7 +10,7 @@ import { probe } from '@mf/media';
 import { createStorage, type Storage } from '@mf/storage';
 import { freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
 import { migrations } from '../migrations';
-import { importJobAsset, importUpload } from '../src/usecases/assets.usecase';
+import { importJobAsset, importUpload } from '../src/usecases/media-in.usecase';
 import type { EditorContext } from '../src/usecases/context';
 import { createProject } from '../src/usecases/projects.usecase';
 

@@ -1,6 +1,7 @@
 import type { Bus } from '@mf/bus';
 import { editorRpc } from '@mf/contracts';
-import { deleteAsset, importAsset, importJobAsset, importUpload } from '../usecases/assets.usecase';
+import { deleteAsset, importAsset } from '../usecases/assets.usecase';
+import { importJobAsset, importUpload } from '../usecases/media-in.usecase';
 import { addClip, moveClip, removeClip } from '../usecases/clips.usecase';
 import type { EditorContext } from '../usecases/context';
 import { exportVideo } from '../usecases/export.usecase';

@@ -3,6 +3,7 @@ import { requestId } from '@mf/http';
 import type { OperationId } from '../operations/table';
 import type { AuthContext } from '../core/auth/auth-context';
 import * as editor from '../core/usecases/editor.usecase';
+import * as mediaIn from '../core/usecases/editor-media-in.usecase';
 import { estimateCost } from '../core/usecases/estimate.usecase';
 import { submitGeneration } from '../core/usecases/generate.usecase';
 import { getAccount } from '../core/usecases/get-account.usecase';
@@ -93,14 +94,14 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
     renameVideo: (c) => editor.renameVideo(bus, c.auth, c.param('id'), c.param('videoId'), c.req.body, c.call),
     importAsset: (c) =>
       c.req.is('multipart/form-data')
-        ? editor.uploadAsset(
+        ? mediaIn.uploadAsset(
             bus,
             c.auth,
             c.param('id'),
             () => stageUpload(c.req, deps.storage, deps.uploadMaxBytes),
             c.call,
           )
-        : editor.importAsset(bus, c.auth, c.param('id'), c.req.body, c.call),
+        : mediaIn.importAsset(bus, c.auth, c.param('id'), c.req.body, c.call),
     deleteAsset: (c) => editor.deleteAsset(bus, c.auth, c.param('id'), c.param('assetId'), c.call),
     addClip: (c) => editor.addClip(bus, c.auth, c.param('id'), c.req.body, c.call),
     moveClip: (c) => editor.moveClip(bus, c.auth, c.param('id'), c.param('clipId'), c.req.body, c.call),

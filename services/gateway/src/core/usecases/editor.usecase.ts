@@ -1,5 +1,5 @@
 import type { Bus } from '@mf/bus';
-import { editorRpc, JOB_ID, type ProjectRef, type RpcReplyOf, type RpcRequestOf } from '@mf/contracts';
+import { editorRpc, type ProjectRef, type RpcReplyOf, type RpcRequestOf } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { scopeOf } from '../../operations/table';
 import { assertScope, type AuthContext } from '../auth/auth-context';
@@ -9,14 +9,12 @@ import {
   validateCreateVideo,
   validateExport,
   validateGetProjectQuery,
-  validateImportAsset,
   validateInstruct,
   validateMoveClip,
   validateRename,
   validateSetAspectRatio,
   validateUpdateContext,
 } from '../validation/editor.validators';
-import { JOB_NOT_FOUND } from './job-reads';
 import { valid } from './validated';
 
 /**
@@ -54,9 +52,9 @@ export interface EditorCallOptions {
 }
 
 type Methods = (typeof editorRpc)['methods'];
-type Reply<K extends keyof Methods> = RpcReplyOf<Methods[K]>;
+export type Reply<K extends keyof Methods> = RpcReplyOf<Methods[K]>;
 
-function call<K extends keyof Methods>(
+export function call<K extends keyof Methods>(
   bus: Bus,
   method: K,
   request: RpcRequestOf<Methods[K]>,
@@ -77,7 +75,7 @@ function videoRef<T extends { video_id?: string }>(value: T): T {
   return value;
 }
 
-function projectRef(owner: Pick<AuthContext, 'userId'>, projectId: unknown): ProjectRef {
+export function projectRef(owner: Pick<AuthContext, 'userId'>, projectId: unknown): ProjectRef {
   // The service answers 404 alike for a missing project and another user's; a malformed id is neither.
   if (typeof projectId !== 'string' || !PROJECT_ID.test(projectId)) throw AppError.notFound(NOT_FOUND.project);
   return { user_id: owner.userId, project_id: projectId };
@@ -206,56 +204,6 @@ export async function renameVideo(
   const project = projectRef(auth, projectId);
   const video = ref(videoId, 'video');
   return call(bus, 'rename', { ...project, video_id: video, ...valid(validateRename(body)) }, opts);
-}
-
-export async function importAsset(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  body: unknown,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'importAsset'>> {
-  assertScope(auth, scopeOf('importAsset'));
-  const project = projectRef(auth, projectId);
-  const { url, job_id, index } = valid(validateImportAsset(body));
-  if (job_id !== undefined) {
-    // A job id that cannot exist gets the jobs service's own answer without asking it.
-    if (!JOB_ID.test(job_id)) throw AppError.notFound(JOB_NOT_FOUND);
-    return call(bus, 'importJobAsset', { ...project, job_id, index: index ?? 0 }, opts);
-  }
-  // The body's rule guarantees one of url and job_id.
-  return call(bus, 'importAsset', { ...project, url: url as string }, opts);
-}
-
-/** What an upload route gives the use case: the file, staged into media storage. */
-export interface StagedFile {
-  key: string;
-  contentType: string;
-  filename: string;
-}
-
-/**
- * An uploaded file as an asset: the project is checked first (nothing is read or stored for a
- * project the caller cannot use), then `stage` streams the file into media storage, and
- * editor-agent probes and records it (deleting the staged copy).
- */
-export async function uploadAsset(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  stage: () => Promise<StagedFile>,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'importUpload'>> {
-  assertScope(auth, scopeOf('importAsset'));
-  const project = projectRef(auth, projectId);
-  await call(bus, 'getProject', project, opts);
-  const staged = await stage();
-  return call(
-    bus,
-    'importUpload',
-    { ...project, storage_key: staged.key, content_type: staged.contentType, filename: staged.filename.slice(0, 255) },
-    opts,
-  );
 }
 
 export async function deleteAsset(
