@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { editorFields as F, EXPORT_FITS, PROJECT_ASPECT_RATIOS, TRACKS } from './api/editor';
 import type * as T from './generated/types';
+import { JOB_ID } from './jobs';
 import { QUEUES } from './names';
 import { httpsUrl, named } from './schema/rules';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
@@ -235,6 +236,24 @@ export const editorRpc = {
     importAsset: rpcMethod<T.ImportAssetRequest, T.AssetReply>(
       'editor.import-asset',
       request('ImportAssetRequest', { url: httpsUrl().required() }),
+    ),
+    importJobAsset: rpcMethod<T.ImportJobAssetRequest, T.AssetReply>(
+      'editor.import-job-asset',
+      request('ImportJobAssetRequest', {
+        job_id: Joi.string().pattern(JOB_ID).required(),
+        index: Joi.number().integer().min(0).required(),
+      }),
+    ),
+    /** An upload the gateway streamed into media storage under `storage_key` (staged, deleted after). */
+    importUpload: rpcMethod<T.ImportUploadRequest, T.AssetReply>(
+      'editor.import-upload',
+      request('ImportUploadRequest', {
+        storage_key: Joi.string()
+          .pattern(/^uploads\/[A-Za-z0-9-]{1,64}\.[a-z0-9]{1,5}$/)
+          .required(),
+        content_type: Joi.string().max(100).required().description("Told by the file's bytes."),
+        filename: Joi.string().max(255).allow('').required().description('As sent; kept in metadata only.'),
+      }),
     ),
     deleteAsset: rpcMethod<T.AssetRef, T.DeleteAssetReply>('editor.delete-asset', assetRef),
     addClip: rpcMethod<T.AddClipRequest, T.ClipReply>(

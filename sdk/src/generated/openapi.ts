@@ -343,8 +343,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import an image, video or audio file from a public https URL
-         * @description Scope: `video-editor:write`.
+         * Import media from a public https URL or one of the caller's own completed jobs, or upload a file
+         * @description `{url}` downloads an image, video or audio file; `{job_id, index?}` copies a completed job's result (a video, or image `index`, default 0) from media storage without a download: another user's job is a 404 (`Job not found`), a job not completed a 409, an index past the results a 400. A `multipart/form-data` body with a `file` field uploads the file, streamed into media storage: its type is read from its bytes (mp4, mov, webm, png, jpeg, webp, mp3, wav, m4a; anything else is a 415 `Unsupported media type: ...`), past `IMPORT_MAX_BYTES` a 413. Every kind is probed (`metadata`: width, height, duration_sec, has_audio).
+         *
+         *     Scope: `video-editor:write`.
          */
         post: operations["importAsset"];
         delete?: never;
@@ -3210,12 +3212,23 @@ export interface operations {
                      * Format: uri
                      * @description A public https URL of an image, a video or audio.
                      */
-                    url: string;
+                    url?: string | null;
+                    /** @description One of the caller's own completed jobs (job_...): its result becomes the asset, without a download. */
+                    job_id?: string | null;
+                    /** @description Which of an image job's results (from 0, default 0); a video job has one. */
+                    index?: number | null;
+                };
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The media file (its type told by its bytes).
+                     */
+                    file: string;
                 };
             };
         };
         responses: {
-            /** @description The imported asset (`source: import`). */
+            /** @description The new asset (`source: import`, or `upload` for a file). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3265,6 +3278,17 @@ export interface operations {
             };
             /** @description Not found (`Job not found`, `Project not found`, `Video not found`, `Asset not found`, `Clip not found`, `Not found`). */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The job is not completed. */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];

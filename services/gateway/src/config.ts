@@ -12,6 +12,7 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv, RateLimitConfig {
   SUBMIT_TIMEOUT_MS: number;
   INSTRUCT_TIMEOUT_MS: number;
   EXPORT_TIMEOUT_MS: number;
+  IMPORT_MAX_BYTES: number;
   WEBHOOK_TEST_TIMEOUT_MS: number;
   PROVIDER_CALLBACK_SECRET: string;
   IDEMPOTENCY_TTL_HOURS: number;
@@ -65,6 +66,11 @@ const schema = Joi.object<GatewayConfig>({
   INSTRUCT_TIMEOUT_MS: Joi.number().integer().min(100).default(900_000),
   /** Longest an export request may take, ms (longer than the editor's EXPORT_REQUEST_TIMEOUT_MS). */
   EXPORT_TIMEOUT_MS: Joi.number().integer().min(1000).default(720_000),
+  /** The largest media upload, bytes (the editor's limit of a URL import too). */
+  IMPORT_MAX_BYTES: Joi.number()
+    .integer()
+    .min(1)
+    .default(200 * 1024 * 1024),
   /** Longest the dashboard's webhook test may take, ms (longer than the dispatcher's WEBHOOK_TIMEOUT_MS). */
   WEBHOOK_TEST_TIMEOUT_MS: Joi.number().integer().min(1000).default(15_000),
   /** jobs' secret of provider callback URLs: the gateway checks a callback's token before anything reaches jobs. */

@@ -86,6 +86,8 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       keyCache,
       usage,
       bodyLimit: config.BODY_LIMIT,
+      storage,
+      uploadMaxBytes: config.IMPORT_MAX_BYTES,
       submitTimeoutMs: config.SUBMIT_TIMEOUT_MS,
       instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS,
       exportTimeoutMs: config.EXPORT_TIMEOUT_MS,

@@ -44,6 +44,10 @@ export const EDITOR_MESSAGES = {
   videoId: 'video_id must be a string',
   fit: oneOf('fit', EXPORT_FITS),
   url: 'url must be a https URL',
+  importSource: 'either url or job_id is required, not both',
+  jobId: 'job_id must be a string',
+  index: 'index must be an integer of at least 0',
+  indexWithoutJob: 'index applies to job_id only',
   track: oneOf('track', TRACKS),
   assetId: 'asset_id is required',
   idx: 'idx must be an integer of at least 0',
@@ -79,6 +83,13 @@ export const editorFields = {
     'fit: letterbox or pillarbox; fill: scale and crop to fill the frame.',
   ),
   url: says(httpsUrl(), M.url).description('A public https URL of an image, a video or audio.'),
+  // Any string: one that cannot be a job id is the job's 404, answered before any lookup.
+  jobId: says(Joi.string().min(1), M.jobId).description(
+    "One of the caller's own completed jobs (job_...): its result becomes the asset, without a download.",
+  ),
+  index: says(Joi.number().integer().min(0), M.index).description(
+    "Which of an image job's results (from 0, default 0); a video job has one.",
+  ),
   track: says(Joi.string().valid(...TRACKS), M.track),
   assetId: says(Joi.string().min(1), M.assetId),
   idx: says(Joi.number().integer().min(0), M.idx)
@@ -139,7 +150,16 @@ export const createVideoBody = named(
 export const renameBody = named(Joi.object({ name: F.name.required() }), 'RenameBody');
 
 /** POST /media-studio/projects/:id/assets */
-export const importAssetBody = named(Joi.object({ url: F.url.required() }), 'ImportAssetBody');
+export const importAssetBody = named(
+  Joi.object({ url: optional(F.url), job_id: optional(F.jobId), index: optional(F.index) }).custom(
+    (v: { url?: string; job_id?: string; index?: number }, helpers) => {
+      if ((v.url === undefined) === (v.job_id === undefined)) return helpers.message({ custom: M.importSource });
+      if (v.index !== undefined && v.job_id === undefined) return helpers.message({ custom: M.indexWithoutJob });
+      return v;
+    },
+  ),
+  'ImportAssetBody',
+);
 
 /** POST /media-studio/projects/:id/clips */
 export const addClipBody = named(

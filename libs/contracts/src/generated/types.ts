@@ -790,13 +790,42 @@ export interface ImportAssetBody {
   /**
    * A public https URL of an image, a video or audio.
    */
-  url: string;
+  url?: string;
+  /**
+   * One of the caller's own completed jobs (job_...): its result becomes the asset, without a download.
+   */
+  job_id?: string;
+  /**
+   * Which of an image job's results (from 0, default 0); a video job has one.
+   */
+  index?: number;
 }
 
 export interface ImportAssetRequest {
   user_id: number;
   project_id: string;
   url: string;
+}
+
+export interface ImportJobAssetRequest {
+  user_id: number;
+  project_id: string;
+  job_id: string;
+  index: number;
+}
+
+export interface ImportUploadRequest {
+  user_id: number;
+  project_id: string;
+  storage_key: string;
+  /**
+   * Told by the file's bytes.
+   */
+  content_type: string;
+  /**
+   * As sent; kept in metadata only.
+   */
+  filename: string;
 }
 
 export interface InstructBody {

@@ -1,6 +1,7 @@
 import type { Bus } from '@mf/bus';
 import { editorRpc } from '@mf/contracts';
 import { deleteAsset, importAsset } from '../usecases/assets.usecase';
+import { importJobAsset, importUpload } from '../usecases/media-in.usecase';
 import { addClip, moveClip, removeClip } from '../usecases/clips.usecase';
 import type { EditorContext } from '../usecases/context';
 import { exportVideo } from '../usecases/export.usecase';
@@ -26,6 +27,8 @@ export function serveEditorRpc(bus: Bus, ctx: EditorContext): Promise<void> {
     createVideo: (req) => createVideo(ctx, req),
     rename: (req) => rename(ctx, req),
     importAsset: (req) => importAsset(ctx, req),
+    importJobAsset: (req) => importJobAsset(ctx, req),
+    importUpload: (req) => importUpload(ctx, req),
     deleteAsset: (req) => deleteAsset(ctx, req),
     addClip: (req) => addClip(ctx, req),
     moveClip: (req) => moveClip(ctx, req),

@@ -17,7 +17,7 @@ import { requireProject } from './projects.usecase';
 export const ASSET_NOT_FOUND = 'Asset not found';
 const STILL_CODECS = new Set(['png', 'mjpeg', 'webp', 'bmp', 'tiff']);
 const EXTENSIONS: Record<string, string> = { image: 'png', video: 'mp4', audio: 'm4a' };
-const TYPE_EXTENSIONS: Record<string, string> = {
+export const TYPE_EXTENSIONS: Record<string, string> = {
   'image/png': 'png',
   'image/jpeg': 'jpg',
   'image/webp': 'webp',
@@ -48,7 +48,7 @@ export function mediaMetadata(p: ProbeResult, kind: string): Record<string, unkn
   };
 }
 
-async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'mf-editor-'));
   try {
     return await fn(dir);

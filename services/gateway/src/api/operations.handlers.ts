@@ -3,10 +3,12 @@ import { requestId } from '@mf/http';
 import type { OperationId } from '../operations/table';
 import type { AuthContext } from '../core/auth/auth-context';
 import * as editor from '../core/usecases/editor.usecase';
+import * as mediaIn from '../core/usecases/editor-media-in.usecase';
 import { estimateCost } from '../core/usecases/estimate.usecase';
 import { submitGeneration } from '../core/usecases/generate.usecase';
 import { getAccount } from '../core/usecases/get-account.usecase';
 import { cancelJob, getJob, listJobs } from '../core/usecases/jobs.usecase';
+import { stageUpload } from '../core/uploads/stage-upload';
 import { modelsJsonFor } from '../core/usecases/list-models.usecase';
 import {
   getDeliveryOf,
@@ -57,6 +59,8 @@ export type OperationDeps = Pick<
   | 'webhookTestTimeoutMs'
   | 'streams'
   | 'logger'
+  | 'storage'
+  | 'uploadMaxBytes'
 >;
 
 /** The use case of every operation of the table, by id (the type makes it complete). */
@@ -94,7 +98,16 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
       editor.exportVideo(bus, c.auth, c.param('id'), c.req.body, { ...c.call, timeoutMs: deps.exportTimeoutMs }),
     createVideo: (c) => editor.createVideo(bus, c.auth, c.param('id'), c.req.body, c.call),
     renameVideo: (c) => editor.renameVideo(bus, c.auth, c.param('id'), c.param('videoId'), c.req.body, c.call),
-    importAsset: (c) => editor.importAsset(bus, c.auth, c.param('id'), c.req.body, c.call),
+    importAsset: (c) =>
+      c.req.is('multipart/form-data')
+        ? mediaIn.uploadAsset(
+            bus,
+            c.auth,
+            c.param('id'),
+            () => stageUpload(c.req, deps.storage, deps.uploadMaxBytes),
+            c.call,
+          )
+        : mediaIn.importAsset(bus, c.auth, c.param('id'), c.req.body, c.call),
     deleteAsset: (c) => editor.deleteAsset(bus, c.auth, c.param('id'), c.param('assetId'), c.call),
     addClip: (c) => editor.addClip(bus, c.auth, c.param('id'), c.req.body, c.call),
     moveClip: (c) => editor.moveClip(bus, c.auth, c.param('id'), c.param('clipId'), c.req.body, c.call),

@@ -11,7 +11,17 @@ import {
   setAspectRatioBody,
   updateContextBody,
 } from '@mf/contracts';
-import { commonErrors, jsonContent, ok, pathParam, ref, requestIdHeader, resp, type Json } from './openapi-helpers';
+import {
+  commonErrors,
+  errorResponse,
+  jsonContent,
+  ok,
+  pathParam,
+  ref,
+  requestIdHeader,
+  resp,
+  type Json,
+} from './openapi-helpers';
 import type { Operation } from './operation';
 
 const projectId = pathParam('id', 'Project id (`prj_` + 1-64 letters or digits).', {
@@ -172,10 +182,18 @@ export const EDITOR_OPERATIONS = [
     path: '/media-studio/projects/{id}/assets',
     pathParams: [projectId],
     scope: 'video-editor:write',
-    summary: 'Import an image, video or audio file from a public https URL',
+    summary: "Import media from a public https URL or one of the caller's own completed jobs, or upload a file",
+    description:
+      "`{url}` downloads an image, video or audio file; `{job_id, index?}` copies a completed job's result (a video, or image `index`, default 0) from media storage without a download: another user's job is a 404 (`Job not found`), a job not completed a 409, an index past the results a 400. A `multipart/form-data` body with a `file` field uploads the file, streamed into media storage: its type is read from its bytes (mp4, mov, webm, png, jpeg, webp, mp3, wav, m4a; anything else is a 415 `Unsupported media type: ...`), past `IMPORT_MAX_BYTES` a 413. Every kind is probed (`metadata`: width, height, duration_sec, has_audio).",
     tag: 'Editor direct edits',
     body: importAssetBody,
-    reply: { status: 200, description: 'The imported asset (`source: import`).', schema: 'AssetReply' },
+    upload: { description: 'The media file (its type told by its bytes).' },
+    reply: {
+      status: 200,
+      description: 'The new asset (`source: import`, or `upload` for a file).',
+      schema: 'AssetReply',
+    },
+    statuses: { '409': errorResponse('The job is not completed.', ref('Error')) },
     mcp: { name: 'video_editor_import_asset' },
   },
   {

@@ -26,6 +26,11 @@ export interface Operation {
   /** Further parameters of this operation only (headers, or a path parameter documented on it). */
   parameters?: readonly Json[];
   body?: Joi.Schema;
+  /**
+   * The operation also takes a multipart/form-data upload (field `file`), streamed by its handler:
+   * the JSON body parser and Idempotency-Key leave such a request alone.
+   */
+  upload?: { description: string };
   /** Default true; false: a request without a body uses every default. */
   bodyRequired?: boolean;
   /** The success answer. */

@@ -18,6 +18,16 @@ function describe(o: Operation): Json {
     parameters: parameters.length ? parameters : undefined,
     responses: { [status]: success, ...o.statuses },
   });
+  if (o.upload) {
+    const requestBody = described.requestBody as { content: Record<string, unknown> };
+    requestBody.content['multipart/form-data'] = {
+      schema: {
+        type: 'object',
+        required: ['file'],
+        properties: { file: { type: 'string', format: 'binary', description: o.upload.description } },
+      },
+    };
+  }
   return o.allResponses ? { ...described, responses: o.allResponses } : described;
 }
 

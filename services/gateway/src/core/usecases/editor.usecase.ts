@@ -9,7 +9,6 @@ import {
   validateCreateVideo,
   validateExport,
   validateGetProjectQuery,
-  validateImportAsset,
   validateInstruct,
   validateMoveClip,
   validateRename,
@@ -53,9 +52,9 @@ export interface EditorCallOptions {
 }
 
 type Methods = (typeof editorRpc)['methods'];
-type Reply<K extends keyof Methods> = RpcReplyOf<Methods[K]>;
+export type Reply<K extends keyof Methods> = RpcReplyOf<Methods[K]>;
 
-function call<K extends keyof Methods>(
+export function call<K extends keyof Methods>(
   bus: Bus,
   method: K,
   request: RpcRequestOf<Methods[K]>,
@@ -76,7 +75,7 @@ function videoRef<T extends { video_id?: string }>(value: T): T {
   return value;
 }
 
-function projectRef(owner: Pick<AuthContext, 'userId'>, projectId: unknown): ProjectRef {
+export function projectRef(owner: Pick<AuthContext, 'userId'>, projectId: unknown): ProjectRef {
   // The service answers 404 alike for a missing project and another user's; a malformed id is neither.
   if (typeof projectId !== 'string' || !PROJECT_ID.test(projectId)) throw AppError.notFound(NOT_FOUND.project);
   return { user_id: owner.userId, project_id: projectId };
@@ -205,18 +204,6 @@ export async function renameVideo(
   const project = projectRef(auth, projectId);
   const video = ref(videoId, 'video');
   return call(bus, 'rename', { ...project, video_id: video, ...valid(validateRename(body)) }, opts);
-}
-
-export async function importAsset(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  body: unknown,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'importAsset'>> {
-  assertScope(auth, scopeOf('importAsset'));
-  const project = projectRef(auth, projectId);
-  return call(bus, 'importAsset', { ...project, ...valid(validateImportAsset(body)) }, opts);
 }
 
 export async function deleteAsset(

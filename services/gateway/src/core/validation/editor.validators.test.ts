@@ -263,8 +263,6 @@ describe('editor request validation', () => {
     });
 
     it.each<unknown>([
-      undefined,
-      null,
       '',
       'http://cdn.example.com/a.png',
       'file:///etc/passwd',
@@ -272,6 +270,36 @@ describe('editor request validation', () => {
       42,
     ])('refuses the url %p with "url must be a https URL"', (url) => {
       expect(validateImportAsset({ url })).toEqual({ ok: false, error: 'url must be a https URL' });
+    });
+
+    it('accepts a job id, with or without an index', () => {
+      expect(validateImportAsset({ job_id: 'job_1' })).toEqual({ ok: true, value: { job_id: 'job_1' } });
+      expect(validateImportAsset({ job_id: 'job_1', index: 2 })).toEqual({
+        ok: true,
+        value: { job_id: 'job_1', index: 2 },
+      });
+    });
+
+    it.each<[string, unknown]>([
+      ['neither url nor job_id', {}],
+      ['a null url alone', { url: null }],
+      ['both url and job_id', { url: URL_A, job_id: 'job_1' }],
+    ])('refuses %s: one source is required', (_, body) => {
+      expect(validateImportAsset(body)).toEqual({ ok: false, error: 'either url or job_id is required, not both' });
+    });
+
+    it.each<unknown>([-1, 1.5, 'first'])('refuses the index %p', (index) => {
+      expect(validateImportAsset({ job_id: 'job_1', index })).toEqual({
+        ok: false,
+        error: 'index must be an integer of at least 0',
+      });
+    });
+
+    it('refuses an index without a job id', () => {
+      expect(validateImportAsset({ url: URL_A, index: 0 })).toEqual({
+        ok: false,
+        error: 'index applies to job_id only',
+      });
     });
   });
 

@@ -11,6 +11,7 @@ import {
   removeClipReply,
 } from '@mf/contracts';
 import * as editor from '../../core/usecases/editor.usecase';
+import * as mediaIn from '../../core/usecases/editor-media-in.usecase';
 import { toolArgs } from '../schemas';
 import { EDIT, list, opts, SET, type ToolSpec } from './tool';
 
@@ -33,7 +34,7 @@ export const EDITOR_LIBRARY_TOOLS: readonly ToolSpec[] = [
     ]),
     output: assetReply,
     annotations: { ...EDIT, openWorldHint: true },
-    run: async ({ project_id, ...body }, ctx) => editor.importAsset(ctx.bus, ctx.auth, project_id, body, opts(ctx)),
+    run: async ({ project_id, ...body }, ctx) => mediaIn.importAsset(ctx.bus, ctx.auth, project_id, body, opts(ctx)),
   },
   {
     name: 'video_editor_delete_asset',
