@@ -4,7 +4,7 @@ import type { RpcReplyBody, RpcReplyOf, RpcRequestOf } from '@mf/contracts';
 import { fromWire } from '@mf/errors';
 import type { Logger } from '@mf/logger';
 import { decode, encode, envelope } from './codec';
-import type { BrokerConnection } from './connection';
+import { closeCancelled, type BrokerConnection } from './connection';
 import { BusUnavailableError, RpcTimeoutError } from './errors';
 import type { BusMetrics } from './metrics';
 import type { AnyRpcService } from './types';
@@ -31,10 +31,22 @@ export class RpcClient {
     private readonly defaultTimeoutMs: number,
   ) {}
 
-  /** Opens the calling channel on a new connection and listens for replies on it. */
-  readonly open = async (conn: ChannelModel): Promise<void> => {
+  /**
+   * Opens the calling channel on a new connection (and again whenever the broker closes it alone)
+   * and listens for replies on it. Direct reply-to delivers a reply only to the channel that sent
+   * the request, so when that channel closes, every call waiting on it fails at once as 503 instead
+   * of waiting out its timeout for a reply that can no longer come.
+   */
+  readonly open = async (conn: ChannelModel): Promise<Channel> => {
     const channel = await conn.createChannel();
     channel.on('error', (err: Error) => this.log.warn({ err: err.message }, 'rpc channel error'));
+    channel.once('close', () => {
+      if (this.channel !== channel) return;
+      this.channel = null;
+      // When the whole connection went, amqplib closes its channels first and the connection right
+      // after, in the same tick: the calls then fail as a lost connection (Bus.onLost) instead.
+      setImmediate(() => this.failAll(new BusUnavailableError('broker channel closed')));
+    });
     // A request to a queue that does not exist comes back here at once: fail the call now.
     channel.on('return', (msg: ConsumeMessage) =>
       this.fail(
@@ -42,8 +54,9 @@ export class RpcClient {
         new BusUnavailableError(`no queue ${msg.fields.routingKey}`),
       ),
     );
-    await channel.consume(REPLY_TO, (msg) => msg && this.onReply(msg), { noAck: true });
+    await channel.consume(REPLY_TO, (msg) => (msg ? this.onReply(msg) : closeCancelled(channel, this.log, REPLY_TO)), { noAck: true });
     this.channel = channel;
+    return channel;
   };
 
   /**

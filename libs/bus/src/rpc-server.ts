@@ -2,7 +2,7 @@ import type { Channel, ConsumeMessage } from 'amqplib';
 import type { AnyRpcMethod, Envelope, RpcReplyBody } from '@mf/contracts';
 import { AppError, isAppError, toWire } from '@mf/errors';
 import { decode, encode } from './codec';
-import type { Attach } from './connection';
+import { closeCancelled, type Attach } from './connection';
 import { safeAck, type DeliveryDeps } from './deliveries';
 import { durableQueue } from './topology';
 import type { AnyRpcService, RpcContext, RpcHandlers } from './types';
@@ -77,9 +77,10 @@ export function rpcServer<S extends AnyRpcService>(
     await channel.assertQueue(queue, durableQueue(deps.quorumQueues));
     await channel.prefetch(opts.prefetch ?? 20);
     const { consumerTag } = await channel.consume(queue, (msg) => {
-      if (!msg) return;
+      if (!msg) return closeCancelled(channel, deps.log, queue);
       deps.deliveries.track(onMessage(channel, msg).finally(() => safeAck(channel, msg)));
     });
     deps.deliveries.consuming(channel, consumerTag);
+    return channel;
   };
 }
