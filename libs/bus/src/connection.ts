@@ -25,6 +25,9 @@ export function closeCancelled(channel: Channel, log: Logger, queue: string): vo
   channel.close().catch(() => undefined);
 }
 
+/** A connection that stayed up this long before dropping counts as stable: the next one is opened at once. */
+const STABLE_CONNECTION_MS = 10_000;
+
 /** Failed tries at setting a part up again on one connection before the connection moves to the next node. */
 const REOPEN_ATTEMPTS_PER_NODE = 5;
 
@@ -41,6 +44,9 @@ export class BrokerConnection {
   private connectedWaiters: (() => void)[] = [];
   private closing = false;
   private reconnectAttempt = 0;
+  /** When the current connection was set up, and how many connections in a row dropped soon after. */
+  private connectedAt = 0;
+  private quickDrops = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   /** Ends the current backoff wait early (closing uses it so a sleeping connect loop stops at once). */
   private wakeReconnect: (() => void) | null = null;
@@ -118,7 +124,8 @@ export class BrokerConnection {
     if (conn) await conn.close().catch(() => undefined);
   }
 
-  private async connectLoop(): Promise<void> {
+  private async connectLoop(firstDelayMs = 0): Promise<void> {
+    if (firstDelayMs > 0) await this.pause(firstDelayMs);
     while (!this.closing) {
       const node = this.nodes.current;
       try {
@@ -150,14 +157,19 @@ export class BrokerConnection {
           { err: (err as Error).message, attempt: this.reconnectAttempt, delayMs: delay },
           'broker connection failed; retrying',
         );
-        await new Promise<void>((r) => {
-          this.wakeReconnect = r;
-          this.reconnectTimer = setTimeout(r, delay);
-        });
-        this.reconnectTimer = null;
-        this.wakeReconnect = null;
+        await this.pause(delay);
       }
     }
+  }
+
+  /** Waits `ms` before the next attempt; closing ends the wait at once. */
+  private async pause(ms: number): Promise<void> {
+    await new Promise<void>((r) => {
+      this.wakeReconnect = r;
+      this.reconnectTimer = setTimeout(r, ms);
+    });
+    this.reconnectTimer = null;
+    this.wakeReconnect = null;
   }
 
   private withHeartbeat(url: string): string {
@@ -189,6 +201,7 @@ export class BrokerConnection {
     }
 
     conn.on('close', () => this.onConnectionClosed(conn));
+    this.connectedAt = Date.now();
     this.log.info({ node: describeNode(node) }, 'connected to broker');
     const waiters = this.connectedWaiters;
     this.connectedWaiters = [];
@@ -247,9 +260,20 @@ export class BrokerConnection {
     this.notifyLost(new BusUnavailableError('broker connection lost'));
     if (this.closing) return;
     this.nodes.dropped();
-    this.log.warn({ next: describeNode(this.nodes.current) }, 'broker connection closed; reconnecting');
+    // A connection the broker closes soon after it was set up (it fails on something the service
+    // does at once, such as answering a message delivered again) would otherwise be reopened in a
+    // tight loop: back off while that repeats. A drop after a stable while reconnects at once.
+    const quick = Date.now() - this.connectedAt < STABLE_CONNECTION_MS;
+    this.quickDrops = quick ? this.quickDrops + 1 : 0;
+    const delay = quick
+      ? backoffDelay(this.quickDrops, this.opts.reconnectMinMs ?? 1000, this.opts.reconnectMaxMs ?? 60_000)
+      : 0;
+    this.log.warn(
+      { next: describeNode(this.nodes.current), ...(quick ? { delayMs: delay, quickDrops: this.quickDrops } : {}) },
+      'broker connection closed; reconnecting',
+    );
     // With maxConnectAttempts the loop can give up: log it rather than leave an unhandled rejection.
-    this.connectLoop().catch((err: Error) =>
+    this.connectLoop(delay).catch((err: Error) =>
       this.log.error({ err: err.message }, 'gave up reconnecting to the broker'),
     );
   }

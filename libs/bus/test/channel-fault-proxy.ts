@@ -17,8 +17,8 @@ export interface ChannelFaultProxy {
   connectionsAccepted: () => number;
   /** Whether some connection has a channel consuming `queue` now. */
   consuming: (queue: string) => boolean;
-  /** Every queue consumed through the proxy now. */
-  consumedQueues: () => string[];
+  /** Every queue consumed through the proxy now; `bound`: only those bound to an exchange through it, or only those not. */
+  consumedQueues: (opts?: { bound?: boolean }) => string[];
   /** Closes, from the broker's side, the channel consuming `queue`. */
   closeConsumerChannel: (queue: string, code?: number, text?: string) => void;
   /** Closes, from the broker's side, the channel on which the bus publishes with confirms. */
@@ -31,6 +31,8 @@ const FRAME_END = 0xce;
 const CHANNEL = 20;
 const CHANNEL_CLOSE = 40;
 const CHANNEL_CLOSE_OK = 41;
+const QUEUE = 50;
+const QUEUE_BIND = 20;
 const BASIC = 60;
 const BASIC_CONSUME = 20;
 const BASIC_CANCEL = 30;
@@ -109,6 +111,8 @@ interface Closing {
 class ProxiedConnection {
   readonly consumers = new Map<number, Set<string>>();
   readonly confirmChannels = new Set<number>();
+  /** Queues bound to an exchange through this connection. */
+  readonly bound = new Set<string>();
   private readonly closing = new Map<number, Closing>();
 
   constructor(
@@ -157,6 +161,8 @@ class ProxiedConnection {
     if (method?.[0] === BASIC && method[1] === BASIC_CONSUME) {
       const queue = shortString(f.payload, 6);
       this.consumers.set(f.channel, new Set([...(this.consumers.get(f.channel) ?? []), queue]));
+    } else if (method?.[0] === QUEUE && method[1] === QUEUE_BIND) {
+      this.bound.add(shortString(f.payload, 6));
     } else if (method?.[0] === CONFIRM && method[1] === CONFIRM_SELECT) {
       this.confirmChannels.add(f.channel);
     } else if (method?.[0] === CHANNEL && (method[1] === CHANNEL_CLOSE || method[1] === CHANNEL_CLOSE_OK)) {
@@ -219,7 +225,10 @@ export async function startChannelFaultProxy(brokerUrl: string): Promise<Channel
   url.hostname = '127.0.0.1';
   url.port = String(port);
 
-  const find = (test: (c: ProxiedConnection, channel: number) => boolean, channels: (c: ProxiedConnection) => number[]) => {
+  const find = (
+    test: (c: ProxiedConnection, channel: number) => boolean,
+    channels: (c: ProxiedConnection) => number[],
+  ) => {
     for (const c of live) for (const ch of channels(c)) if (test(c, ch)) return { c, ch };
     return null;
   };
@@ -227,15 +236,29 @@ export async function startChannelFaultProxy(brokerUrl: string): Promise<Channel
   return {
     url: url.toString(),
     connectionsAccepted: () => accepted,
-    consumedQueues: () => [...live].flatMap((c) => [...c.consumers.values()].flatMap((qs) => [...qs])),
-    consuming: (queue) => !!find((c, ch) => !!c.consumers.get(ch)?.has(queue), (c) => [...c.consumers.keys()]),
+    consumedQueues: (opts = {}) =>
+      [...live]
+        .flatMap((c) => [...c.consumers.values()].flatMap((qs) => [...qs]).map((q) => [q, c.bound.has(q)] as const))
+        .filter(([, bound]) => opts.bound === undefined || opts.bound === bound)
+        .map(([q]) => q),
+    consuming: (queue) =>
+      !!find(
+        (c, ch) => !!c.consumers.get(ch)?.has(queue),
+        (c) => [...c.consumers.keys()],
+      ),
     closeConsumerChannel: (queue, code = 541, text = 'INTERNAL_ERROR') => {
-      const hit = find((c, ch) => !!c.consumers.get(ch)?.has(queue), (c) => [...c.consumers.keys()]);
+      const hit = find(
+        (c, ch) => !!c.consumers.get(ch)?.has(queue),
+        (c) => [...c.consumers.keys()],
+      );
       if (!hit) throw new Error(`no channel consumes ${queue}`);
       hit.c.closeChannel(hit.ch, code, text);
     },
     closeConfirmChannel: (code = 541, text = 'INTERNAL_ERROR') => {
-      const hit = find(() => true, (c) => [...c.confirmChannels]);
+      const hit = find(
+        () => true,
+        (c) => [...c.confirmChannels],
+      );
       if (!hit) throw new Error('no channel publishes with confirms');
       hit.c.closeChannel(hit.ch, code, text);
     },

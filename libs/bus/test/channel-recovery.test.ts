@@ -42,8 +42,9 @@ describe('Bus channels closed by the broker', () => {
 
     await eventually('billing consuming through the proxy', () => proxy.consuming('billing.rpc'));
     proxy.closeConsumerChannel('billing.rpc', 541, 'INTERNAL_ERROR');
-    await eventually('billing consuming again', () =>
-      lines.some((l) => l.msg === 'broker channel reopened') && proxy.consuming('billing.rpc'),
+    await eventually(
+      'billing consuming again',
+      () => lines.some((l) => l.msg === 'broker channel reopened') && proxy.consuming('billing.rpc'),
     );
 
     expect(await client.rpc(billingRpc, 'account', { user_id: 2 })).toEqual(accountReply(2));
@@ -68,14 +69,14 @@ describe('Bus channels closed by the broker', () => {
     await client.start();
     expect(await client.rpc(billingRpc, 'account', { user_id: 1 })).toEqual(accountReply(1));
 
-    const pending = client
-      .rpc({ queue: 'probe.silent', methods: billingRpc.methods }, 'account', { user_id: 9 })
-      .then(
-        () => new Error('answered'),
-        (err: unknown) => err,
-      );
-    await eventually('the reply consumer through the proxy', () => proxy.consuming('amq.rabbitmq.reply-to'));
-    proxy.closeConsumerChannel('amq.rabbitmq.reply-to');
+    const pending = client.rpc({ queue: 'probe.silent', methods: billingRpc.methods }, 'account', { user_id: 9 }).then(
+      () => new Error('answered'),
+      (err: unknown) => err,
+    );
+    const replyQueue = await eventually('the reply queue consumed through the proxy', () =>
+      proxy.consumedQueues({ bound: false }).find((q) => q.startsWith('amq.gen-')),
+    );
+    proxy.closeConsumerChannel(replyQueue);
     const err = await pending;
     expect(lines.find((l) => l.msg === 'rpc channel error')).toMatchObject({ err: expect.stringContaining('541') });
     expect(err).toBeInstanceOf(BusUnavailableError);
@@ -144,8 +145,9 @@ describe('Bus channels closed by the broker', () => {
     proxy.closeConsumerChannel('test.channel-recovery.events');
     holdFirst = false;
     await publisher.publishEvent(jobEvents.completed, jobCompleted({ job_id: 'job_2' }));
-    await eventually('the unacked event redelivered and the new one handled', () =>
-      handled.filter((id) => id === 'job_1').length === 2 && handled.includes('job_2'),
+    await eventually(
+      'the unacked event redelivered and the new one handled',
+      () => handled.filter((id) => id === 'job_1').length === 2 && handled.includes('job_2'),
     );
     expect(proxy.connectionsAccepted()).toBe(1);
   });
@@ -198,7 +200,7 @@ describe('Bus channels closed by the broker', () => {
     await eventually('the subscription', () => subscribed === 1);
 
     const queue = await eventually('the subscriber queue', () =>
-      proxy.consumedQueues().find((q) => q.startsWith('amq.gen-')),
+      proxy.consumedQueues({ bound: true }).find((q) => q.startsWith('amq.gen-')),
     );
     proxy.closeConsumerChannel(queue);
     await eventually('subscribed again', () => subscribed === 2);
@@ -206,4 +208,3 @@ describe('Bus channels closed by the broker', () => {
     await eventually('the event received', () => received.some((p) => (p as { job_id: string }).job_id === 'job_live'));
   });
 });
-
