@@ -7,8 +7,8 @@
 # What an image holds: Node on Debian bookworm (NODE_IMAGE), the service's production build in
 # /app/dist (main.js: the service, the workspace libraries, its npm dependencies and its migrations
 # bundled by esbuild into one CommonJS file with a source map; the gateway also has admin.js, the
-# admin CLI, the dashboard's files and redoc's bundle; dist/node_modules holds only the packages
-# that cannot be bundled, the gateway's argon2 native addon), run as
+# admin CLI, the dashboard's page, styles and bundled script, and redoc's bundle; dist/node_modules
+# holds only the packages that cannot be bundled, the gateway's argon2 native addon), run as
 # `node --enable-source-maps --max-semi-space-size=2 dist/main.js` by the unprivileged node user
 # (the flag keeps an idle service's young generation small: bench/README.md, "Memory of the
 # production build"). No TypeScript, no TypeScript loader or compiler, no package manager, no dev

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from 'pg';
+import { Client, escapeIdentifier } from 'pg';
 import { prettyFactory } from 'pino-pretty';
 import { REPO_ROOT, SERVICES, startServiceProcess, waitReady, type ServiceProcess } from '@mf/fleet';
 
@@ -59,7 +59,7 @@ async function ensureDatabase(url: string): Promise<void> {
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (!rowCount) {
-      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+      await client.query(`CREATE DATABASE ${escapeIdentifier(name)}`);
       console.log(`created database ${name}`);
     }
   } finally {

@@ -16,11 +16,12 @@
 import { randomUUID } from 'node:crypto';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { Pool } from 'pg';
+import { escapeIdentifier, Pool } from 'pg';
 import { express, type Request, type Response } from './deps';
 
 const table = process.env.BARE_ROW_TABLE ?? 'jobs.jobs';
 if (!/^[a-z_]+\.[a-z_]+$/.test(table)) throw new Error('BARE_ROW_TABLE must be schema.table');
+const [rowSchema, rowTable] = table.split('.');
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.BARE_POOL_MAX ?? 10) });
 
 const app = express();
@@ -28,7 +29,10 @@ app.disable('x-powered-by');
 app.use(express.json({ limit: '1mb' }));
 
 app.get('/row/:id', async (req: Request, res: Response) => {
-  const { rows } = await pool.query(`SELECT * FROM ${table} WHERE id = $1`, [req.params.id]);
+  const { rows } = await pool.query(
+    `SELECT * FROM ${escapeIdentifier(rowSchema)}.${escapeIdentifier(rowTable)} WHERE id = $1`,
+    [req.params.id],
+  );
   if (rows.length === 0) return void res.status(404).json({ error: 'not found' });
   res.json(rows[0]);
 });

@@ -105,6 +105,7 @@ describe('Dockerfile', () => {
       'scripts/build/main.ts',
       'scripts/build/services.ts',
       'services/gateway/dashboard/index.html',
+      'services/gateway/dashboard/src/app.ts',
       'test-e2e/package.json',
       'sdk/package.json',
       'libs/db/src/index.ts',

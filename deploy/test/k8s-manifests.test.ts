@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { SERVICES as FLEET } from '@mf/fleet';
 import { k8sErrors, manifestFiles, parseYamlDocuments, podSpec, yamlFiles, type K8sObject } from './support/k8s';
 import { HAS_KUBECTL, kustomize } from './support/kubectl';
 import { K8S_DIR, SERVICES } from './support/paths';
@@ -11,14 +12,7 @@ const base = HAS_KUBECTL ? kustomize(path.join(K8S_DIR, 'base')) : [];
 const describeRendered = HAS_KUBECTL ? describe : describe.skip;
 const find = (kind: string, name: string): K8sObject | undefined =>
   base.find((o) => o.kind === kind && o.metadata?.name === name);
-const PORTS: Record<string, number> = {
-  gateway: 8080,
-  billing: 8081,
-  jobs: 8082,
-  'editor-agent': 8083,
-  'export-renderer': 8084,
-  'webhook-dispatcher': 8085,
-};
+const PORTS: Record<string, number> = Object.fromEntries(FLEET.map((s) => [s.name, s.port]));
 
 type AnyObj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

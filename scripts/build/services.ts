@@ -2,30 +2,28 @@
  * The production build of the services: each one bundled by esbuild into
  * services/<name>/dist/main.js (CommonJS, Node 20, linked source maps), the workspace libraries and
  * npm dependencies inlined, its migrations with it (they are modules main.ts imports), plus what it
- * reads from disk at run time (the gateway's dashboard and the API reference's redoc bundle, iconv-lite's
- * double-byte tables: trim-bundle.ts), and in
+ * reads from disk at run time (the gateway's dashboard, its TypeScript bundled for the browser; the
+ * API reference's redoc bundle; iconv-lite's double-byte tables: trim-bundle.ts), and in
  * dist/node_modules only the packages that cannot be bundled (native addons) with what they need.
  * dist/ is self-contained: copied anywhere, `node --enable-source-maps dist/main.js` runs it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { SERVICE_NAMES, type ServiceName } from '@mf/fleet';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
+import {
+  DASHBOARD_STATIC_FILES,
+  dashboardBundleOptions,
+} from '../../services/gateway/src/console/dashboard-ui/bundle-options';
 import { oneMimeDb } from './one-mime-db';
+import { productionSwaps } from './production-swaps';
 import { copyPackages } from './packages';
 import { trimSourceMap } from './sourcemap';
 import { trimBundle } from './trim-bundle';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
-export const SERVICE_NAMES = [
-  'gateway',
-  'billing',
-  'jobs',
-  'editor-agent',
-  'export-renderer',
-  'webhook-dispatcher',
-] as const;
-export type ServiceName = (typeof SERVICE_NAMES)[number];
+export { SERVICE_NAMES, type ServiceName };
 
 /** Entry points per service (output name -> source under services/<name>/). */
 const ENTRIES: Record<ServiceName, Record<string, string>> = {
@@ -74,6 +72,8 @@ const NEVER_LOADED = [
   'ffprobe-static',
   '@ffprobe-installer/ffprobe',
   'redoc/package.json',
+  // The gateway bundles the dashboard itself only when run from source (dashboard-ui/source-bundle.ts).
+  'esbuild',
 ];
 
 interface Asset {
@@ -86,7 +86,7 @@ interface Asset {
 /** Files the service reads from disk next to its code (the code looks beside itself first). */
 const ASSETS: Partial<Record<ServiceName, Asset[]>> = {
   gateway: [
-    { from: 'dashboard', to: 'dashboard' },
+    ...DASHBOARD_STATIC_FILES.map((file) => ({ from: path.join('dashboard', file), to: path.join('dashboard', file) })),
     { from: ['redoc', 'bundles/redoc.standalone.js'], to: 'redoc.standalone.js' },
   ],
 };
@@ -123,10 +123,15 @@ export function serviceDir(name: ServiceName): string {
   return path.join(REPO_ROOT, 'services', name);
 }
 
-/** Builds one service into services/<name>/dist (replaced whole). */
+/**
+ * Builds one service into services/<name>/dist (replaced whole). `testHooks` keeps the modules that
+ * the production build swaps for their `.production.ts` stand-ins (production-swaps.ts): a build
+ * for tests that inject faults.
+ */
 export async function buildService(
   name: ServiceName,
   outDir = path.join(serviceDir(name), 'dist'),
+  opts: { testHooks?: boolean } = {},
 ): Promise<BuiltService> {
   const dir = serviceDir(name);
   fs.rmSync(outDir, { recursive: true, force: true });
@@ -140,7 +145,11 @@ export async function buildService(
     // Error classes and log lines that print constructor names keep them.
     keepNames: true,
     external: [...RUNTIME_PACKAGES, ...NEVER_LOADED],
-    plugins: [oneMimeDb(path.join(REPO_ROOT, 'libs', 'http')), trim.plugin],
+    plugins: [
+      ...(opts.testHooks ? [] : [productionSwaps()]),
+      oneMimeDb(path.join(REPO_ROOT, 'libs', 'http')),
+      trim.plugin,
+    ],
     metafile: true,
     logLevel: 'silent',
     absWorkingDir: REPO_ROOT,
@@ -158,6 +167,7 @@ export async function buildService(
     `${JSON.stringify({ name: `@mf/${name}-dist`, private: true, type: 'commonjs' }, null, 2)}\n`,
   );
   for (const asset of ASSETS[name] ?? []) copyAsset(dir, outDir, asset);
+  if (name === 'gateway') await buildDashboard(dir, outDir);
   trim.copyFiles(outDir);
   const packages = copyPackages(usedRuntimePackages(result.metafile), path.join(outDir, 'node_modules'));
   const bundles = Object.fromEntries(
@@ -180,6 +190,15 @@ function usedRuntimePackages(meta: Metafile): { name: string; fromDir: string }[
     }
   }
   return [...importers].map(([name, fromDir]) => ({ name, fromDir }));
+}
+
+/** The dashboard's TypeScript bundled into dist/dashboard/app.js, beside its page and styles. */
+async function buildDashboard(serviceRoot: string, outDir: string): Promise<void> {
+  const result = await build(
+    dashboardBundleOptions(path.join(serviceRoot, 'dashboard'), path.join(outDir, 'dashboard')),
+  );
+  if (result.warnings.length || result.errors.length)
+    throw new Error(`dashboard: esbuild: ${[...result.errors, ...result.warnings].map((w) => w.text).join('; ')}`);
 }
 
 function copyAsset(serviceRoot: string, outDir: string, asset: Asset): void {

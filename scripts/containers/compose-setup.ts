@@ -102,7 +102,9 @@ services:
       - ${ref}:/ref:ro
   editor-agent:
     environment:
-      # The reference server has a private address and a certificate of its own.
+      # The reference server has a private address and a certificate of its own. Production refuses
+      # private URLs, so this container runs as development (NODE_ENV only gates such refusals).
+      NODE_ENV: development
       ALLOW_PRIVATE_URLS: "true"
       NODE_EXTRA_CA_CERTS: /ref/cert.pem
     volumes:

@@ -95,8 +95,14 @@ async function main(): Promise<void> {
         // The local provider draws the test's image; production refuses it unless allowed.
         ALLOW_LOCAL_PROVIDER: 'true',
       };
+      // The reference server is on loopback: private URLs, which production refuses, so this one
+      // container runs as development (NODE_ENV only gates such refusals).
       if (s.name === 'editor-agent')
-        Object.assign(env, { ALLOW_PRIVATE_URLS: 'true', NODE_EXTRA_CA_CERTS: '/certs/ca.pem' });
+        Object.assign(env, {
+          NODE_ENV: 'development',
+          ALLOW_PRIVATE_URLS: 'true',
+          NODE_EXTRA_CA_CERTS: '/certs/ca.pem',
+        });
       const args = [
         'run',
         '-d',

@@ -3,7 +3,7 @@ import path from 'node:path';
 import * as contracts from '../../libs/contracts/src';
 import { openApiDocument } from '../../services/gateway/src/api/openapi/document';
 import { contractTypesFile } from './contract-types';
-import { sdkTypesFile } from './sdk-types';
+import { sdkContractValuesFile, sdkTypesFile } from './sdk-types';
 
 /**
  * `npm run generate` writes every derived file; `npm run generate -- --check` (run by `npm test`)
@@ -22,6 +22,7 @@ const GENERATED: Generated[] = [
     content: () => contractTypesFile(contracts),
   },
   { file: 'sdk/src/generated/openapi.ts', content: () => sdkTypesFile(openApiDocument) },
+  { file: 'sdk/src/generated/contract-values.ts', content: () => sdkContractValuesFile(contracts) },
 ];
 
 async function main(): Promise<void> {

@@ -15,6 +15,8 @@ import {
   ValidationError,
   WaitTimeoutError,
 } from './index';
+import { pollForJob } from './streams';
+import type { Job } from './types';
 
 interface Seen {
   method: string;
@@ -349,12 +351,24 @@ describe('waitForJob', () => {
     });
     expect(done.status).toBe('completed');
     expect(polls).toEqual(['processing', 'processing', 'processing', 'processing', 'processing', 'completed']);
-    const gaps = srv.seen.slice(1).map((s, i) => s.at - srv!.seen[i].at);
-    // 40, 60, 90, 100 (capped), 100
-    expect(gaps[0]).toBeGreaterThanOrEqual(35);
-    expect(gaps[2]).toBeGreaterThan(gaps[0]);
-    expect(Math.max(...gaps)).toBeLessThan(180);
-    expect(gaps[4]).toBeGreaterThanOrEqual(95);
+  });
+
+  it('waits x1.5 longer after each poll, up to the cap (on a fake clock)', async () => {
+    jest.useFakeTimers();
+    try {
+      const at: number[] = [];
+      const getJob = async (): Promise<Job> => (
+        at.push(Date.now()),
+        job(at.length < 6 ? 'processing' : 'completed') as Job
+      );
+      const done = pollForJob(getJob, 'job_1', { intervalMs: 40, maxIntervalMs: 100 });
+      // Each poll's wait elapses only when the fake clock is advanced past it.
+      while (at.length < 6) await jest.advanceTimersToNextTimerAsync();
+      expect((await done).status).toBe('completed');
+      expect(at.slice(1).map((t, i) => t - at[i])).toEqual([40, 60, 90, 100, 100]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('rejects with JobFailedError carrying the job when it fails', async () => {

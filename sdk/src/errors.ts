@@ -1,3 +1,4 @@
+import { EXPORT_ERROR_CODES } from './generated/contract-values';
 import type { ErrorBody, ExportErrorCode, Job } from './types';
 
 /** Any non-2xx answer of the API. `body` is the parsed JSON body (or the raw text when not JSON). */
@@ -121,18 +122,7 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-const EXPORT_CODES = new Set<string>([
-  'no_video_clips',
-  'corrupt_source',
-  'rate_limited',
-  'ffmpeg_failed',
-  'export_failed',
-  'source_fetch_failed',
-  'storage_unconfigured',
-  'export_unavailable',
-  'export_timeout',
-  'ffmpeg_timeout',
-]);
+const EXPORT_CODES = new Set<string>(EXPORT_ERROR_CODES);
 
 /** Parses Retry-After (seconds, or an HTTP date) into seconds. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {

@@ -1,5 +1,6 @@
 import { say, startFakeLlm, type FakeLlm } from '../../services/editor-agent/test/support/fake-llm';
-import { DashboardSession } from '../support/dashboard-session';
+import { DASHBOARD_REPLIES } from '../../libs/contracts/src';
+import { checkedDashboardRoutes, DashboardSession } from '../support/dashboard-session';
 import { api, startFleet, type Fleet } from '../support/fleet';
 import { startReceiver, verifySignature } from '../support/webhook-receiver';
 
@@ -508,6 +509,34 @@ describe('dashboard API end to end', () => {
 
       await fleet.admin('user:role', '--email', carolEmail, '--role', 'user');
       expect((await carol.get('/admin/users')).status).toBe(403);
+    });
+  });
+
+  describe('answers and their contracts', () => {
+    it('answers the playground, key limit and attempt routes in their contract shapes', async () => {
+      const installation = await alice.get('/installation');
+      expect(installation.body.scopes).toContainEqual(expect.objectContaining({ name: 'models:read', always: true }));
+      expect((await alice.get('/models')).body.models.length).toBeGreaterThan(0);
+      const input = { model: 'imagegen-2', prompt: 'a kite' };
+      expect((await alice.post('/estimate', { body: { api_key_id: null, input } })).body).toMatchObject({
+        model: 'imagegen-2',
+        affordable: true,
+      });
+      const run = await alice.post('/generate/image', { body: { api_key_id: null, input: { prompt: 'a kite' } } });
+      expect(run.status).toBe(202);
+      const attempts = await alice.get(`/jobs/${run.body.job_id}/attempts`);
+      expect(attempts.body.job_id).toBe(run.body.job_id);
+      const key = await alice.post('/keys', { body: { name: 'limited', scopes: ['video:write'] } });
+      const limits = await alice.put(`/keys/${key.body.key.id}/limits`, {
+        body: { spend_limit: 1000, max_concurrent_jobs: 2 },
+      });
+      expect(limits.body).toMatchObject({ spend_limit: 1000, max_concurrent_jobs: 2 });
+    });
+
+    // Every call above went through DashboardSession, which checks each success answer against
+    // DASHBOARD_REPLIES: this says none of the contract's routes went unchecked.
+    it('has checked an answer of every route the dashboard reply contracts name', () => {
+      expect([...checkedDashboardRoutes].sort()).toEqual(Object.keys(DASHBOARD_REPLIES).sort());
     });
   });
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from 'pg';
+import { Client, escapeIdentifier } from 'pg';
 import { api, startFleet, userWithKey, type Fleet, type TestUser } from './fleet';
 
 /**
@@ -48,14 +48,16 @@ export class SideEffects {
   async snapshot(): Promise<Snapshot> {
     // Listed each time: a table another change adds (idempotency keys, say) is covered at once.
     this.tables = await this.listTables();
-    const parts = this.tables.map((t, i) =>
-      COUNTED_ONLY.has(t)
-        ? `(SELECT count(*)::text FROM ${t}) AS t${i}`
-        : `(SELECT count(*)::text || ':' || coalesce(md5(string_agg(x::text, ',' ORDER BY x::text)), '') FROM ${t} x) AS t${i}`,
-    );
-    const { rows } = await this.db!.query<Record<string, string>>(`SELECT ${parts.join(', ')}`);
     const tables: Record<string, string> = {};
-    this.tables.forEach((t, i) => (tables[t] = rows[0][`t${i}`]));
+    for (const t of this.tables) {
+      const [schema, table] = t.split('.');
+      const { rows } = await this.db!.query<{ state: string }>(
+        COUNTED_ONLY.has(t)
+          ? `SELECT count(*)::text AS state FROM ${escapeIdentifier(schema)}.${escapeIdentifier(table)}`
+          : `SELECT count(*)::text || ':' || coalesce(md5(string_agg(x::text, ',' ORDER BY x::text)), '') AS state FROM ${escapeIdentifier(schema)}.${escapeIdentifier(table)} x`,
+      );
+      tables[t] = rows[0].state;
+    }
     return { tables, files: listFiles(String(this.fleet.env.STORAGE_DIR)) };
   }
 

@@ -1,3 +1,21 @@
+import { DASHBOARD_REPLIES, dashboardRouteOf, type DashboardRoute } from '../../libs/contracts/src';
+
+/** The routes whose answers this test file's clients have checked against their contract. */
+export const checkedDashboardRoutes = new Set<DashboardRoute>();
+
+/**
+ * A success answer must be what its contract says (@mf/contracts DASHBOARD_REPLIES), no field more
+ * or less, as the public API's answers are checked against the OpenAPI document.
+ */
+function checkAgainstContract(method: string, path: string, status: number, body: unknown): void {
+  if (status < 200 || status >= 300 || status === 204) return;
+  const route = dashboardRouteOf(method, path);
+  if (!route) throw new Error(`${method} ${path} answered ${status}, but no dashboard reply contract names it`);
+  const { error } = DASHBOARD_REPLIES[route].validate(body, { convert: false, abortEarly: false });
+  if (error) throw new Error(`${method} ${path} (${route}): the answer breaks its contract: ${error.message}`);
+  checkedDashboardRoutes.add(route);
+}
+
 /** One cookie as the server set it: its value and its attributes, for tests to inspect. */
 export interface SetCookieRecord {
   name: string;
@@ -75,6 +93,7 @@ export class DashboardSession {
     } catch {
       /* not JSON: keep the text so a test can show it */
     }
+    checkAgainstContract(method, path, res.status, parsed);
     const result = { status: res.status, headers: res.headers, body: parsed, setCookies };
     const csrf = (parsed as { csrf_token?: unknown } | null)?.csrf_token;
     if (res.ok && typeof csrf === 'string') this.csrfToken = csrf;

@@ -17,8 +17,8 @@ const setupChannels = new WeakMap<ChannelModel, Promise<Channel>>();
 /**
  * The connection's set-up channel, opened once and kept for the connection's life. Closing a
  * channel makes amqplib format an error stack, and with --enable-source-maps the first one formatted
- * parses the bundle's whole source map: 1.7-4.4 MiB of heap per idle service (bench/README.md,
- * issue 20). A channel the broker closes (a failed declaration) is replaced on the next use.
+ * parses the bundle's whole source map: 1.7-4.4 MiB of heap per idle service (the memory bench,
+ * bench/README.md). A channel the broker closes (a failed declaration) is replaced on the next use.
  */
 function setupChannel(conn: ChannelModel): Promise<Channel> {
   const known = setupChannels.get(conn);

@@ -152,6 +152,23 @@ export function refuseDevelopmentSecrets(config: { NODE_ENV: string }, atDefault
   return left;
 }
 
+/**
+ * Switches for tests and local development (fault injection, private or plain-http destinations):
+ * with NODE_ENV=production a service refuses to start with one of them on, naming it (`on` says
+ * which are on). Production has no use for them, and each one opens a hole (a self-kill switch, a
+ * way into the private network) if it is left on by mistake.
+ */
+export function refuseTestSwitches(config: { NODE_ENV: string }, on: Record<string, boolean>): void {
+  const set = Object.entries(on)
+    .filter(([, isOn]) => isOn)
+    .map(([name]) => name);
+  if (set.length && config.NODE_ENV === 'production') {
+    throw new ConfigError(
+      `Invalid configuration:\n${set.map((n) => `  ${n}: is for tests and local development only; unset it (NODE_ENV=production)`).join('\n')}`,
+    );
+  }
+}
+
 /** Parses a comma-separated list of values. */
 export function csv(value: string | undefined): string[] {
   return (value ?? '')

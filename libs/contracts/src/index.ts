@@ -22,3 +22,5 @@ export * from './api/responses';
 export * from './api/webhook-deliveries';
 export * from './api/dashboard';
 export type * from './generated/types';
+export * from './api/dashboard-replies';
+export type * from './api/dashboard-routes';

@@ -49,7 +49,7 @@ export const ROUTING_KEYS = {
 /**
  * The job events that end a job: what billing (slot release) and the dispatcher (webhooks) bind
  * to. Their queues were bound to every job event once (`jobAll`): a submit's job.processing cost
- * two durable enqueues, two deliveries and two acks for nothing (bench/README.md, submit third pass).
+ * two durable enqueues, two deliveries and two acks for nothing (the submit bench, bench/README.md).
  */
 export const JOB_END_ROUTING_KEYS = [
   ROUTING_KEYS.jobCompleted,

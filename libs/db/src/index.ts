@@ -1,7 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { withPooledConnection } from './connection';
-import { sqlString } from './literals';
 
 // bigint columns (ids, credit amounts) come back as JS numbers: every figure we store stays far
 // below 2^53, and strings would leak into JSON responses.
@@ -9,9 +8,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
 export type { Knex };
 export { rawRowsOf, rowOf, rowsOf } from './rows';
-export { lastStatementRows, withPooledConnection, type RawConnection } from './connection';
-export { sqlInteger, sqlString } from './literals';
-export { commitThen, inlineStatement } from './inline';
+export { pipelined, withPooledConnection, type RawConnection, type Statement } from './connection';
 
 export interface Migration {
   /** Stable, sortable name (e.g. 0001_create_users). Never rename one that has run. */
@@ -32,7 +29,9 @@ export function createDb({ url, schema, poolMax = 10 }: DbOptions): Knex {
   assertIdentifier(schema);
   return knexFactory({
     client: 'pg',
-    connection: { connectionString: url, application_name: schema },
+    // Pipeline mode: statements sent without waiting share a round trip (pipelined). knex itself
+    // waits for each answer, so its own queries go as before.
+    connection: { connectionString: url, application_name: schema, pipeline: true } as Knex.PgConnectionConfig,
     searchPath: [schema],
     pool: { min: 0, max: poolMax, idleTimeoutMillis: 30_000 },
     acquireConnectionTimeout: 10_000,
@@ -55,12 +54,11 @@ function assertIdentifier(name: string): void {
  */
 export async function migrate(knex: Knex, schema: string, migrations: Migration[]): Promise<string[]> {
   assertIdentifier(schema);
-  const lock = `SELECT pg_advisory_lock(hashtext(${sqlString(`mediaforge:migrate:${schema}`)}))`;
-  const unlock = `SELECT pg_advisory_unlock(hashtext(${sqlString(`mediaforge:migrate:${schema}`)}))`;
+  const lockKey = [`mediaforge:migrate:${schema}`];
   return withPooledConnection(knex, async (conn) => {
-    await conn.query(lock);
+    await conn.query('SELECT pg_advisory_lock(hashtext($1))', lockKey);
     try {
-      await knex.raw(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await knex.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
       const config = { schemaName: schema, tableName: 'knex_migrations' };
       const byName = new Map(migrations.map((m) => [m.name, m]));
       // Only one migrator at a time gets here: a lock row still set is a dead migrator's.
@@ -75,7 +73,7 @@ export async function migrate(knex: Knex, schema: string, migrations: Migration[
       })) as [number, string[]];
       return applied;
     } finally {
-      await conn.query(unlock);
+      await conn.query('SELECT pg_advisory_unlock(hashtext($1))', lockKey);
     }
   });
 }

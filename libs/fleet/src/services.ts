@@ -1,6 +1,9 @@
 import path from 'node:path';
 
-/** The fleet, in start order. Ports are each service's default. */
+/**
+ * The fleet, in start order: the one list of the services (the dev start, the tests' fleets, the
+ * production build and the deploy tests all read it). Ports are each service's default.
+ */
 export const SERVICES = [
   { name: 'billing', port: 8081 },
   { name: 'jobs', port: 8082 },
@@ -11,6 +14,9 @@ export const SERVICES = [
 ] as const;
 
 export type ServiceName = (typeof SERVICES)[number]['name'];
+
+/** The services' names, in start order. */
+export const SERVICE_NAMES: readonly ServiceName[] = SERVICES.map((s) => s.name);
 
 /** The repository root (libs/fleet/src -> ../../..). */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -23,8 +29,7 @@ export function serviceEntry(name: ServiceName): string {
  * How node runs a production build (the images' CMD, the services' npm start): source maps for
  * stack traces that name our .ts files, and young-generation semi-spaces capped at 2 MiB. V8
  * grows them to 16 MiB each under the startup's allocations and keeps them (up to 32 MiB of RSS
- * per idle service); scavenges of a 2 MiB space stay short (bench/README.md, "Memory of the
- * production build").
+ * per idle service); scavenges of a 2 MiB space stay short (the memory bench, bench/README.md).
  */
 export const COMPILED_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-size=2'];
 
@@ -35,7 +40,7 @@ export const COMPILED_NODE_FLAGS = ['--enable-source-maps', '--max-semi-space-si
  * default start), so blocks that large always get their own mapping and go back to the system when
  * freed. Left dynamic, glibc raises the threshold (up to 32 MiB) each time such a block is freed,
  * and the parser's and compiler's big start-up buffers then stay in the heap arena, resident (3-7
- * MiB of an idle service; bench/README.md, "Idle memory, issue 20 (third pass)").
+ * MiB of an idle service; the memory bench, bench/README.md).
  */
 export const COMPILED_ENV: Readonly<Record<string, string>> = {
   MALLOC_ARENA_MAX: '2',

@@ -8,7 +8,7 @@ export const SETTLE_AFTER_MS = 1000;
  * One memory-reducing full collection shortly after start-up. Start-up leaves garbage behind (the
  * migrations' and modules' initialisation, the bundle's parse) that an idle service would otherwise
  * keep resident until its heap grows enough for V8 to collect: 2-5 MiB of RSS per service
- * (bench/README.md, "Idle memory, issue 20 (third pass)"). One pause of 5-20 ms, once.
+ * (the memory bench, bench/README.md). One pause of 5-20 ms, once.
  * The timer is unref'd: it never keeps a stopping process alive.
  */
 export function settleHeapAfterStart(delayMs = SETTLE_AFTER_MS): NodeJS.Timeout {

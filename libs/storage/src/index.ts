@@ -14,7 +14,7 @@ export function createStorage(config: StorageConfig): Storage {
       return new LocalStorage(config.dir);
     case 's3': {
       // The minio client (with its XML parsers) loads only where S3 is configured: it is several
-      // MiB of an idle service's heap (bench/README.md, "Memory of the production build").
+      // MiB of an idle service's heap (the memory bench, bench/README.md).
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
       const { S3Storage } = require('./s3') as typeof import('./s3');
       return new S3Storage(config);

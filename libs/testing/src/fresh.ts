@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { Client, escapeIdentifier } from 'pg';
 import { infra } from './infra';
 
 export const TEST_DB_PREFIX = 'mf_test_';
@@ -29,14 +29,15 @@ export interface TestDatabase {
 /** A new, empty database: every service schema of a test run lives in it, and nothing else does. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = uniqueName(TEST_DB_PREFIX);
-  await admin((c) => c.query(`CREATE DATABASE "${name}"`));
+  await admin((c) => c.query(`CREATE DATABASE ${escapeIdentifier(name)}`));
   const { postgresAdminUrl } = await infra();
   const url = new URL(postgresAdminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
-    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      admin((c) => c.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`)).then(() => undefined),
   };
 }
 
@@ -110,9 +111,13 @@ export async function dropStaleTestResources(olderThanMs = 6 * 3600_000): Promis
   };
   const names = await admin(async (c) =>
     (
-      await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '${TEST_DB_PREFIX}%'`)
+      await c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [
+        `${TEST_DB_PREFIX}%`,
+      ])
     ).rows.map((r) => r.datname),
   );
   for (const name of names.filter(stale))
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(() => undefined);
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`)).catch(
+      () => undefined,
+    );
 }

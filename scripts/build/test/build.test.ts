@@ -43,6 +43,16 @@ describe('production build of the services', () => {
     }
   });
 
+  it('carries no test hook: the fault points (a self-kill switch) are not in any bundle', () => {
+    for (const name of SERVICE_NAMES) {
+      const dist = built.get(name)!.dist;
+      for (const bundle of Object.keys(built.get(name)!.bundles)) {
+        const code = fs.readFileSync(path.join(dist, bundle), 'utf8');
+        expect([name, bundle, /after-charge|fault injection: killing/.test(code)]).toEqual([name, bundle, false]);
+      }
+    }
+  });
+
   it.each(SERVICE_NAMES.map((s) => [s]))('%s: dist/ alone migrates a fresh database with plain node', async (name) => {
     const dist = built.get(name)!.dist;
     const { stderr, stdout } = await run(

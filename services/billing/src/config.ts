@@ -15,8 +15,7 @@ const schema = Joi.object<BillingConfig>({
   /**
    * Most batches in flight at once: the next starts as soon as the previous holds its locks. At most
    * the database pool's size (10), less a connection for grants and key-limit RPCs. 1 by default:
-   * on one hot user (both benches) pipelining only made batches smaller (bench/README.md, "Billing
-   * pipelined batches, issue 20").
+   * on one hot user (the billing and submit benches) pipelining only made batches smaller.
    */
   BILLING_BATCH_IN_FLIGHT: Joi.number().integer().min(1).max(9).default(1),
 });

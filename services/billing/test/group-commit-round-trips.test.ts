@@ -1,11 +1,11 @@
-import { createDb, sqlString, withPooledConnection, type Knex } from '@mf/db';
+import { createDb, type Knex } from '@mf/db';
 import { silentLogger } from '@mf/testing';
 import { GroupCommitter } from '../src/usecases/group-commit';
 import { balanceOf, charge, seedUser, statuses, useBillingDatabase } from './support/billing-db';
 
 /**
- * A batch in two round trips (BEGIN with lock_batch, the write with COMMIT), its values inlined as
- * literals: what it stores is exactly what was asked, and a failed batch leaves its connection clean.
+ * A batch in two round trips (BEGIN with lock_batch, the write with COMMIT, each pair pipelined):
+ * what it stores is exactly what was asked, and a failed batch leaves its connection clean.
  */
 describe('billing group commit, two round trips per batch', () => {
   let nextUser = 1;
@@ -14,18 +14,9 @@ describe('billing group commit, two round trips per batch', () => {
   beforeAll(() => (db = database.db));
   const logger = silentLogger();
 
-  it('reads back every awkward string exactly as the server parses its literal', async () => {
-    const awkward = ["o'brien", 'a\\b', "x\\'; DROP TABLE ledger; --", '? $1 ;', 'émoji 💳', ''];
-    // Through the batch's own connection (knex.raw would take the ? for a binding).
-    const result = await withPooledConnection(db, (conn) =>
-      conn.query(`SELECT ARRAY[${awkward.map(sqlString).join(',')}]::text[] AS v`),
-    );
-    expect((result as { rows: { v: string[] }[] }).rows[0].v).toEqual(awkward);
-  });
-
   it('stores references and descriptions with quotes, backslashes and semicolons exactly, and repeats find them', async () => {
     const userId = await seedUser(db, nextUser++, 100);
-    const refs = [`job:'q-${userId}`, `job:\\b-${userId}`, `job:'); DROP TABLE balances; --${userId}`];
+    const refs = [`job:'q-${userId}`, `job:\\b-${userId}`, "job:'); DROP TABLE balances; --".concat(String(userId))];
     const c = new GroupCommitter(db, { maxBatch: 100, logger });
     const ops = refs.map((reference) => ({
       kind: 'charge' as const,

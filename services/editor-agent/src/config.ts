@@ -1,4 +1,4 @@
-import { Joi, loadConfig, serviceEnv, type ServiceEnv } from '@mf/config';
+import { Joi, loadConfig, refuseTestSwitches, serviceEnv, type ServiceEnv } from '@mf/config';
 import { storageEnv, type StorageEnv } from '@mf/storage';
 
 export interface EditorAgentConfig extends ServiceEnv, StorageEnv {
@@ -100,5 +100,7 @@ const schema = Joi.object<EditorAgentConfig>({
 });
 
 export function loadEditorAgentConfig(env: NodeJS.ProcessEnv = process.env): EditorAgentConfig {
-  return loadConfig(schema, env);
+  const config = loadConfig(schema, env);
+  refuseTestSwitches(config, { ALLOW_PRIVATE_URLS: config.ALLOW_PRIVATE_URLS });
+  return config;
 }

@@ -839,12 +839,16 @@ describe('editor agent turns', () => {
   it('answers 409 when another instruction keeps the video longer than turnLockWaitMs', async () => {
     let release: () => void = () => undefined;
     const held = new Promise<void>((r) => (release = r));
+    let modelCalled: () => void = () => undefined;
+    const running = new Promise<void>((r) => (modelCalled = r));
     const t = await setup(100, async () => {
+      modelCalled();
       await held;
       return say('finally');
     });
     const first = t.instruct('slow one');
-    await new Promise((r) => setTimeout(r, 300));
+    // The first turn is at its model call, so it holds the video's lock.
+    await running;
     ctx.settings.turnLockWaitMs = 200;
     const err = await rejection(t.instruct('impatient'));
     expect(err.status).toBe(409);

@@ -70,4 +70,17 @@ describe('jobs config', () => {
     expect(loadJobsConfig({ FAULT_POINTS: 'after-charge' }).FAULT_POINTS).toEqual(['after-charge']);
     expect(() => loadJobsConfig({ FAULT_POINTS: 'after-chrage' })).toThrow(/unknown fault point after-chrage/);
   });
+
+  it('refuses to start with NODE_ENV=production with a test switch on, naming each one', () => {
+    const env = { ...PRODUCTION, ALLOW_LOCAL_PROVIDER: 'true' };
+    expect(() => loadJobsConfig({ ...env, FAULT_POINTS: 'after-charge' })).toThrow(
+      /FAULT_POINTS: is for tests and local development only/,
+    );
+    expect(() => loadJobsConfig({ ...env, ALLOW_PRIVATE_URLS: 'true' })).toThrow(
+      /ALLOW_PRIVATE_URLS: is for tests and local development only/,
+    );
+    // Off is the same as unset, and outside production they are allowed.
+    expect(loadJobsConfig({ ...env, FAULT_POINTS: '', ALLOW_PRIVATE_URLS: 'false' }).ALLOW_PRIVATE_URLS).toBe(false);
+    expect(loadJobsConfig({ FAULT_POINTS: 'after-charge', ALLOW_PRIVATE_URLS: 'true' }).ALLOW_PRIVATE_URLS).toBe(true);
+  });
 });

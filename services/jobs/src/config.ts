@@ -1,4 +1,13 @@
-import { ConfigError, csv, Joi, loadConfig, refuseDevelopmentSecrets, serviceEnv, type ServiceEnv } from '@mf/config';
+import {
+  ConfigError,
+  csv,
+  Joi,
+  loadConfig,
+  refuseDevelopmentSecrets,
+  refuseTestSwitches,
+  serviceEnv,
+  type ServiceEnv,
+} from '@mf/config';
 import { storageEnv, type StorageEnv } from '@mf/storage';
 import { FAULT_POINTS, isFaultPoint } from './faults';
 import {
@@ -123,8 +132,10 @@ const schema = Joi.object<JobsConfig>({
       // A misspelt point would silently inject nothing: refuse it.
       const points = csv(v);
       const unknown = points.find((p) => !isFaultPoint(p));
-      if (unknown !== undefined) throw new Error(`unknown fault point ${unknown} (known: ${FAULT_POINTS.join(', ')})`);
-      return points;
+      if (unknown === undefined) return points;
+      // The production build carries no fault points at all (faults.production.ts).
+      if (!FAULT_POINTS.length) throw new Error('this build has no fault injection (a production build)');
+      throw new Error(`unknown fault point ${unknown} (known: ${FAULT_POINTS.join(', ')})`);
     }),
 });
 
@@ -133,6 +144,10 @@ export function loadJobsConfig(env: NodeJS.ProcessEnv = process.env): JobsConfig
   const config = loadConfig(schema, env);
   refuseDevelopmentSecrets(config, {
     PROVIDER_CALLBACK_SECRET: config.PROVIDER_CALLBACK_SECRET === DEV_CALLBACK_SECRET,
+  });
+  refuseTestSwitches(config, {
+    FAULT_POINTS: config.FAULT_POINTS.length > 0,
+    ALLOW_PRIVATE_URLS: config.ALLOW_PRIVATE_URLS,
   });
   // Checked here, at start-up: a bad document stops the service naming the problem.
   const doc = readProvidersDocument(config);

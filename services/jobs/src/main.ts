@@ -4,7 +4,7 @@ import { assertFetchableUrl, downloadToFile, downloadToStream, keepAliveDownload
 import { createStorage, storageConfigFromEnv } from '@mf/storage';
 import { migrations } from '../migrations';
 import { DEV_CALLBACK_SECRET, loadJobsConfig } from './config';
-import { withFaultPoints } from './faults';
+import { injectFaults } from './faults';
 import { serveJobsRpc } from './messaging/jobs-rpc.server';
 import { relayOutbox } from './messaging/outbox-relay';
 import { createProviders } from './providers';
@@ -41,15 +41,7 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
     await storage.check();
     const providers = createProviders(config.routing, config, { logger, storage, fetchReference });
     // Test-only faults wrap each provider here, so no use case carries test code.
-    for (const [name, provider] of providers) {
-      providers.set(
-        name,
-        withFaultPoints(provider, config.FAULT_POINTS, (point) => {
-          logger.warn({ faultPoint: point }, 'fault injection: killing the process');
-          process.kill(process.pid, 'SIGKILL');
-        }),
-      );
-    }
+    injectFaults(providers, config.FAULT_POINTS, logger);
     const routing = new Routing(
       config.routing,
       providers,

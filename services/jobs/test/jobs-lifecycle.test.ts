@@ -8,7 +8,7 @@ import { cancelJob } from '../src/usecases/cancel-job.usecase';
 import { getJob, providerCallback } from '../src/usecases/read-jobs.usecase';
 import { callbackToken, toEventPayload } from '../src/domain/job';
 import { submitJob } from '../src/usecases/submit-job.usecase';
-import { sweepRetention, sweepStuckSubmits } from '../src/usecases/sweep.usecase';
+import { retryPendingRefunds, sweepRetention, sweepStuckSubmits } from '../src/usecases/sweep.usecase';
 import { producedFile, startHarness, type Harness } from './support/jobs-harness';
 
 const image = (user: number, prompt = 'p') => ({
@@ -199,6 +199,46 @@ describe('jobs lifecycle against the real database and broker', () => {
       refund_state: 'done',
     });
     await expect(getJob(h.ctx, { user_id: u, job_id: row.id })).rejects.toMatchObject({ status: 404 });
+    // A charge of that reference arriving now (a retry still in flight from the crashed submit) is refused.
+    await expect(
+      h.billing.handlers.charge({ user_id: u, reference: `job:${row.id}`, amount: 50 }),
+    ).rejects.toMatchObject({ status: 409 });
+    expect(h.billing.balance(u)).toBe(100);
+  });
+
+  it('retries a refund billing has not confirmed: settles it once, and the next round owes nothing more', async () => {
+    const u = newUser(100);
+    const [row] = await h
+      .db('jobs')
+      .insert({
+        id: 'job_owed1',
+        user_id: u,
+        api_key_id: 1,
+        type: 'image',
+        model_id: 'imagegen-2',
+        upstream_model: 'fal-ai/imagegen-2',
+        params: JSON.stringify(image(u).params),
+        cost: 50,
+        status: 'failed',
+        error: 'upstream failed',
+        provider: 'local',
+        refund_state: 'pending',
+        deadline_at: new Date(Date.now() + 60_000),
+        completed_at: new Date(),
+      })
+      .returning('*');
+    // Charged, then the job failed while billing did not answer the refund.
+    await h.billing.handlers.charge({ user_id: u, reference: `job:${row.id}`, amount: 50 });
+    const owed = await h.db('jobs').where({ refund_state: 'pending' }).pluck('id');
+    expect(owed).toContain(row.id);
+
+    expect(await retryPendingRefunds(h.ctx)).toBe(owed.length);
+    expect(h.billing.balance(u)).toBe(100);
+    expect(h.billing.refunds.get(`job:${row.id}`)).toBe(50);
+    expect(await h.db('jobs').first('refund_state').where({ id: row.id })).toEqual({ refund_state: 'done' });
+
+    expect(await retryPendingRefunds(h.ctx)).toBe(0);
+    expect(h.billing.balance(u)).toBe(100);
   });
 
   it('deletes jobs past retention with their media; they answer 404', async () => {

@@ -55,4 +55,19 @@ describe('webhook-dispatcher config', () => {
         .NODE_ENV,
     ).toBe('production');
   });
+
+  it('refuses to start with NODE_ENV=production with plain-http or private destinations allowed, naming the variable', () => {
+    const production = { NODE_ENV: 'production', WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex') };
+    expect(() => loadWebhookDispatcherConfig({ ...production, WEBHOOK_ALLOW_HTTP: 'true' })).toThrow(
+      /WEBHOOK_ALLOW_HTTP: is for tests and local development only/,
+    );
+    expect(() => loadWebhookDispatcherConfig({ ...production, WEBHOOK_ALLOW_PRIVATE: 'true' })).toThrow(
+      /WEBHOOK_ALLOW_PRIVATE: is for tests and local development only/,
+    );
+    expect(loadWebhookDispatcherConfig({ ...production, WEBHOOK_ALLOW_HTTP: 'false' }).WEBHOOK_ALLOW_HTTP).toBe(false);
+    expect(loadWebhookDispatcherConfig({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' })).toMatchObject({
+      WEBHOOK_ALLOW_HTTP: true,
+      WEBHOOK_ALLOW_PRIVATE: true,
+    });
+  });
 });

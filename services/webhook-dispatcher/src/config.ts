@@ -1,4 +1,12 @@
-import { csv, Joi, loadConfig, refuseDevelopmentSecrets, serviceEnv, type ServiceEnv } from '@mf/config';
+import {
+  csv,
+  Joi,
+  loadConfig,
+  refuseDevelopmentSecrets,
+  refuseTestSwitches,
+  serviceEnv,
+  type ServiceEnv,
+} from '@mf/config';
 import { DEV_WEBHOOK_SECRET_KEY, parseSecretKey } from './domain/secret-box';
 
 export interface WebhookDispatcherConfig extends ServiceEnv {
@@ -59,6 +67,10 @@ const schema = Joi.object<WebhookDispatcherConfig>({
 export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv = process.env): WebhookDispatcherConfig {
   const config = loadConfig(schema, env);
   refuseDevelopmentSecrets(config, { WEBHOOK_SECRET_KEY: usesDevSecretKey(config) });
+  refuseTestSwitches(config, {
+    WEBHOOK_ALLOW_HTTP: config.WEBHOOK_ALLOW_HTTP,
+    WEBHOOK_ALLOW_PRIVATE: config.WEBHOOK_ALLOW_PRIVATE,
+  });
   return config;
 }
 

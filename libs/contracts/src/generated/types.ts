@@ -281,6 +281,20 @@ export interface DashboardDeliveriesQuery {
   starting_after?: number;
 }
 
+export interface DashboardGrantReply {
+  credits_remaining: number;
+}
+
+export interface DashboardInstallation {
+  /**
+   * Credits a new account is granted once.
+   */
+  signup_credits: number;
+  reference_url: string;
+  openapi_url: string;
+  scopes: DashboardScope[];
+}
+
 export interface DashboardJobsQuery {
   /**
    * Rows per page, 1-100.
@@ -289,12 +303,146 @@ export interface DashboardJobsQuery {
   before?: string;
 }
 
+export interface DashboardKey {
+  id: number;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  /**
+   * ISO 8601, UTC.
+   */
+  created_at: string;
+  /**
+   * ISO 8601, UTC.
+   */
+  last_used_at: string | null;
+  /**
+   * ISO 8601, UTC.
+   */
+  revoked_at: string | null;
+  /**
+   * null when billing did not answer: the list still works, so a key can be revoked.
+   */
+  limits: DashboardKeyLimits | null;
+}
+
+export interface DashboardKeyCreated {
+  key: DashboardKey;
+  /**
+   * The full key, shown this once.
+   */
+  secret_key: string;
+}
+
+export interface DashboardKeyLimits {
+  /**
+   * Most credits the key may spend per calendar month (UTC); null: no limit.
+   */
+  spend_limit: number | null;
+  /**
+   * Most jobs of the key running at once; null: no limit.
+   */
+  max_concurrent_jobs: number | null;
+  /**
+   * Credits the key spent this calendar month (UTC), refunds deducted.
+   */
+  spent_this_period: number;
+  /**
+   * Jobs of the key charged and not yet ended.
+   */
+  active_jobs: number;
+}
+
+export interface DashboardKeyList {
+  /**
+   * Newest first.
+   */
+  keys: DashboardKey[];
+}
+
+export interface DashboardKeyRevoked {
+  id: number;
+  /**
+   * ISO 8601, UTC.
+   */
+  revoked_at: string;
+}
+
 export interface DashboardLedgerQuery {
   /**
    * Rows per page, 1-500.
    */
   limit?: number;
   before_id?: number;
+}
+
+export interface DashboardProject {
+  project: {
+    id: string;
+    name: string;
+    aspect_ratio: '9:16' | '1:1' | '4:5' | '16:9' | '4:3';
+    context_md: string;
+  };
+  videos: Video[];
+  assets: Asset[];
+  clips: Clip[];
+  threads: {
+    [pattern: string]: ThreadTurn[];
+  };
+}
+
+export interface DashboardScope {
+  name: 'models:read' | 'video:write' | 'image:write' | 'jobs:read' | 'video-editor:write' | 'video-editor:read';
+  /**
+   * What the scope lets a key do, in one line.
+   */
+  description: string;
+  /**
+   * On every key (models:read).
+   */
+  always: boolean;
+  /**
+   * Ticked to start with in the key form.
+   */
+  default: boolean;
+}
+
+export interface DashboardSession {
+  user: DashboardUser;
+  /**
+   * Sent back as X-CSRF-Token on every write; kept in memory only.
+   */
+  csrf_token: string;
+}
+
+export interface DashboardUser {
+  id: number;
+  email: string;
+  role: 'user' | 'admin';
+}
+
+export interface DashboardUserList {
+  /**
+   * Newest first, at most 100.
+   */
+  users: DashboardUserRow[];
+}
+
+export interface DashboardUserRow {
+  id: number;
+  email: string;
+  role: 'user' | 'admin';
+  /**
+   * ISO 8601, UTC.
+   */
+  created_at: string;
+}
+
+export interface DashboardWebhookCleared {
+  /**
+   * false when there was none.
+   */
+  cleared: boolean;
 }
 
 export interface DashboardWebhookTestBody {

@@ -1,7 +1,6 @@
-import { lastStatementRows, type RawConnection } from '@mf/db';
+import { pipelined, type RawConnection } from '@mf/db';
 import type { LedgerRow, NewEntry } from '../domain/batch';
 import type { KeyCharge, KeyState } from '../domain/key-limits';
-import { inlineArrays } from './sql-literal';
 
 /**
  * The SQL of a group-committed batch: two round trips on one connection of the pool, each a
@@ -38,13 +37,15 @@ export async function beginAndLock(
   users: number[],
   keys: { api_key_id: number; user_id: number }[] = [],
 ): Promise<LockedState> {
-  const sql = inlineArrays('BEGIN; SELECT lock_batch(?::text[], ?::bigint[], ?::bigint[], ?::bigint[]) AS state', [
-    references,
-    users,
-    keys.map((k) => k.api_key_id),
-    keys.map((k) => k.user_id),
+  const [, locked] = await pipelined(conn, [
+    { text: 'BEGIN' },
+    {
+      name: 'billing_lock_batch',
+      text: 'SELECT lock_batch($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS state',
+      values: [references, users, keys.map((k) => k.api_key_id), keys.map((k) => k.user_id)],
+    },
   ]);
-  const rows = lastStatementRows<{ state: RawState }>(await conn.query(sql));
+  const rows = locked as { state: RawState }[];
   const { balances, ledger, keys: keyRows, key_charges, period } = rows[0].state;
   const num = (v: number | string | null) => (v === null ? null : Number(v));
   return {
@@ -74,7 +75,7 @@ export interface KeyChanges {
  * key counters (rows locked by beginAndLock, so the values are exact), the new ledger rows, the
  * new key charges (in their final state) and the end of older ones. ON CONFLICT is a safety net
  * only: the reference locks and the plan already leave out every repeat. If the write fails, the
- * rest of the query (the COMMIT) is skipped: the caller rolls back.
+ * COMMIT after it finds the transaction aborted and rolls it back.
  */
 export async function writeAndCommit(
   conn: RawConnection,
@@ -87,45 +88,43 @@ export async function writeAndCommit(
     return;
   }
   const users = [...balances.keys()];
-  const write = inlineArrays(
-    `WITH changed AS (
+  const text = `WITH changed AS (
        UPDATE balances AS b SET credits = v.credits, updated_at = now()
-       FROM unnest(?::bigint[], ?::bigint[]) AS v(user_id, credits)
+       FROM unnest($1::bigint[], $2::bigint[]) AS v(user_id, credits)
        WHERE b.user_id = v.user_id
      ), key_counters AS (
        UPDATE key_limits AS k SET period_start = v.period_start, spent = v.spent, active = v.active, updated_at = now()
-       FROM unnest(?::bigint[], ?::date[], ?::bigint[], ?::integer[]) AS v(api_key_id, period_start, spent, active)
+       FROM unnest($3::bigint[], $4::date[], $5::bigint[], $6::integer[]) AS v(api_key_id, period_start, spent, active)
        WHERE k.api_key_id = v.api_key_id
      ), key_charged AS (
        INSERT INTO key_charges (reference, api_key_id, period_start, amount, active)
-       SELECT * FROM unnest(?::text[], ?::bigint[], ?::date[], ?::bigint[], ?::boolean[])
+       SELECT * FROM unnest($7::text[], $8::bigint[], $9::date[], $10::bigint[], $11::boolean[])
        ON CONFLICT (reference) DO NOTHING
      ), key_ended AS (
-       UPDATE key_charges SET active = false WHERE reference = ANY (?::text[])
+       UPDATE key_charges SET active = false WHERE reference = ANY ($12::text[])
      )
      INSERT INTO ledger (user_id, kind, reference, amount, balance_after, description)
-     SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::text[])
-     ON CONFLICT (reference, kind) DO NOTHING`,
-    [
-      users,
-      users.map((u) => balances.get(u) ?? 0),
-      keys.keys.map((k) => k.api_key_id),
-      keys.keys.map((k) => k.period_start),
-      keys.keys.map((k) => k.spent),
-      keys.keys.map((k) => k.active),
-      keys.newCharges.map((c) => c.reference),
-      keys.newCharges.map((c) => c.api_key_id),
-      keys.newCharges.map((c) => c.period_start),
-      keys.newCharges.map((c) => c.amount),
-      keys.newCharges.map((c) => c.active),
-      keys.ended,
-      entries.map((e) => e.user_id),
-      entries.map((e) => e.kind),
-      entries.map((e) => e.reference),
-      entries.map((e) => e.amount),
-      entries.map((e) => e.balance_after),
-      entries.map((e) => e.description),
-    ],
-  );
-  await conn.query(`${write}; COMMIT`);
+     SELECT * FROM unnest($13::bigint[], $14::text[], $15::text[], $16::bigint[], $17::bigint[], $18::text[])
+     ON CONFLICT (reference, kind) DO NOTHING`;
+  const values = [
+    users,
+    users.map((u) => balances.get(u) ?? 0),
+    keys.keys.map((k) => k.api_key_id),
+    keys.keys.map((k) => k.period_start),
+    keys.keys.map((k) => k.spent),
+    keys.keys.map((k) => k.active),
+    keys.newCharges.map((c) => c.reference),
+    keys.newCharges.map((c) => c.api_key_id),
+    keys.newCharges.map((c) => c.period_start),
+    keys.newCharges.map((c) => c.amount),
+    keys.newCharges.map((c) => c.active),
+    keys.ended,
+    entries.map((e) => e.user_id),
+    entries.map((e) => e.kind),
+    entries.map((e) => e.reference),
+    entries.map((e) => e.amount),
+    entries.map((e) => e.balance_after),
+    entries.map((e) => e.description),
+  ];
+  await pipelined(conn, [{ name: 'billing_write_batch', text, values }, { text: 'COMMIT' }]);
 }

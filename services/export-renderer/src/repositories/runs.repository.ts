@@ -23,12 +23,12 @@ export async function startRun(db: Knex, run: NewRun, limit: number): Promise<St
     await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('export:' || ?::text))`, [run.user_id]);
     const recent = await trx('export_runs')
       .select(
-        trx.raw(
-          `EXTRACT(EPOCH FROM (created_at + make_interval(secs => ${RATE_WINDOW_SEC}) - now()))::float8 AS leaves_in`,
-        ),
+        trx.raw('EXTRACT(EPOCH FROM (created_at + make_interval(secs => ?) - now()))::float8 AS leaves_in', [
+          RATE_WINDOW_SEC,
+        ]),
       )
       .where('user_id', run.user_id)
-      .andWhere('created_at', '>', trx.raw(`now() - make_interval(secs => ${RATE_WINDOW_SEC})`))
+      .andWhere('created_at', '>', trx.raw('now() - make_interval(secs => ?)', [RATE_WINDOW_SEC]))
       .orderBy('created_at', 'asc');
     if (recent.length >= limit) {
       // Below the limit again once the (count - limit + 1)-th oldest run has left the window.

@@ -8,7 +8,6 @@ import {
   INVALID_KEY,
   isOAuthAccessToken,
   MISSING_AUTH,
-  missingScope,
   OAUTH_TOKEN_ON_REST,
   type AuthContext,
 } from '../core/auth/auth-context';
@@ -47,14 +46,6 @@ export function authenticate(db: Knex, cache?: KeyCache): RequestHandler {
     if (!auth) return next(INVALID_KEY());
     req.auth = auth;
     next();
-  };
-}
-
-/** 403 naming the scope when the key lacks it. */
-export function requireScope(scope: string): RequestHandler {
-  return (req, _res, next) => {
-    if (req.auth?.scopes.includes(scope)) return next();
-    next(missingScope(scope));
   };
 }
 

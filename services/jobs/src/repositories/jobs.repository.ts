@@ -216,14 +216,17 @@ export async function claimJob(
   leaseMs: number,
   on?: { attempt: number; providers: string[] },
 ): Promise<JobRow | undefined> {
-  const [row] = await rawRowsOf<JobRow>(
-    db.raw(
-      `UPDATE jobs SET next_poll_at = LEAST(now() + (? * interval '1 millisecond'), GREATEST(deadline_at, now() + interval '5 seconds'))
-      WHERE id = ? AND status = 'processing' ${on ? 'AND attempt = ? AND provider = ANY(?)' : ''}
-      RETURNING *`,
-      on ? [leaseMs, id, on.attempt, on.providers] : [leaseMs, id],
-    ),
-  );
+  const claim = db('jobs')
+    .update({
+      next_poll_at: db.raw(
+        `LEAST(now() + (? * interval '1 millisecond'), GREATEST(deadline_at, now() + interval '5 seconds'))`,
+        [leaseMs],
+      ),
+    })
+    .where({ id, status: 'processing' })
+    .returning('*');
+  if (on) claim.andWhere({ attempt: on.attempt }).whereIn('provider', on.providers);
+  const [row] = await rowsOf<JobRow>(claim);
   return row;
 }
 

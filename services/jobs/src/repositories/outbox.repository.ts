@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JobEventPayload } from '@mf/contracts';
-import { lastStatementRows, sqlInteger, type Knex, type RawConnection } from '@mf/db';
+import { pipelined, type Knex, type RawConnection } from '@mf/db';
 
 export interface OutboxRow {
   id: number;
@@ -77,33 +77,37 @@ const RELAY_LOCK = [EVENT_ORDER_LOCK + 1, 0] as const;
 /**
  * Opens the relay's transaction and, if it gets the relay's turn for it (one relay publishes at a
  * time, across replicas), locks the oldest unpublished events; none when another relay has the
- * turn now. One round trip: BEGIN and the statement go as one simple query (no parameters: the
- * values are integer constants). The caller ends the transaction (markPublishedAndCommit).
+ * turn now. One round trip: BEGIN and the statement are pipelined. The caller ends the
+ * transaction (markPublishedAndCommit).
  */
 export async function beginAndLockUnpublished(conn: RawConnection, limit: number): Promise<OutboxRow[]> {
   // MATERIALIZED: the lock is tried once, before any row is read (a volatile CTE is never inlined).
-  const result = await conn.query(
-    `BEGIN;
-     WITH turn AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(${sqlInteger(RELAY_LOCK[0])}, ${sqlInteger(RELAY_LOCK[1])}) AS ok)
-     SELECT o.id, o.message_id, o.routing_key, o.payload FROM outbox o, turn
-      WHERE turn.ok AND o.published_at IS NULL
-      ORDER BY o.id LIMIT ${sqlInteger(limit)} FOR UPDATE OF o SKIP LOCKED`,
-  );
-  return lastStatementRows<OutboxRow>(result);
+  const [, rows] = await pipelined(conn, [
+    { text: 'BEGIN' },
+    {
+      text: `WITH turn AS MATERIALIZED (SELECT pg_try_advisory_xact_lock($1, $2) AS ok)
+       SELECT o.id, o.message_id, o.routing_key, o.payload FROM outbox o, turn
+        WHERE turn.ok AND o.published_at IS NULL
+        ORDER BY o.id LIMIT $3 FOR UPDATE OF o SKIP LOCKED`,
+      values: [RELAY_LOCK[0], RELAY_LOCK[1], limit],
+    },
+  ]);
+  return rows as OutboxRow[];
 }
 
 /**
- * Marks the events published and commits the relay's transaction: one round trip. The commit does
+ * Marks the events published and commits the relay's transaction: one round trip (pipelined). The commit does
  * not wait for its WAL flush (synchronous_commit off, this transaction only): a mark lost in a
  * database crash only publishes its events again, which at-least-once delivery allows (consumers
  * drop the copy by its message id), as a relay crash between publish and commit always did. The
  * events themselves were written by the state change's own, synchronous, commit.
  */
 export async function markPublishedAndCommit(conn: RawConnection, ids: number[]): Promise<void> {
-  const mark = ids.length
-    ? `SET LOCAL synchronous_commit TO off; UPDATE outbox SET published_at = now() WHERE id IN (${ids.map(sqlInteger).join(', ')}); `
-    : '';
-  await conn.query(`${mark}COMMIT`);
+  const mark = [
+    { text: 'SET LOCAL synchronous_commit TO off' },
+    { text: 'UPDATE outbox SET published_at = now() WHERE id = ANY ($1::bigint[])', values: [ids] },
+  ];
+  await pipelined(conn, [...(ids.length ? mark : []), { text: 'COMMIT' }]);
 }
 
 /** A user's events (one job's, given jobId) after the row id `after`, oldest first. */

@@ -1,5 +1,5 @@
 import { jobEvents, ROUTING_KEYS, type CancelledBy } from '@mf/contracts';
-import { commitThen, rowsOf, type Knex } from '@mf/db';
+import { rowsOf, type Knex } from '@mf/db';
 import { currentAttempt, toEventPayload, type JobRow } from '../domain/job';
 import { endAttemptIfChanged } from '../repositories/attempts.repository';
 import { transition, transitionStatement } from '../repositories/jobs.repository';
@@ -122,8 +122,7 @@ async function endWithRefund(
  * is then known before the change, and the change and event go in one statement.
  *
  * `first`: a statement committed on its own before the change (the attempt's upstream id, kept even
- * if the change then blocks on the job's row and the process dies there); with `current`, in the
- * same round trip as the change.
+ * if the change then blocks on the job's row and the process dies there).
  */
 export async function startProcessing(
   ctx: JobsContext,
@@ -143,7 +142,9 @@ export async function startProcessing(
       ROUTING_KEYS.jobProcessing,
       payload,
     );
-    const [row] = first ? await commitThen<JobRow>(ctx.db, first, change) : await rowsOf<JobRow>(change);
+    // `first` commits on its own before the change, which may block on the job's row.
+    if (first) await first;
+    const [row] = await rowsOf<JobRow>(change);
     if (row) ctx.kickRelay();
     return row;
   }

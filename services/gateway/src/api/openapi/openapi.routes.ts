@@ -36,8 +36,7 @@ let served: { json: string; etag: string } | undefined;
 
 /**
  * The document as served, built on its first request: derived from every schema, it is megabytes
- * of an idle gateway's heap that most replicas never need (bench/README.md, "Memory of the
- * production build").
+ * of an idle gateway's heap that most replicas never need (the memory bench, bench/README.md).
  */
 function servedDocument(): { json: string; etag: string } {
   if (!served) {

@@ -1,10 +1,12 @@
 import express, { type RequestHandler, type Response, type Router } from 'express';
 import fs from 'node:fs';
 import path from 'node:path';
+import { DASHBOARD_STATIC_FILES } from './bundle-options';
 
 /**
- * services/gateway/dashboard: the single-page application, plain files (no build step). The
- * production build copies it beside the bundle (dist/dashboard); from source it is two levels up.
+ * services/gateway/dashboard: the single-page application (docs/dashboard.md). The production build
+ * puts it beside the bundle (dist/dashboard: index.html, style.css and the bundled app.js); from
+ * source it is two levels up, TypeScript under src/ that the gateway bundles when it starts.
  */
 export const DASHBOARD_DIR = [
   path.join(__dirname, 'dashboard'),
@@ -45,6 +47,7 @@ function securityHeaders(res: Response, csp: string): void {
  */
 export function dashboardStatic(dir: string = DASHBOARD_DIR, publicBaseUrl?: string): Router {
   const router = express.Router();
+  const bundleDir = bundledDashboard(dir);
   const indexFile = path.join(dir, 'index.html');
   const csp = dashboardCsp(publicBaseUrl);
 
@@ -62,15 +65,37 @@ export function dashboardStatic(dir: string = DASHBOARD_DIR, publicBaseUrl?: str
 
   router.use('/dashboard', headers);
   router.get(['/dashboard', '/dashboard/', '/dashboard/index.html'], sendIndex);
-  router.use(
-    '/dashboard',
-    express.static(dir, {
+  // Unhashed file names: the browser may keep a copy but must revalidate it (ETag) every time.
+  const files = (from: string) =>
+    express.static(from, {
       index: false,
       redirect: false,
       dotfiles: 'ignore',
-      // Unhashed file names: the browser may keep a copy but must revalidate it (ETag) every time.
       setHeaders: (res) => res.setHeader('Cache-Control', 'no-cache'),
-    }),
-  );
+    });
+  const bundle = files(bundleDir);
+  const assets = files(dir);
+  // Only what the page loads: from source, dir also holds the TypeScript the bundle is made of.
+  const served = new Set<string>(DASHBOARD_STATIC_FILES);
+  router.use('/dashboard', (req, res, next) => {
+    if (served.has(req.path.slice(1))) return assets(req, res, next);
+    bundle(req, res, next);
+  });
   return router;
+}
+
+const bundles = new Map<string, string>();
+
+/** The directory holding app.js: the dashboard's own when built, else a bundle of its sources made once. */
+function bundledDashboard(dir: string): string {
+  if (fs.existsSync(path.join(dir, 'app.js'))) return dir;
+  let bundleDir = bundles.get(dir);
+  if (!bundleDir) {
+    // Loaded only from source, where esbuild is installed; the production bundle leaves it out.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { bundleDashboardFromSource } = require('./source-bundle') as typeof import('./source-bundle');
+    bundleDir = bundleDashboardFromSource(dir);
+    bundles.set(dir, bundleDir);
+  }
+  return bundleDir;
 }

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 /**
  * The argon2 addon, loaded on the first password check or hash: its native library and worker
- * threads are about 4 MiB of an idle gateway's memory (bench/README.md, "Idle memory, issue 20
- * (second pass)").
+ * threads are about 4 MiB of an idle gateway's memory (the memory bench, bench/README.md).
  */
 export function argon2(): typeof import('@node-rs/argon2') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above

@@ -37,12 +37,12 @@ export function pgKeyStore(db: Knex): KeyStore {
       // Concurrent claims of one key serialise on the primary key: one inserts, the others see
       // the conflict. An expired record is overwritten as if it were absent.
       const result = await db.raw<{ rows: unknown[] }>(
-        `INSERT INTO ${TABLE} (user_id, key, fingerprint, state, locked_until, owner, created_at, expires_at)
+        `INSERT INTO idempotency_keys (user_id, key, fingerprint, state, locked_until, owner, created_at, expires_at)
          VALUES (?, ?, ?, 'in_progress', ?, ?, ?, ?)
          ON CONFLICT (user_id, key) DO UPDATE SET
            fingerprint = EXCLUDED.fingerprint, state = 'in_progress', response_status = NULL, response_body = NULL,
            locked_until = EXCLUDED.locked_until, owner = EXCLUDED.owner, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-         WHERE ${TABLE}.expires_at <= EXCLUDED.created_at
+         WHERE idempotency_keys.expires_at <= EXCLUDED.created_at
          RETURNING owner`,
         [c.userId, c.key, c.fingerprint, c.lockedUntil, c.owner, c.now, c.expiresAt],
       );
@@ -87,7 +87,7 @@ export function pgKeyStore(db: Knex): KeyStore {
 
     async purgeExpired(now, limit) {
       const result = await db.raw<{ rowCount: number | null }>(
-        `DELETE FROM ${TABLE} WHERE ctid IN (SELECT ctid FROM ${TABLE} WHERE expires_at <= ? LIMIT ?)`,
+        'DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)',
         [now, limit],
       );
       return result.rowCount ?? 0;

@@ -14,7 +14,7 @@ const COMMAND_TIMEOUT_MS = 1000;
  */
 export function redisClient(url: string, logger: Logger): Redis {
   // ioredis loads only where Redis is configured (RATE_LIMIT_STORE=redis): an idle gateway on the
-  // default store does not carry it (bench/README.md, "Memory of the production build").
+  // default store does not carry it (the memory bench, bench/README.md).
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
   const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis');
   const client = new RedisClient(url, {

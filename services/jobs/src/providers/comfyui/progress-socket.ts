@@ -22,7 +22,7 @@ export class ProgressSocket {
   /** Starts following progress (idempotent). */
   ensureOpen(): void {
     if (this.closed || this.socket || this.timer) return;
-    // ws loads only where a ComfyUI backend is used (bench/README.md, "Memory of the production build").
+    // ws loads only where a ComfyUI backend is used (the memory bench, bench/README.md).
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
     const WebSocketClient = require('ws') as typeof import('ws');
     const socket = new WebSocketClient(this.wsUrl, { handshakeTimeout: 5000 });

@@ -6,6 +6,7 @@ import { adminGrantOf, adminUsersQueryOf } from '../../../core/validation/dashbo
 import { idParam } from '../id-param';
 import type { DashboardDeps } from '../deps';
 import { requireAdmin } from '../session.middleware';
+import { reply } from '../reply';
 
 export const USER_NOT_FOUND = 'User not found';
 /** The most users one search shows. */
@@ -19,7 +20,7 @@ export function adminRoutes(deps: DashboardDeps): Router {
   router.get('/admin/users', async (req, res) => {
     const { email = '' } = adminUsersQueryOf(req.query);
     const users = await searchUsers(deps.db, email, USERS_SHOWN);
-    res.json({
+    reply(res, 'GET /admin/users', {
       users: users.map((u) => ({ id: u.id, email: u.email, role: u.role, created_at: u.created_at.toISOString() })),
     });
   });
@@ -31,7 +32,8 @@ export function adminRoutes(deps: DashboardDeps): Router {
     const { amount, idempotency_key: key } = adminGrantOf(req.body);
     // One ledger reference per grant the admin meant: a retried or double-sent form grants once.
     const reference = key === undefined ? undefined : `grant:admin-${user.id}-${key}`;
-    res.json({ credits_remaining: await grantCredits(deps.bus, user.id, amount, reference, 'admin grant') });
+    const credits = await grantCredits(deps.bus, user.id, amount, reference, 'admin grant');
+    reply(res, 'POST /admin/users/:id/credits', { credits_remaining: credits });
   });
 
   return router;

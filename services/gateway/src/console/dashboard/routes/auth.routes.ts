@@ -8,6 +8,7 @@ import type { DashboardDeps } from '../deps';
 import { INVALID_CREDENTIALS, NOT_SIGNED_IN, tooManySignIns, tooManySignUps } from '../../../core/accounts/errors';
 import { clearSessionCookie, sessionTokenOf, setSessionCookie } from '../session-cookie';
 import { sessionOf } from '../session.middleware';
+import { reply } from '../reply';
 
 /** A fresh session for the user (any session the browser still had is ended: no fixation). */
 async function startSession(deps: DashboardDeps, req: Request, res: Response, user: UserRow): Promise<string> {
@@ -33,7 +34,7 @@ export function publicAuthRoutes(deps: DashboardDeps): Router {
       req.log.warn({ err, userId: user.id }, 'sign-up credits not granted yet; retried later'),
     );
     const csrf = await startSession(deps, req, res, user);
-    res.status(201).json({ user: userView(user), csrf_token: csrf });
+    reply(res, 'POST /signup', { user: userView(user), csrf_token: csrf }, 201);
   });
 
   router.post('/signin', async (req, res) => {
@@ -45,7 +46,7 @@ export function publicAuthRoutes(deps: DashboardDeps): Router {
     if (!user) throw INVALID_CREDENTIALS();
     await deps.throttle.signInSucceeded(email, ip);
     const csrf = await startSession(deps, req, res, user);
-    res.json({ user: userView(user), csrf_token: csrf });
+    reply(res, 'POST /signin', { user: userView(user), csrf_token: csrf });
   });
 
   // Here, before the session is required: a GET of /signup is a 405, not "Not signed in".
@@ -62,7 +63,7 @@ export function sessionAuthRoutes(deps: DashboardDeps): Router {
     const user = await findUserById(deps.db, session.userId);
     // The session outlived its user only between a delete and the cascade: treat it as gone.
     if (!user) throw NOT_SIGNED_IN();
-    res.json({ user: userView(user), csrf_token: session.csrfToken });
+    reply(res, 'GET /me', { user: userView(user), csrf_token: session.csrfToken });
   });
 
   router.post('/signout', async (req, res) => {

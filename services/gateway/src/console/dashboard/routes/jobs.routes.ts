@@ -4,6 +4,7 @@ import { cancelJobOf, getJobOf, jobAttemptsOf, listJobsOf } from '../../../core/
 import { jobsQueryOf } from '../../../core/validation/dashboard.validators';
 import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
+import { reply } from '../reply';
 
 /** The user's jobs (whatever key submitted them): list, one, cancel. */
 export function jobsRoutes(deps: DashboardDeps): Router {
@@ -12,20 +13,24 @@ export function jobsRoutes(deps: DashboardDeps): Router {
 
   router.get('/jobs', async (req, res) => {
     const { limit, before } = jobsQueryOf(req.query);
-    res.json(await listJobsOf(deps.bus, sessionOf(req).userId, { limit, before }, opts(req)));
+    reply(res, 'GET /jobs', await listJobsOf(deps.bus, sessionOf(req).userId, { limit, before }, opts(req)));
   });
 
   router.get('/jobs/:id', async (req, res) => {
-    res.json(await getJobOf(deps.bus, sessionOf(req).userId, req.params.id, opts(req)));
+    reply(res, 'GET /jobs/:id', await getJobOf(deps.bus, sessionOf(req).userId, req.params.id, opts(req)));
   });
 
   // The job's attempts on its provider routes (the API's GET /jobs/:id does not show them).
   router.get('/jobs/:id/attempts', async (req, res) => {
-    res.json(await jobAttemptsOf(deps.bus, sessionOf(req).userId, req.params.id, opts(req)));
+    reply(
+      res,
+      'GET /jobs/:id/attempts',
+      await jobAttemptsOf(deps.bus, sessionOf(req).userId, req.params.id, opts(req)),
+    );
   });
 
   router.delete('/jobs/:id', async (req, res) => {
-    res.json(await cancelJobOf(deps.bus, sessionOf(req).userId, req.params.id, opts(req)));
+    reply(res, 'DELETE /jobs/:id', await cancelJobOf(deps.bus, sessionOf(req).userId, req.params.id, opts(req)));
   });
 
   return router;

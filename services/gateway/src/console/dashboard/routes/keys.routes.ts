@@ -1,13 +1,14 @@
 import { Router } from 'express';
 import { AppError } from '@mf/errors';
 import { findKeyById, listKeysOfUser, type ApiKeyRow } from '../../../core/repositories/api-keys.repository';
-import type { KeyLimits } from '@mf/contracts';
+import type { DashboardKeyLimits, KeyLimits } from '@mf/contracts';
 import { createApiKey, revokeApiKey } from '../../../core/usecases/api-keys.usecase';
 import { limitsOfKeys, setKeyLimits } from '../../../core/usecases/key-limits.usecase';
 import { createKeyOf } from '../../../core/validation/dashboard.validators';
 import { idParam } from '../id-param';
 import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
+import { reply } from '../reply';
 
 export const KEY_NOT_FOUND = 'API key not found';
 
@@ -20,7 +21,7 @@ export interface KeyView {
   last_used_at: string | null;
   revoked_at: string | null;
   /** Its limits and this month's counters; null when billing did not answer (listing keys must still work). */
-  limits?: Omit<KeyLimits, 'api_key_id'> | null;
+  limits?: DashboardKeyLimits | null;
 }
 
 /** A key as the dashboard lists it: never its hash, never the full key. */
@@ -38,8 +39,7 @@ export function keyView(k: ApiKeyRow): KeyView {
 
 const NO_LIMITS = { spend_limit: null, max_concurrent_jobs: null, spent_this_period: 0, active_jobs: 0 };
 
-function limitsView(k: KeyLimits | undefined): Omit<KeyLimits, 'api_key_id'> | null {
-  if (!k) return null;
+function limitsView(k: KeyLimits): DashboardKeyLimits {
   return {
     spend_limit: k.spend_limit,
     max_concurrent_jobs: k.max_concurrent_jobs,
@@ -47,6 +47,8 @@ function limitsView(k: KeyLimits | undefined): Omit<KeyLimits, 'api_key_id'> | n
     active_jobs: k.active_jobs,
   };
 }
+
+const limitsOrNull = (k: KeyLimits | undefined): DashboardKeyLimits | null => (k ? limitsView(k) : null);
 
 /** The signed-in user's API keys: list, create (the full key shown once), revoke. */
 export function keysRoutes(deps: DashboardDeps): Router {
@@ -60,7 +62,7 @@ export function keysRoutes(deps: DashboardDeps): Router {
       userId,
       keys.map((k) => k.id),
     ).catch(() => null);
-    res.json({ keys: keys.map((k) => ({ ...keyView(k), limits: limitsView(limits?.get(k.id)) })) });
+    reply(res, 'GET /keys', { keys: keys.map((k) => ({ ...keyView(k), limits: limitsOrNull(limits?.get(k.id)) })) });
   });
 
   router.post('/keys', async (req, res) => {
@@ -69,17 +71,18 @@ export function keysRoutes(deps: DashboardDeps): Router {
     const row = await findKeyById(deps.db, created.id);
     if (!row) throw AppError.internal();
     // A new key has no limits and has spent nothing: known without asking billing.
-    res.status(201).json({ key: { ...keyView(row), limits: NO_LIMITS }, secret_key: created.key });
+    reply(res, 'POST /keys', { key: { ...keyView(row), limits: NO_LIMITS }, secret_key: created.key }, 201);
   });
 
   router.put('/keys/:id/limits', async (req, res) => {
     const id = idParam(req.params.id, KEY_NOT_FOUND);
-    res.json(limitsView(await setKeyLimits(deps, id, req.body, sessionOf(req).userId)));
+    const limits = await setKeyLimits(deps, id, req.body, sessionOf(req).userId);
+    reply(res, 'PUT /keys/:id/limits', limitsView(limits));
   });
 
   router.delete('/keys/:id', async (req, res) => {
     const id = idParam(req.params.id, KEY_NOT_FOUND);
-    res.json(await revokeApiKey(deps.db, deps.keyRevocations, id, sessionOf(req).userId));
+    reply(res, 'DELETE /keys/:id', await revokeApiKey(deps.db, deps.keyRevocations, id, sessionOf(req).userId));
   });
 
   return router;

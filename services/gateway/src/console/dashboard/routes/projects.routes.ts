@@ -3,6 +3,7 @@ import { requestId } from '@mf/http';
 import { listProjectsOf, projectWithThreads } from '../../../core/usecases/editor.usecase';
 import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
+import { reply } from '../reply';
 
 /** The user's editor projects, read-only: the public list, and the state with every video's chat thread. */
 export function projectsRoutes(deps: DashboardDeps): Router {
@@ -10,11 +11,15 @@ export function projectsRoutes(deps: DashboardDeps): Router {
   const opts = (req: Request) => ({ correlationId: requestId(req) });
 
   router.get('/projects', async (req, res) => {
-    res.json(await listProjectsOf(deps.bus, sessionOf(req).userId, opts(req)));
+    reply(res, 'GET /projects', await listProjectsOf(deps.bus, sessionOf(req).userId, opts(req)));
   });
 
   router.get('/projects/:id', async (req, res) => {
-    res.json(await projectWithThreads(deps.bus, sessionOf(req).userId, req.params.id, opts(req)));
+    reply(
+      res,
+      'GET /projects/:id',
+      await projectWithThreads(deps.bus, sessionOf(req).userId, req.params.id, opts(req)),
+    );
   });
 
   return router;

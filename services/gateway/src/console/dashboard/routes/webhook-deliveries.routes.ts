@@ -10,6 +10,7 @@ import { idParam } from '../id-param';
 import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
 import { KEY_NOT_FOUND } from './keys.routes';
+import { reply } from '../reply';
 
 const DELIVERY_NOT_FOUND = 'Delivery not found';
 const keyId = (req: Request): number => idParam(req.params.id, KEY_NOT_FOUND);
@@ -21,12 +22,16 @@ export function webhookDeliveriesRoutes(deps: DashboardDeps): Router {
   const { db, bus } = deps;
 
   router.get('/keys/:id/webhook/deliveries/:deliveryId', async (req, res) => {
-    res.json(await getKeyDelivery(db, bus, keyId(req), deliveryId(req), sessionOf(req).userId));
+    reply(
+      res,
+      'GET /keys/:id/webhook/deliveries/:deliveryId',
+      await getKeyDelivery(db, bus, keyId(req), deliveryId(req), sessionOf(req).userId),
+    );
   });
 
   router.post('/keys/:id/webhook/deliveries/:deliveryId/resend', async (req, res) => {
     const id = keyId(req);
-    const reply = await resendKeyDelivery(
+    const resent = await resendKeyDelivery(
       db,
       bus,
       id,
@@ -34,13 +39,14 @@ export function webhookDeliveriesRoutes(deps: DashboardDeps): Router {
       sessionOf(req).userId,
       deps.webhookTestTimeoutMs,
     );
-    res.status(202).json(reply);
+    reply(res, 'POST /keys/:id/webhook/deliveries/:deliveryId/resend', resent, 202);
   });
 
   router.post('/keys/:id/webhook/recover', async (req, res) => {
     const id = keyId(req);
     const { since } = valid(validateRecoverBody(req.body));
-    res.status(202).json(await recoverKeyDeliveries(db, bus, id, new Date(since).toISOString(), sessionOf(req).userId));
+    const queued = await recoverKeyDeliveries(db, bus, id, new Date(since).toISOString(), sessionOf(req).userId);
+    reply(res, 'POST /keys/:id/webhook/recover', queued, 202);
   });
 
   return router;

@@ -13,6 +13,7 @@ import { idParam } from '../id-param';
 import type { DashboardDeps } from '../deps';
 import { sessionOf } from '../session.middleware';
 import { KEY_NOT_FOUND } from './keys.routes';
+import { reply } from '../reply';
 
 const keyId = (req: Request): number => idParam(req.params.id, KEY_NOT_FOUND);
 
@@ -22,21 +23,25 @@ export function webhooksRoutes(deps: DashboardDeps): Router {
   const { db, bus } = deps;
 
   router.get('/keys/:id/webhook', async (req, res) => {
-    res.json(await getWebhook(db, bus, keyId(req), sessionOf(req).userId));
+    reply(res, 'GET /keys/:id/webhook', await getWebhook(db, bus, keyId(req), sessionOf(req).userId));
   });
 
   router.put('/keys/:id/webhook', async (req, res) => {
     const { url } = webhookUrlOf(req.body);
-    res.json(await setWebhook(db, bus, keyId(req), url, sessionOf(req).userId));
+    reply(res, 'PUT /keys/:id/webhook', await setWebhook(db, bus, keyId(req), url, sessionOf(req).userId));
   });
 
   router.delete('/keys/:id/webhook', async (req, res) => {
-    res.json(await clearWebhook(db, bus, keyId(req), sessionOf(req).userId));
+    reply(res, 'DELETE /keys/:id/webhook', await clearWebhook(db, bus, keyId(req), sessionOf(req).userId));
   });
 
   router.get('/keys/:id/webhook/deliveries', async (req, res) => {
     const { limit, ...filter } = deliveriesQueryOf(req.query);
-    res.json(await listWebhookDeliveries(db, bus, keyId(req), limit, sessionOf(req).userId, filter));
+    reply(
+      res,
+      'GET /keys/:id/webhook/deliveries',
+      await listWebhookDeliveries(db, bus, keyId(req), limit, sessionOf(req).userId, filter),
+    );
   });
 
   // Body optional: {event: "webhook.test" (default) | "job.completed" | "job.failed" | "job.cancelled"} (a sample job, marked as a test).
@@ -47,7 +52,11 @@ export function webhooksRoutes(deps: DashboardDeps): Router {
       name === 'webhook.test'
         ? { event: name }
         : { event: name, sample: sampleJobEvent(name, deps.publicBaseUrl, deps.falEndpoints) };
-    res.json(await sendTestWebhook(db, bus, id, sessionOf(req).userId, deps.webhookTestTimeoutMs, test));
+    reply(
+      res,
+      'POST /keys/:id/webhook/test',
+      await sendTestWebhook(db, bus, id, sessionOf(req).userId, deps.webhookTestTimeoutMs, test),
+    );
   });
 
   return router;
