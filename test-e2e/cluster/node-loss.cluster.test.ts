@@ -93,6 +93,23 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
   }, 600_000);
 
   afterAll(async () => {
+    // A failed run says what the broker held: each queue's leader, backlog and consumers.
+    const survivor = passed ? undefined : cluster?.nodes.find((n) => n.running());
+    if (survivor) {
+      const queues = await cluster
+        .ctl(
+          survivor,
+          'list_queues',
+          'name',
+          'type',
+          'leader',
+          'messages_ready',
+          'messages_unacknowledged',
+          'consumers',
+        )
+        .catch((err: Error) => `list_queues failed: ${err.message}`);
+      report.push(`queues at the end (via ${survivor.name}):\n${queues}`);
+    }
     await db?.end();
     await fleet?.shutdown();
     await fal?.close();

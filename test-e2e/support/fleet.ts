@@ -81,7 +81,12 @@ function adminCommand(form: ServiceForm): string[] {
  */
 export async function startFleet(
   extraEnv: Record<string, string> = {},
-  opts: { form?: ServiceForm; keep?: boolean } = {},
+  opts: {
+    form?: ServiceForm;
+    keep?: boolean;
+    /** AMQP_URL from the test vhost's URL (e.g. a node list with a dead node first); the URL itself by default. */
+    amqpUrl?: (vhostUrl: string) => string;
+  } = {},
 ): Promise<Fleet> {
   const form = opts.form ?? DEFAULT_FORM;
   const testEnv: TestEnv = await freshTestEnv();
@@ -93,7 +98,7 @@ export async function startFleet(
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     DATABASE_URL: testEnv.databaseUrl,
-    AMQP_URL: testEnv.amqpUrl,
+    AMQP_URL: opts.amqpUrl ? opts.amqpUrl(testEnv.amqpUrl) : testEnv.amqpUrl,
     LOG_LEVEL: 'info',
     RPC_TIMEOUT_MS: '3000',
     SHUTDOWN_TIMEOUT_MS: '10000',

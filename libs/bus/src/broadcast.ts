@@ -2,7 +2,7 @@ import type { ConsumeMessage } from 'amqplib';
 import { envelopeSchema, EXCHANGES, type Envelope } from '@mf/contracts';
 import type { Logger } from '@mf/logger';
 import { decode } from './codec';
-import type { Attach } from './connection';
+import { closeCancelled, type Attach } from './connection';
 
 /** What a broadcast subscriber receives: the routing key and the (not yet validated) payload. */
 export type BroadcastHandler = (routingKey: string, payload: unknown) => void;
@@ -12,7 +12,8 @@ export interface BroadcastSpec {
   bindings: string[];
   handle: BroadcastHandler;
   /**
-   * Runs each time the queue is bound and consumed: at start and after every reconnect. A reader
+   * Runs each time the queue is bound and consumed: at start, after every reconnect and after its
+   * channel is reopened. A reader
    * whose clients must not miss what came while it was disconnected sends them to the log here.
    */
   onSubscribed?: () => void;
@@ -21,12 +22,12 @@ export interface BroadcastSpec {
 /**
  * Every process that subscribes gets every matching event (fan-out to each replica): a
  * server-named, exclusive, auto-delete queue of its own, consumed without acks. It lives as long as
- * the connection; what it misses while disconnected, the reader takes from its durable source (the
- * event log) when it resumes. Nothing is retried or dead-lettered: a bad message is skipped.
+ * its consumer; what it misses while disconnected (or while its channel is reopened), the reader
+ * takes from its durable source (the event log) when it resumes. Nothing is retried or
+ * dead-lettered: a bad message is skipped.
  */
 export function broadcastConsumer(spec: BroadcastSpec, log: Logger): Attach {
-  const onMessage = (msg: ConsumeMessage | null): void => {
-    if (!msg) return;
+  const onMessage = (msg: ConsumeMessage): void => {
     try {
       const parsed = decode(msg.content);
       const { error } = envelopeSchema.validate(parsed);
@@ -41,7 +42,10 @@ export function broadcastConsumer(spec: BroadcastSpec, log: Logger): Attach {
     channel.on('error', (err: Error) => log.warn({ err: err.message }, 'broadcast channel error'));
     const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
     for (const pattern of spec.bindings) await channel.bindQueue(queue, EXCHANGES.events, pattern);
-    await channel.consume(queue, onMessage, { noAck: true });
+    await channel.consume(queue, (msg) => (msg ? onMessage(msg) : closeCancelled(channel, log, queue)), {
+      noAck: true,
+    });
     spec.onSubscribed?.();
+    return channel;
   };
 }

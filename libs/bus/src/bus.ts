@@ -15,8 +15,9 @@ import type { AnyRpcService, BusOptions, ConsumerSpec, HeldMessage, RpcHandlers 
 
 /**
  * One connection per process with safe defaults: TCP_NODELAY, heartbeats, a confirm channel for
- * publishes, direct reply-to for RPC, manual acks with prefetch for consumers, dead-letter queues,
- * and reconnect with backoff that re-declares topology and re-attaches every consumer.
+ * publishes, a reply queue per connection for RPC, manual acks with prefetch for consumers,
+ * dead-letter queues, and reconnect with backoff that re-declares topology and re-attaches every
+ * consumer (and sets up again a part whose channel alone the broker closed).
  * This class only wires the parts together; each lives in a module of its own.
  */
 export class Bus {

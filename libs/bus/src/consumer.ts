@@ -2,7 +2,7 @@ import type { Channel, ConsumeMessage } from 'amqplib';
 import { deadLetterExchange, delayQueue, envelopeSchema, EXCHANGES, type Envelope } from '@mf/contracts';
 import type { Logger } from '@mf/logger';
 import { decode } from './codec';
-import type { Attach } from './connection';
+import { closeCancelled, type Attach } from './connection';
 import { safeAck, safeNack, type DeliveryDeps } from './deliveries';
 import type { Publisher } from './publisher';
 import { assertDeadLetterQueue, durableQueue } from './topology';
@@ -111,12 +111,13 @@ export function eventConsumer(spec: ConsumerSpec, publisher: Publisher, deps: De
     }
     await channel.prefetch(spec.prefetch ?? 10);
     const { consumerTag } = await channel.consume(queue, (msg) => {
-      if (!msg) return;
+      if (!msg) return closeCancelled(channel, deps.log, queue);
       // A message back from a delay queue arrives with the queue name as routing key.
       const original = headersOf(msg)['x-original-routing-key'];
       if (typeof original === 'string') msg.fields.routingKey = original;
       deps.deliveries.track(onMessage(channel, msg));
     });
     deps.deliveries.consuming(channel, consumerTag);
+    return channel;
   };
 }

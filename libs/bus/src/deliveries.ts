@@ -12,9 +12,14 @@ export class Deliveries {
 
   constructor(private readonly log: Logger) {}
 
-  /** Records a consumer started on `channel`, to cancel on close. */
+  /** Records a consumer started on `channel`, to cancel on close (forgotten if its channel closes first). */
   consuming(channel: Channel, tag: string): void {
-    this.consumers.push({ channel, tag });
+    const consumer = { channel, tag };
+    this.consumers.push(consumer);
+    channel.once('close', () => {
+      const at = this.consumers.indexOf(consumer);
+      if (at >= 0) this.consumers.splice(at, 1);
+    });
   }
 
   /** Counts `handling` as in flight until it settles. */
@@ -30,14 +35,14 @@ export class Deliveries {
 
   /** Cancels every consumer (no new deliveries), then waits for in-flight handlers until `until` (epoch ms). */
   async stop(until: number): Promise<void> {
-    for (const { channel, tag } of this.consumers) await channel.cancel(tag).catch(() => undefined);
+    for (const { channel, tag } of [...this.consumers]) await channel.cancel(tag).catch(() => undefined);
     while (this.inFlight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     // Close the consumers' channels before the caller closes the connection: a channel's close
     // follows its last acks on the wire, while a connection close could overtake acks still queued
     // on a channel (the broker would then redeliver messages already handled).
     const left = Math.max(0, until - Date.now());
     await Promise.race([
-      Promise.all(this.consumers.map(({ channel }) => channel.close().catch(() => undefined))),
+      Promise.all([...this.consumers].map(({ channel }) => channel.close().catch(() => undefined))),
       new Promise((r) => setTimeout(r, left).unref()),
     ]);
   }

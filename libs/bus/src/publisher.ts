@@ -15,10 +15,17 @@ export class Publisher {
     private readonly confirmTimeoutMs: number,
   ) {}
 
-  /** Opens the confirm channel on a new connection. */
-  readonly open = async (conn: ChannelModel): Promise<void> => {
+  /**
+   * Opens the confirm channel on a new connection (and again whenever the broker closes it alone).
+   * Publishes still waiting for their confirm when it closes fail as 503 (amqplib calls them back
+   * with "channel closed"): the broker may or may not have them, and the caller's retry decides.
+   */
+  readonly open = async (conn: ChannelModel): Promise<ConfirmChannel> => {
     const channel = await conn.createConfirmChannel();
     channel.on('error', (err: Error) => this.log.warn({ err: err.message }, 'publish channel error'));
+    channel.once('close', () => {
+      if (this.channel === channel) this.channel = null;
+    });
     channel.on('return', (msg: ConsumeMessage) =>
       this.log.warn(
         { routingKey: msg.fields.routingKey, exchange: msg.fields.exchange },
@@ -26,6 +33,7 @@ export class Publisher {
       ),
     );
     this.channel = channel;
+    return channel;
   };
 
   /** Publishes a domain event (persistent, confirmed) on the events exchange. */

@@ -4,13 +4,20 @@ import type { RpcReplyBody, RpcReplyOf, RpcRequestOf } from '@mf/contracts';
 import { fromWire } from '@mf/errors';
 import type { Logger } from '@mf/logger';
 import { decode, encode, envelope } from './codec';
-import type { BrokerConnection } from './connection';
+import { closeCancelled, type BrokerConnection } from './connection';
 import { BusUnavailableError, RpcTimeoutError } from './errors';
 import type { BusMetrics } from './metrics';
 import type { AnyRpcService } from './types';
 
-/** RabbitMQ's direct reply-to pseudo-queue: replies come straight back on the calling channel. */
-const REPLY_TO = 'amq.rabbitmq.reply-to';
+/**
+ * The reply queue of a calling channel: server-named, exclusive to its connection, gone with its
+ * consumer. Not RabbitMQ's direct reply-to: a server answering a direct reply-to address whose
+ * caller was on a cluster node that has since gone down crashes its own broker channel, and with it
+ * its whole connection (541 INTERNAL_ERROR, RabbitMQ 3.10); the unacked request came back, was
+ * answered again, and the server looped until the request's deadline passed (docs/decisions.md).
+ * A reply to a queue that no longer exists is simply dropped by the broker.
+ */
+const REPLY_QUEUE = { exclusive: true, autoDelete: true, durable: false, arguments: { 'x-queue-type': 'classic' } };
 
 interface PendingCall {
   resolve: (v: unknown) => void;
@@ -21,7 +28,8 @@ interface PendingCall {
 
 /** Calls other services' RPC queues and matches their replies to the waiting callers. */
 export class RpcClient {
-  private channel: Channel | null = null;
+  /** The calling channel and the reply queue it consumes, once both are set up. */
+  private current: { channel: Channel; replyTo: string } | null = null;
   private readonly pending = new Map<string, PendingCall>();
 
   constructor(
@@ -31,10 +39,22 @@ export class RpcClient {
     private readonly defaultTimeoutMs: number,
   ) {}
 
-  /** Opens the calling channel on a new connection and listens for replies on it. */
-  readonly open = async (conn: ChannelModel): Promise<void> => {
+  /**
+   * Opens the calling channel on a new connection (and again whenever the broker closes it alone)
+   * with its reply queue. The queue goes with its channel's consumer, so when that channel closes,
+   * every call waiting on it fails at once as 503 instead of waiting out its timeout for a reply
+   * that can no longer come.
+   */
+  readonly open = async (conn: ChannelModel): Promise<Channel> => {
     const channel = await conn.createChannel();
     channel.on('error', (err: Error) => this.log.warn({ err: err.message }, 'rpc channel error'));
+    channel.once('close', () => {
+      if (this.current?.channel !== channel) return;
+      this.current = null;
+      // When the whole connection went, amqplib closes its channels first and the connection right
+      // after, in the same tick: the calls then fail as a lost connection (Bus.onLost) instead.
+      setImmediate(() => this.failAll(new BusUnavailableError('broker channel closed')));
+    });
     // A request to a queue that does not exist comes back here at once: fail the call now.
     channel.on('return', (msg: ConsumeMessage) =>
       this.fail(
@@ -42,8 +62,12 @@ export class RpcClient {
         new BusUnavailableError(`no queue ${msg.fields.routingKey}`),
       ),
     );
-    await channel.consume(REPLY_TO, (msg) => msg && this.onReply(msg), { noAck: true });
-    this.channel = channel;
+    const { queue } = await channel.assertQueue('', REPLY_QUEUE);
+    await channel.consume(queue, (msg) => (msg ? this.onReply(msg) : closeCancelled(channel, this.log, queue)), {
+      noAck: true,
+    });
+    this.current = { channel, replyTo: queue };
+    return channel;
   };
 
   /**
@@ -61,9 +85,9 @@ export class RpcClient {
     const def = service.methods[method];
     const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
     // The channel of a connection that is lost, or not yet fully attached, is not used.
-    const channel = this.connection.current ? this.channel : null;
+    const calling = this.connection.current ? this.current : null;
     const end = this.rpcDuration.startTimer({ method: def.type });
-    if (!channel) {
+    if (!calling) {
       end({ outcome: 'unavailable' });
       throw new BusUnavailableError('broker not connected');
     }
@@ -74,9 +98,9 @@ export class RpcClient {
       this.pending.set(correlationId, { resolve, reject, timer, method: def.type });
     });
     try {
-      channel.sendToQueue(service.queue, encode(body), {
+      calling.channel.sendToQueue(service.queue, encode(body), {
         correlationId,
-        replyTo: REPLY_TO,
+        replyTo: calling.replyTo,
         type: def.type,
         messageId: body.messageId,
         contentType: 'application/json',

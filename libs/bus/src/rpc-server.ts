@@ -2,7 +2,7 @@ import type { Channel, ConsumeMessage } from 'amqplib';
 import type { AnyRpcMethod, Envelope, RpcReplyBody } from '@mf/contracts';
 import { AppError, isAppError, toWire } from '@mf/errors';
 import { decode, encode } from './codec';
-import type { Attach } from './connection';
+import { closeCancelled, type Attach } from './connection';
 import { safeAck, type DeliveryDeps } from './deliveries';
 import { durableQueue } from './topology';
 import type { AnyRpcService, RpcContext, RpcHandlers } from './types';
@@ -22,14 +22,11 @@ export function rpcServer<S extends AnyRpcService>(
   for (const [key, def] of Object.entries(service.methods)) byType.set(def.type, { key, def });
   const queue = service.queue;
 
-  const onMessage = async (channel: Channel, msg: ConsumeMessage): Promise<void> => {
+  /** Runs the request's handler; the reply to send, or null for a request past its deadline. */
+  const handle = async (msg: ConsumeMessage): Promise<RpcReplyBody<unknown> | null> => {
     const correlationId = msg.properties.correlationId as string;
-    const replyTo = msg.properties.replyTo as string | undefined;
     const logger = deps.logger.child({ correlationId, queue });
     const deadline = Number(msg.properties.headers?.['x-deadline'] ?? Infinity);
-    const reply = (body: RpcReplyBody<unknown>): void => {
-      if (replyTo) channel.sendToQueue(replyTo, encode(body), { correlationId, contentType: 'application/json' });
-    };
     let type = 'unknown';
     let outcome = 'ok';
     try {
@@ -37,7 +34,7 @@ export function rpcServer<S extends AnyRpcService>(
         // The caller gave up already; acting now could, e.g., charge for a request that failed.
         outcome = 'expired';
         logger.warn({ type: msg.properties.type }, 'dropping RPC request past its deadline');
-        return;
+        return null;
       }
       const env = decode(msg.content) as Envelope<unknown>;
       type = env.type;
@@ -54,18 +51,41 @@ export function rpcServer<S extends AnyRpcService>(
         correlationId: env.correlationId ?? correlationId,
         deadline,
       });
-      reply({ ok: true, result });
+      return { ok: true, result };
     } catch (err) {
       if (isAppError(err)) {
         outcome = `status_${err.status}`;
-        reply({ ok: false, error: toWire(err) });
-      } else {
-        outcome = 'error';
-        logger.error({ err, type }, 'RPC handler failed');
-        reply({ ok: false, error: toWire(AppError.internal()) });
+        return { ok: false, error: toWire(err) };
       }
+      outcome = 'error';
+      logger.error({ err, type }, 'RPC handler failed');
+      return { ok: false, error: toWire(AppError.internal()) };
     } finally {
       deps.handled.inc({ queue, type, outcome });
+    }
+  };
+
+  /**
+   * Acks the request before replying: whatever the reply meets on the broker (a caller that is
+   * gone, a channel that fails), the request is done and is not delivered again to be answered
+   * again. Replying first gained nothing: a reply lost either way leaves the caller to time out.
+   */
+  const onMessage = async (channel: Channel, msg: ConsumeMessage): Promise<void> => {
+    let reply: RpcReplyBody<unknown> | null = null;
+    try {
+      reply = await handle(msg);
+    } finally {
+      safeAck(channel, msg);
+    }
+    const replyTo = msg.properties.replyTo as string | undefined;
+    if (!reply || !replyTo) return;
+    try {
+      channel.sendToQueue(replyTo, encode(reply), {
+        correlationId: msg.properties.correlationId as string,
+        contentType: 'application/json',
+      });
+    } catch (err) {
+      deps.log.warn({ err: (err as Error).message, queue }, 'could not send an RPC reply: its channel is closed');
     }
   };
 
@@ -77,9 +97,10 @@ export function rpcServer<S extends AnyRpcService>(
     await channel.assertQueue(queue, durableQueue(deps.quorumQueues));
     await channel.prefetch(opts.prefetch ?? 20);
     const { consumerTag } = await channel.consume(queue, (msg) => {
-      if (!msg) return;
-      deps.deliveries.track(onMessage(channel, msg).finally(() => safeAck(channel, msg)));
+      if (!msg) return closeCancelled(channel, deps.log, queue);
+      deps.deliveries.track(onMessage(channel, msg));
     });
     deps.deliveries.consuming(channel, consumerTag);
+    return channel;
   };
 }

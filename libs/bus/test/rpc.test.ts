@@ -193,7 +193,7 @@ describe('Bus RPC', () => {
         expect(deadline).toBeGreaterThanOrEqual(before + 15_000);
         expect(deadline).toBeLessThanOrEqual(after + 15_000);
 
-        // Answer it by hand through direct reply-to, as a server on another connection does.
+        // Answer it by hand on its reply-to, as a server on another connection does.
         ch.sendToQueue(msg.properties.replyTo, encode({ ok: true, result: accountReply(5) }), {
           correlationId: msg.properties.correlationId,
         });

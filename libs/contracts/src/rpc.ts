@@ -34,5 +34,5 @@ export interface RpcService<M extends Record<string, AnyRpcMethod>> {
 export type RpcRequestOf<M> = M extends RpcMethod<infer Req, unknown> ? Req : never;
 export type RpcReplyOf<M> = M extends RpcMethod<unknown, infer Res> ? Res : never;
 
-/** What travels back through direct reply-to. */
+/** What travels back to the caller's reply queue. */
 export type RpcReplyBody<T> = { ok: true; result: T } | { ok: false; error: WireError };
