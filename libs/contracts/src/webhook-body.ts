@@ -1,5 +1,8 @@
 import type { JobEventPayload } from './generated/types';
 
+/** The User-Agent of every webhook delivery (and of what `mediaforge listen` forwards). */
+export const WEBHOOK_USER_AGENT = 'Mediaforge-Webhooks/1.0';
+
 /**
  * The body of a job event's webhook delivery, keys in the contract's order: the one builder, used
  * by the dispatcher for real deliveries and by the event streams for `listen` (so what `listen`

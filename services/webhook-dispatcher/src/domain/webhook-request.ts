@@ -1,6 +1,5 @@
+import { WEBHOOK_USER_AGENT } from '@mf/contracts';
 import { signatureHeader, standardSignatureHeader, type SignatureScheme } from './signing';
-
-export const USER_AGENT = 'Mediaforge-Webhooks/1.0';
 
 /** The X-Service-Event values: the job event routing keys (job.cancelled is ours, see api-behaviour.md). */
 export type WebhookEvent = 'job.completed' | 'job.failed' | 'job.cancelled';
@@ -51,7 +50,7 @@ export function webhookHeaders(input: SignedHeaderInput): Record<string, string>
         };
   return {
     'Content-Type': 'application/json',
-    'User-Agent': USER_AGENT,
+    'User-Agent': WEBHOOK_USER_AGENT,
     'X-Service-Event': input.event,
     ...signature,
     'X-Service-Event-Id': input.eventId,
