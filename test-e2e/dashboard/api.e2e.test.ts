@@ -317,6 +317,23 @@ describe('dashboard API end to end', () => {
         expect((await alice.get(`/keys/${keyId}/webhook/deliveries/999999999`)).status).toBe(404);
       });
 
+      it('rolls the secret with an overlap: a new secret shown once and when the old one stops', async () => {
+        const rolled = await alice.post(`/keys/${keyId}/webhook/secret/rotate`, { body: { overlap_hours: 1 } });
+        expect(rolled.status).toBe(200);
+        expect(rolled.body).toEqual({
+          secret: expect.stringMatching(/^whsec_/),
+          previous_secret_expires_at: expect.any(String),
+        });
+        expect(rolled.body.secret).not.toBe(firstSecret);
+        const stops = Date.parse(rolled.body.previous_secret_expires_at) - Date.now();
+        expect(stops).toBeGreaterThan(55 * 60_000);
+        expect(stops).toBeLessThanOrEqual(60 * 60_000);
+        firstSecret = rolled.body.secret;
+        expect((await alice.post(`/keys/${keyId}/webhook/secret/rotate`, { body: { overlap_hours: 73 } })).status).toBe(
+          400,
+        );
+      });
+
       it('clears the webhook (a test then finds none), and a new save generates a new secret', async () => {
         expect((await alice.delete(`/keys/${keyId}/webhook`)).body).toEqual({ cleared: true });
         expect((await alice.get(`/keys/${keyId}/webhook`)).body).toEqual({

@@ -258,6 +258,8 @@ describe('job inputs, the job list and the wording around them', () => {
       'status',
       'model',
       'type',
+      'created[gte]',
+      'created[lte]',
     ]);
   });
 });

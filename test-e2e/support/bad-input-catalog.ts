@@ -141,6 +141,8 @@ export const BASE_BODIES: Record<string, Record<string, unknown>> = {
   setAspectRatio: { aspect_ratio: '16:9' },
   recoverWebhookDeliveries: { since: '2026-01-01T00:00:00Z' },
   sendWebhookTest: { type: 'job.completed' },
+  setWebhook: { url: 'https://example.com/hooks/mediaforge' },
+  rotateWebhookSecret: { overlap_hours: 24 },
 };
 
 /** Text a database or a parser chokes on; each must be refused as text (400) wherever it appears. */

@@ -81,6 +81,7 @@ describe('webhook delivery tools', () => {
       );
       expect((await api(fleet, 'GET', '/api/v1/webhook/deliveries?status=succeeded', { key: u.key })).body).toEqual({
         deliveries: [],
+        has_more: false,
       });
 
       const detail = await api(fleet, 'GET', `/api/v1/webhook/deliveries/${first.id}`, { key: u.key });
@@ -96,7 +97,10 @@ describe('webhook delivery tools', () => {
       for (const key of [String(sameUser.key), other.key]) {
         const res = await api(fleet, 'GET', `/api/v1/webhook/deliveries/${first.id}`, { key });
         expect(res).toMatchObject({ status: 404, body: { error: 'Delivery not found' } });
-        expect((await api(fleet, 'GET', '/api/v1/webhook/deliveries', { key })).body).toEqual({ deliveries: [] });
+        expect((await api(fleet, 'GET', '/api/v1/webhook/deliveries', { key })).body).toEqual({
+          deliveries: [],
+          has_more: false,
+        });
         const resend = await api(fleet, 'POST', `/api/v1/webhook/deliveries/${first.id}/resend`, { key });
         expect(resend.status).toBe(404);
       }
@@ -149,7 +153,7 @@ describe('webhook delivery tools', () => {
       error: 'limit must be an integer between 1 and 100',
     });
     expect(await bad('GET', '/api/v1/webhook/deliveries?stauts=failed')).toEqual({
-      error: 'unknown query parameter: stauts (accepted: status, limit, starting_after)',
+      error: 'unknown query parameter: stauts (accepted: status, limit, starting_after, created[gte], created[lte])',
     });
     expect(await bad('POST', '/api/v1/webhook/recover', { since: 'yesterday' })).toEqual({
       error: 'since must be an ISO 8601 timestamp',

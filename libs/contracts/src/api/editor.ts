@@ -153,7 +153,9 @@ export const renameBody = named(Joi.object({ name: F.name.required() }), 'Rename
 export const importAssetBody = named(
   Joi.object({ url: optional(F.url), job_id: optional(F.jobId), index: optional(F.index) }).custom(
     (v: { url?: string; job_id?: string; index?: number }, helpers) => {
-      if ((v.url === undefined) === (v.job_id === undefined)) return helpers.message({ custom: M.importSource });
+      // Neither source keeps the answer the url-only body always gave; both is the new conflict.
+      if (v.url === undefined && v.job_id === undefined) return helpers.message({ custom: M.url });
+      if (v.url !== undefined && v.job_id !== undefined) return helpers.message({ custom: M.importSource });
       if (v.index !== undefined && v.job_id === undefined) return helpers.message({ custom: M.indexWithoutJob });
       return v;
     },

@@ -283,9 +283,15 @@ describe('editor request validation', () => {
     it.each<[string, unknown]>([
       ['neither url nor job_id', {}],
       ['a null url alone', { url: null }],
-      ['both url and job_id', { url: URL_A, job_id: 'job_1' }],
-    ])('refuses %s: one source is required', (_, body) => {
-      expect(validateImportAsset(body)).toEqual({ ok: false, error: 'either url or job_id is required, not both' });
+    ])('refuses %s with the url message a url-only body always got', (_, body) => {
+      expect(validateImportAsset(body)).toEqual({ ok: false, error: 'url must be a https URL' });
+    });
+
+    it('refuses both url and job_id: one source only', () => {
+      expect(validateImportAsset({ url: URL_A, job_id: 'job_1' })).toEqual({
+        ok: false,
+        error: 'either url or job_id is required, not both',
+      });
     });
 
     it.each<unknown>([-1, 1.5, 'first'])('refuses the index %p', (index) => {
