@@ -1,11 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { MediaforgeClient } from './client';
+import { WEBHOOK_USER_AGENT } from './generated/contract-values';
 import type { JobEvent, JobEventType } from './types';
 import { signWebhook } from './webhooks';
 
+/** What a webhook endpoint receives; `listen` forwards these unless `--events` says otherwise. */
+export const DELIVERED_EVENT_TYPES: readonly JobEventType[] = ['job.completed', 'job.failed', 'job.cancelled'];
+/** Sent to `listen` only (never to a webhook endpoint), when `--events` names them. */
+export const LISTEN_ONLY_EVENT_TYPES: readonly JobEventType[] = ['job.processing', 'job.progress'];
+
 export interface ListenOptions {
   forwardTo: string;
-  /** Only these event types (default every job event). */
+  /** Only these event types (default the three a webhook endpoint receives). */
   events?: JobEventType[];
   /** The signing secret (default a fresh `whsec_...` for this session). */
   secret?: string;
@@ -20,41 +26,62 @@ export function sessionSecret(): string {
   return `whsec_${randomBytes(24).toString('base64url')}`;
 }
 
-/** The body a forwarded event is POSTed with: the event as the log shows it. */
-export function forwardedBody(e: JobEvent): string {
-  return JSON.stringify({ id: e.id, type: e.type, job_id: e.data.job_id, data: e.data });
+/** The event id just before this one (ids are `evt_` and 16 digits that sort): a log page after it starts at this event. */
+function previousEventId(id: string): string {
+  return `evt_${String(Number(id.slice(4)) - 1).padStart(16, '0')}`;
+}
+
+/**
+ * The body a forwarded event is POSTed with. A terminal event: the exact body of its webhook
+ * delivery, as the event log holds it (built there by the delivery's own builder). A listen-only
+ * event (processing, progress): the Job object as the stream shows it.
+ */
+export async function forwardedBody(client: MediaforgeClient, e: JobEvent, signal?: AbortSignal): Promise<string> {
+  if (!DELIVERED_EVENT_TYPES.includes(e.type)) return JSON.stringify(e.data);
+  if (!e.id) throw new Error('the event has no id');
+  const page = await client.events.list({ after: previousEventId(e.id), limit: 1 }, { signal });
+  const logged = page.events[0];
+  if (!logged || logged.id !== e.id || logged.webhook_body === undefined)
+    throw new Error(`event ${e.id} has no webhook body in the event log`);
+  return logged.webhook_body;
+}
+
+/** The headers of a delivery (the dispatcher's, stripe scheme), signed with the session secret. */
+export function forwardedHeaders(e: JobEvent, body: string, secret: string, timestamp: number): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': WEBHOOK_USER_AGENT,
+    'X-Service-Event': e.type,
+    'X-Service-Timestamp': String(timestamp),
+    'X-Service-Signature': signWebhook(secret, body, timestamp),
+    'X-Service-Event-Id': e.id ?? '',
+    'X-Service-Delivery-Attempt': '1',
+  };
 }
 
 /**
  * `mediaforge listen --forward-to <url>`: follows the key owner's event stream and POSTs each event
- * to a local URL, signed like a webhook (X-Service-Signature with the session secret), printing one
- * line per event with the local answer's status. A dropped connection resumes with Last-Event-ID.
- * Runs until the signal aborts; returns how many events it forwarded.
+ * to a local URL exactly as a webhook delivery of it is sent (same body and headers), signed with the
+ * session secret, printing one line per event with the local answer's status. A dropped connection
+ * resumes with Last-Event-ID. Runs until the signal aborts; returns how many events it forwarded.
  */
 export async function listen(client: MediaforgeClient, opts: ListenOptions): Promise<number> {
   const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const err = opts.err ?? ((line: string) => process.stderr.write(`${line}\n`));
   const secret = opts.secret ?? sessionSecret();
+  const types = opts.events ?? DELIVERED_EVENT_TYPES;
   err(`Forwarding events to ${opts.forwardTo}. Signing secret for this session: ${secret}`);
   let forwarded = 0;
   for await (const e of client.events.stream({ signal: opts.signal, maxReconnects: Number.MAX_SAFE_INTEGER })) {
-    if (opts.events && !opts.events.includes(e.type)) continue;
-    const body = forwardedBody(e);
-    const timestamp = Math.floor(Date.now() / 1000);
+    if (!types.includes(e.type)) continue;
     let status: string;
     try {
+      const body = await forwardedBody(client, e, opts.signal);
       const res = await fetch(opts.forwardTo, {
         method: 'POST',
         body,
         signal: opts.signal,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'mediaforge-cli-listen',
-          'x-service-event': e.type,
-          'x-service-event-id': e.id ?? '',
-          'x-service-timestamp': String(timestamp),
-          'x-service-signature': signWebhook(secret, body, timestamp),
-        },
+        headers: forwardedHeaders(e, body, secret, Math.floor(Date.now() / 1000)),
       });
       status = String(res.status);
       await res.arrayBuffer().catch(() => undefined);

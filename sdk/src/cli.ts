@@ -11,7 +11,7 @@ import { unreachable } from './transport';
 import { TRIGGER_USAGE, trigger } from './cli-trigger';
 import { estimateOfImage, estimateOfVideo } from './estimate';
 import { ApiError, JobFailedError } from './errors';
-import { listen } from './cli-listen';
+import { DELIVERED_EVENT_TYPES, listen, LISTEN_ONLY_EVENT_TYPES } from './cli-listen';
 import type { Job, JobEventType, ListJobsParams, SubmitResponse } from './types';
 
 const USAGE = `Usage: mediaforge <command> [options]
@@ -30,7 +30,9 @@ Commands:
   account         show the credit balance
 ${TRIGGER_USAGE}
   listen --forward-to URL [--events job.completed,...]
-                  POST each of your job events to URL, signed like a webhook (prints the secret)
+                  POST each job event to URL exactly as a webhook delivery of it (prints the
+                  secret it signs with); job.completed, job.failed, job.cancelled unless --events
+                  names others (job.processing and job.progress are sent to listen only)
 
 Environment: MEDIAFORGE_API_KEY (required), MEDIAFORGE_BASE_URL (default http://localhost:8080).
 Output is JSON on stdout; progress and errors go to stderr. --out implies --wait.`;
@@ -214,10 +216,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         checkFlags(p, ['forward-to', 'events']);
         const forwardTo = str(p, 'forward-to');
         if (!forwardTo) throw new UsageError('--forward-to is required');
-        const events = str(p, 'events')?.split(',') as JobEventType[] | undefined;
+        const events = str(p, 'events')?.split(',');
+        const known = [...DELIVERED_EVENT_TYPES, ...LISTEN_ONLY_EVENT_TYPES] as readonly string[];
+        const unknown = events?.find((t) => !known.includes(t));
+        if (unknown !== undefined)
+          throw new UsageError(`--events: unknown event type ${unknown} (one of ${known.join(', ')})`);
         const stop = new AbortController();
         process.once('SIGINT', () => stop.abort());
-        await listen(client, { forwardTo, events, signal: stop.signal });
+        await listen(client, { forwardTo, events: events as JobEventType[] | undefined, signal: stop.signal });
         return 0;
       }
       case 'account':

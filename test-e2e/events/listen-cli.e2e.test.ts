@@ -5,7 +5,7 @@ import { REPO_ROOT } from '@mf/fleet';
 import { api, userWithKey, type TestUser } from '../support/fleet';
 import { pooledFleet, type PooledFleet } from '../support/pool';
 import { eventually, waitForJob } from '../support/jobs';
-import { startReceiver, verifySignature } from '../support/webhook-receiver';
+import { startReceiver, verifySignature, type ReceivedWebhook } from '../support/webhook-receiver';
 
 /** `mediaforge listen --forward-to <url>` against the started fleet (docs/sdk.md, docs/events.md). */
 describe('mediaforge listen', () => {
@@ -21,9 +21,14 @@ describe('mediaforge listen', () => {
     if (child && child.exitCode === null) child.kill('SIGTERM');
   });
 
-  it('forwards each job event to the local URL signed with the printed session secret, one line per event', async () => {
-    const receiver = await startReceiver(() => 204);
+  it('forwards each event exactly as its webhook delivery is sent, signed with the printed session secret', async () => {
+    const listener = await startReceiver(() => 204);
+    const endpoint = await startReceiver(() => 200);
     try {
+      // A real webhook endpoint of the same key: its deliveries are what listen must reproduce.
+      const hook = await api(fleet, 'PUT', '/api/v1/webhook', { key: user.key, body: { url: endpoint.url } });
+      expect(hook.status).toBe(201);
+      const endpointSecret = String(hook.body.secret);
       child = spawn(
         process.execPath,
         [
@@ -32,7 +37,7 @@ describe('mediaforge listen', () => {
           path.join(REPO_ROOT, 'sdk/src/cli.ts'),
           'listen',
           '--forward-to',
-          receiver.url,
+          listener.url,
           '--events',
           'job.processing,job.completed',
         ],
@@ -52,14 +57,13 @@ describe('mediaforge listen', () => {
       child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
       expect(await eventually(() => /whsec_[A-Za-z0-9_-]+/.test(stderr), 60_000)).toBe(true);
       const secret = /whsec_[A-Za-z0-9_-]+/.exec(stderr)![0];
+      const eventOf = (r: ReceivedWebhook) => String(r.headers['x-service-event']);
+      const jobOf = (r: ReceivedWebhook) => (JSON.parse(r.rawBody) as { job_id: string }).job_id;
       // The stream starts with the next event, and nothing says when it is open: a probe job whose
       // events come through proves it is. Each probe runs to its end before the next, so one that
       // the stream missed is simply followed by another.
       const forwarded = (id: string) =>
-        receiver.received.some((r) => {
-          const b = JSON.parse(r.rawBody) as { type: string; job_id: string };
-          return b.job_id === id && b.type === 'job.completed';
-        });
+        listener.received.some((r) => jobOf(r) === id && eventOf(r) === 'job.completed');
       for (let probes = 0; ; probes++) {
         expect(probes).toBeLessThan(10);
         const probe = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', {
@@ -70,8 +74,8 @@ describe('mediaforge listen', () => {
         await waitForJob(fleet, user.key, probe.body.job_id as string);
         if (await eventually(() => forwarded(probe.body.job_id as string), 5_000)) break;
       }
-      expect(await eventually(() => stdout.trim().split('\n').length >= receiver.received.length)).toBe(true);
-      const seen = { requests: receiver.received.length, lines: stdout.trim().split('\n').length };
+      expect(await eventually(() => stdout.trim().split('\n').length >= listener.received.length)).toBe(true);
+      const seen = { requests: listener.received.length, lines: stdout.trim().split('\n').length };
 
       const res = await api(fleet, 'POST', '/api/v1/image/imagegen/generate', {
         key: user.key,
@@ -79,27 +83,47 @@ describe('mediaforge listen', () => {
       });
       expect(res.status).toBe(202);
       const jobId = res.body.job_id as string;
-      expect(await eventually(() => receiver.received.length >= seen.requests + 2, 60_000)).toBe(true);
+      expect(await eventually(() => listener.received.length >= seen.requests + 2, 60_000)).toBe(true);
+      expect(
+        await eventually(
+          () => endpoint.received.some((r) => jobOf(r) === jobId && eventOf(r) === 'job.completed'),
+          60_000,
+        ),
+      ).toBe(true);
 
-      const bodies = receiver.received
-        .slice(seen.requests)
-        .map((r) => JSON.parse(r.rawBody) as { type: string; job_id: string; id: string });
-      expect(bodies.map((b) => [b.type, b.job_id])).toEqual([
+      const got = listener.received.slice(seen.requests);
+      expect(got.map((r) => [eventOf(r), jobOf(r)])).toEqual([
         ['job.processing', jobId],
         ['job.completed', jobId],
       ]);
-      for (const r of receiver.received) {
+      // The listen-only event carries the Job object as the stream shows it.
+      expect(JSON.parse(got[0].rawBody)).toMatchObject({ job_id: jobId, status: 'processing' });
+
+      // The completed event: byte for byte what the real delivery of the same event carried.
+      const real = endpoint.received.find((r) => jobOf(r) === jobId && eventOf(r) === 'job.completed')!;
+      const local = got[1];
+      expect(local.rawBody).toBe(real.rawBody);
+      const compared = ['content-type', 'user-agent', 'x-service-event', 'x-service-event-id'];
+      const pick = (r: ReceivedWebhook) => Object.fromEntries(compared.map((h) => [h, r.headers[h]]));
+      expect(pick(local)).toEqual(pick(real));
+      expect(local.headers['x-service-delivery-attempt']).toBe('1');
+      expect(local.headers['x-service-timestamp']).toMatch(/^\d+$/);
+      expect(verifySignature(secret, local.headers['x-service-signature'] as string, local.rawBody)).toBe(true);
+      expect(verifySignature(endpointSecret, real.headers['x-service-signature'] as string, real.rawBody)).toBe(true);
+      for (const r of listener.received) {
         // Probes too: every forwarded event is signed with the session secret.
         expect(verifySignature(secret, r.headers['x-service-signature'] as string, r.rawBody)).toBe(true);
         expect(r.headers['x-service-event-id']).toMatch(/^evt_\d{16}$/);
       }
       expect(await eventually(() => stdout.trim().split('\n').length >= seen.lines + 2)).toBe(true);
       const lines = stdout.trim().split('\n').slice(seen.lines);
-      expect(lines[0]).toContain(`job.processing ${jobId} ${bodies[0].id} -> 204`);
-      expect(lines[1]).toContain(`job.completed ${jobId} ${bodies[1].id} -> 204`);
+      expect(lines[0]).toContain(`job.processing ${jobId} ${String(got[0].headers['x-service-event-id'])} -> 204`);
+      expect(lines[1]).toContain(`job.completed ${jobId} ${String(got[1].headers['x-service-event-id'])} -> 204`);
     } finally {
       child?.kill('SIGTERM');
-      await receiver.close();
+      await api(fleet, 'DELETE', '/api/v1/webhook', { key: user.key });
+      await listener.close();
+      await endpoint.close();
     }
   });
 });

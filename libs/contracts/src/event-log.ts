@@ -27,6 +27,9 @@ export const logEvent = named(
     created_at: Joi.string().isoDate().required().description('ISO 8601, UTC.'),
     job_id: Joi.string().required(),
     data: jobView.required().description('The Job object as it was at this event (as GET /api/v1/jobs/:id).'),
+    webhook_body: Joi.string().description(
+      'Terminal events only: the exact body a webhook delivery of this event carries (what `mediaforge listen` forwards).',
+    ),
   }),
   'LogEvent',
 );

@@ -8,6 +8,7 @@ export * from './job-attempts';
 export * from './event-log-request';
 export * from './event-log';
 export * from './webhooks';
+export * from './webhook-body';
 export * from './api-key-events';
 export * from './editor';
 export * from './exports';

@@ -2,3 +2,6 @@
 
 /** The export error codes (the contract's "Export errors", and export_unavailable). */
 export const EXPORT_ERROR_CODES = ["no_video_clips","corrupt_source","rate_limited","ffmpeg_failed","export_failed","source_fetch_failed","storage_unconfigured","export_timeout","ffmpeg_timeout","export_unavailable"] as const;
+
+/** The User-Agent of webhook deliveries (`listen` forwards with it too). */
+export const WEBHOOK_USER_AGENT = "Mediaforge-Webhooks/1.0";

@@ -1224,6 +1224,8 @@ export interface components {
             created_at: string;
             job_id: string;
             data: components["schemas"]["Job"];
+            /** @description Terminal events only: the exact body a webhook delivery of this event carries (what `mediaforge listen` forwards). */
+            webhook_body?: string;
         };
         EventsPage: {
             /** @description Oldest first, after the cursor. */

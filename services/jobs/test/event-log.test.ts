@@ -1,4 +1,4 @@
-import { ROUTING_KEYS, type JobEventPayload } from '@mf/contracts';
+import { ROUTING_KEYS, webhookBody, type JobEventPayload } from '@mf/contracts';
 import { addToOutbox } from '../src/repositories/outbox.repository';
 import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
 import { cancelJob } from '../src/usecases/cancel-job.usecase';
@@ -133,6 +133,20 @@ describe('progress and the per-user event log against the real database', () => 
     }
     expect(walked).toEqual(ids);
     expect((await listEvents(h.ctx, { user_id: u, after: ids[ids.length - 1] })).events).toEqual([]);
+  });
+
+  it('carries on a terminal event the body a webhook delivery of it carries, built from the published payload', async () => {
+    const u = newUser(500);
+    const { job_id } = await submitJob(h.ctx, image(u));
+    await cancelJob(h.ctx, { user_id: u, job_id });
+    const { events } = await listEvents(h.ctx, { user_id: u, limit: 100 });
+    expect(events.map((e) => [e.type, e.webhook_body === undefined])).toEqual([
+      ['job.processing', true],
+      ['job.cancelled', false],
+    ]);
+    const row = await h.db('outbox').where({ job_id, routing_key: ROUTING_KEYS.jobCancelled }).first();
+    expect(events[1].webhook_body).toBe(webhookBody(row.payload as JobEventPayload));
+    expect(JSON.parse(events[1].webhook_body ?? '{}')).toMatchObject({ job_id, status: 'cancelled' });
   });
 
   it("draws a user's event id only once the user's earlier event committed, so ids become visible in order", async () => {

@@ -1,6 +1,5 @@
 import net from 'node:net';
-import { webhookOutboundRpc, webhooksRpc } from '@mf/contracts';
-import { webhookBody } from '../src/domain/webhook-request';
+import { webhookBody, webhookOutboundRpc, webhooksRpc } from '@mf/contracts';
 import {
   jobEventPayload,
   publishJobEvent,

@@ -1332,6 +1332,10 @@ export interface LogEvent {
    * The Job object as it was at this event (as GET /api/v1/jobs/:id).
    */
   data: Job;
+  /**
+   * Terminal events only: the exact body a webhook delivery of this event carries (what `mediaforge listen` forwards).
+   */
+  webhook_body?: string;
 }
 
 export interface Model {

@@ -3,6 +3,8 @@ import {
   eventIdOf,
   JOB_EVENT_TYPES,
   rowIdOf,
+  TERMINAL_EVENT_TYPES,
+  webhookBody,
   type EventsPage,
   type Job,
   type JobEventType,
@@ -42,12 +44,15 @@ async function toLogEvent(ctx: JobsContext, row: LogRow): Promise<LogEvent | nul
   if (!TYPES.includes(row.routing_key)) return null;
   const data = row.payload.job ?? (await legacyView(ctx, row));
   if (!data) return null;
+  const type = row.routing_key as JobEventType;
   return {
     id: eventIdOf(row.id),
-    type: row.routing_key as JobEventType,
+    type,
     created_at: row.created_at.toISOString(),
     job_id: row.job_id,
     data,
+    // Built from the stored payload by the dispatcher's own builder, so `listen` forwards what a delivery carries.
+    ...(TERMINAL_EVENT_TYPES.includes(type) ? { webhook_body: webhookBody(row.payload) } : {}),
   };
 }
 

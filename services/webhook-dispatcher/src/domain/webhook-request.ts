@@ -1,7 +1,5 @@
-import type { JobEventPayload } from '@mf/contracts';
+import { WEBHOOK_USER_AGENT } from '@mf/contracts';
 import { signatureHeader, standardSignatureHeader, type SignatureScheme } from './signing';
-
-export const USER_AGENT = 'Mediaforge-Webhooks/1.0';
 
 /** The X-Service-Event values: the job event routing keys (job.cancelled is ours, see api-behaviour.md). */
 export type WebhookEvent = 'job.completed' | 'job.failed' | 'job.cancelled';
@@ -13,27 +11,6 @@ export type TestEvent = typeof TEST_EVENT;
 /** The test event's body: which key it is for and when it was sent. */
 export function testEventBody(apiKeyId: number, sentAt: Date): string {
   return JSON.stringify({ event: TEST_EVENT, api_key_id: apiKeyId, sent_at: sentAt.toISOString() });
-}
-
-/**
- * The webhook body, keys in the contract's order. `model` is the upstream endpoint path: the
- * contract says so for webhook bodies. Then two additions: `source` (api, editor or dashboard)
- * and `project_id` (editor jobs), so a receiver can tell the editor's generations from its own.
- */
-export function webhookBody(payload: JobEventPayload): string {
-  return JSON.stringify({
-    job_id: payload.job_id,
-    status: payload.status,
-    model: payload.upstream_model,
-    type: payload.type,
-    credits_consumed: payload.credits_consumed,
-    created_at: payload.created_at,
-    completed_at: payload.completed_at,
-    result: payload.result,
-    error: payload.error,
-    source: payload.source ?? 'api',
-    project_id: payload.project_id ?? null,
-  });
 }
 
 /** Marks a delivery sent from the dashboard to test a receiver: a handler should not act on it. */
@@ -73,7 +50,7 @@ export function webhookHeaders(input: SignedHeaderInput): Record<string, string>
         };
   return {
     'Content-Type': 'application/json',
-    'User-Agent': USER_AGENT,
+    'User-Agent': WEBHOOK_USER_AGENT,
     'X-Service-Event': input.event,
     ...signature,
     'X-Service-Event-Id': input.eventId,

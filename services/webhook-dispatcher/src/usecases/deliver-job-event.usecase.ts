@@ -1,9 +1,9 @@
 import type { HandlerOutcome } from '@mf/bus';
-import type { JobEventPayload } from '@mf/contracts';
+import { webhookBody, type JobEventPayload } from '@mf/contracts';
 import { outcomeOf } from '../domain/delivery-outcome';
 import { signingSecrets } from '../domain/endpoint-secrets';
 import type { SecretBox } from '../domain/secret-box';
-import { webhookBody, type WebhookEvent } from '../domain/webhook-request';
+import type { WebhookEvent } from '../domain/webhook-request';
 import { findEndpoint, findEndpointForEvent } from '../repositories/endpoints.repository';
 import type { KeyedLock } from './keyed-lock';
 import { sendAttempt, succeeded, type AttemptDeps } from './send-attempt';

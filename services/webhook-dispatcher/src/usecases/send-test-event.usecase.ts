@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { SendTestReply, SendTestRequest } from '@mf/contracts';
+import { webhookBody, type SendTestReply, type SendTestRequest } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { signingSecrets } from '../domain/endpoint-secrets';
-import { TEST_EVENT, testEventBody, webhookBody } from '../domain/webhook-request';
+import { TEST_EVENT, testEventBody } from '../domain/webhook-request';
 import { findEndpoint } from '../repositories/endpoints.repository';
 import type { EndpointsContext } from './context';
 import { deliveryView } from './list-deliveries.usecase';
