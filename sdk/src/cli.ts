@@ -9,6 +9,7 @@ import { IMAGE_PARAM_FLAGS, imageParams, VIDEO_PARAM_FLAGS, videoParams } from '
 import { MediaforgeClient } from './client';
 import { unreachable } from './transport';
 import { TRIGGER_USAGE, trigger } from './cli-trigger';
+import { WEBHOOK_USAGE, webhookCommand } from './cli-webhook';
 import { estimateOfImage, estimateOfVideo } from './estimate';
 import { ApiError, JobFailedError } from './errors';
 import { DELIVERED_EVENT_TYPES, listen, LISTEN_ONLY_EVENT_TYPES } from './cli-listen';
@@ -29,6 +30,7 @@ Commands:
   models          list the models
   account         show the credit balance
 ${TRIGGER_USAGE}
+${WEBHOOK_USAGE}
   listen --forward-to URL [--events job.completed,...]
                   POST each job event to URL exactly as a webhook delivery of it (prints the
                   secret it signs with); job.completed, job.failed, job.cancelled unless --events
@@ -232,6 +234,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         return 0;
       case 'trigger':
         print(await trigger(client, p));
+        return 0;
+      case 'webhook':
+        print(await webhookCommand(client.webhook, p));
         return 0;
       default:
         throw new UsageError(`unknown command: ${cmd}`);
