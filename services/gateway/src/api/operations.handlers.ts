@@ -55,6 +55,7 @@ export type OperationDeps = Pick<
   | 'submitTimeoutMs'
   | 'instructTimeoutMs'
   | 'exportTimeoutMs'
+  | 'importTimeoutMs'
   | 'publicBaseUrl'
   | 'webhookTestTimeoutMs'
   | 'streams'
@@ -100,14 +101,11 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
     renameVideo: (c) => editor.renameVideo(bus, c.auth, c.param('id'), c.param('videoId'), c.req.body, c.call),
     importAsset: (c) =>
       c.req.is('multipart/form-data')
-        ? mediaIn.uploadAsset(
-            bus,
-            c.auth,
-            c.param('id'),
-            () => stageUpload(c.req, deps.storage, deps.uploadMaxBytes),
-            c.call,
-          )
-        : mediaIn.importAsset(bus, c.auth, c.param('id'), c.req.body, c.call),
+        ? mediaIn.uploadAsset(bus, c.auth, c.param('id'), () => stageUpload(c.req, deps.storage, deps.uploadMaxBytes), {
+            ...c.call,
+            timeoutMs: deps.importTimeoutMs,
+          })
+        : mediaIn.importAsset(bus, c.auth, c.param('id'), c.req.body, { ...c.call, timeoutMs: deps.importTimeoutMs }),
     deleteAsset: (c) => editor.deleteAsset(bus, c.auth, c.param('id'), c.param('assetId'), c.call),
     addClip: (c) => editor.addClip(bus, c.auth, c.param('id'), c.req.body, c.call),
     moveClip: (c) => editor.moveClip(bus, c.auth, c.param('id'), c.param('clipId'), c.req.body, c.call),
