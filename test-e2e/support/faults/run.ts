@@ -31,6 +31,9 @@ export const FAULT_RUN_ENV: Readonly<Record<string, string>> = {
   WEBHOOK_RETRY_DELAYS_MS: '500,1000,2000',
   WEBHOOK_TIMEOUT_MS: '2000',
   WEBHOOK_MAX_IN_FLIGHT: String(WEBHOOK_MAX_IN_FLIGHT),
+  // Back on the broker soon after it is (production backs off up to a minute): what is audited is
+  // what the fleet does through the outage, not how long it waits to try again.
+  AMQP_RECONNECT_MAX_MS: '2000',
 };
 
 export interface RunAudit {
