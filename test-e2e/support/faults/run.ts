@@ -5,6 +5,7 @@ import { audit, type Snapshot } from './invariants';
 import type { Load } from './load';
 import { apiBalances, catchUpStreams, settle } from './settle';
 import { auditStream, type LogEvent, type StreamFollower } from './stream-audit';
+import { LOOPBACK_DELIVERY } from '../webhook-receiver';
 
 /**
  * What a fault run (the fleet under fire, the cluster that loses a node) shares: the fleet's
@@ -26,8 +27,7 @@ export const FAULT_RUN_ENV: Readonly<Record<string, string>> = {
   SUBMIT_STUCK_AFTER_MS: String(SUBMIT_STUCK_AFTER_MS),
   SUBMIT_TIMEOUT_MS: '10000',
   RATE_LIMIT_PER_MINUTE: '1000000',
-  WEBHOOK_ALLOW_HTTP: 'true',
-  WEBHOOK_ALLOW_PRIVATE: 'true',
+  ...LOOPBACK_DELIVERY,
   WEBHOOK_RETRY_DELAYS_MS: '500,1000,2000',
   WEBHOOK_TIMEOUT_MS: '2000',
   WEBHOOK_MAX_IN_FLIGHT: String(WEBHOOK_MAX_IN_FLIGHT),
