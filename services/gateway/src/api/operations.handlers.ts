@@ -82,7 +82,7 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
   const streams = eventStreams(bus, deps.streams, deps.logger);
   return {
     // The catalog's bytes are made once, not serialised per request.
-    listModels: (c) => modelsJson(c.auth),
+    listModels: () => modelsJson,
     getAccount: (c) => getAccount(bus, c.auth, c.call.correlationId),
     generateVideo: submit('video'),
     generateImage: submit('image'),
