@@ -103,9 +103,7 @@ describe('billing usage', () => {
     const mine = await report(user, '2026-03-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z', ['day']);
     expect(mine.rows).toEqual([]);
     expect(mine.totals).toEqual({ jobs: 0, credits_charged: 0, credits_refunded: 0, credits_net: 0 });
-    expect((await report(other, '2026-03-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z', ['day'])).rows).toHaveLength(
-      3,
-    );
+    expect((await report(other, '2026-03-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z', ['day'])).rows).toHaveLength(3);
   });
 
   it('pages the ledger newest first with has_more and created bounds; a refund names its charge’s model and key', async () => {

@@ -20,10 +20,9 @@ export const LEDGER_API_PAGE_DEFAULT = 20;
 export const LEDGER_API_PAGE_MAX = 100;
 
 const instant = (field: string, edge: string) =>
-  says(
-    storableTimestamp(),
-    `${field} must be an ISO 8601 date (YYYY-MM-DD, midnight UTC) or timestamp`,
-  ).description(`${edge} (ISO 8601: a date is midnight UTC).`);
+  says(storableTimestamp(), `${field} must be an ISO 8601 date (YYYY-MM-DD, midnight UTC) or timestamp`).description(
+    `${edge} (ISO 8601: a date is midnight UTC).`,
+  );
 
 const format = says(Joi.string().valid(...EXPORT_FORMATS), 'format must be json or csv').description(
   '`csv` answers CSV (RFC 4180, UTF-8, a header row), as `Accept: text/csv` does.',

@@ -16,7 +16,11 @@ export function wantsCsv(req: Request, format: 'json' | 'csv' | undefined): bool
  * out cannot become an error answer: the connection is cut, so the client sees a truncated body,
  * never a short file that looks whole.
  */
-export async function sendCsv(res: Response, filename: string, write: (sink: ReportSink) => Promise<void>): Promise<void> {
+export async function sendCsv(
+  res: Response,
+  filename: string,
+  write: (sink: ReportSink) => Promise<void>,
+): Promise<void> {
   res.status(200);
   res.setHeader('Content-Type', 'text/csv; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);

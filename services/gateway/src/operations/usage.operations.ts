@@ -34,6 +34,7 @@ export const USAGE_OPERATIONS = [
     query: usageQuery,
     reply: {
       status: 200,
+      noStore: 'reply',
       description: 'The usage report.',
       schema: jsonOrCsv(
         'The usage report (JSON), or its rows as CSV.',
@@ -56,6 +57,7 @@ export const USAGE_OPERATIONS = [
     query: ledgerQuery,
     reply: {
       status: 200,
+      noStore: 'reply',
       description: 'A page of the ledger.',
       schema: jsonOrCsv(
         'A page of the ledger (JSON), or the entries as CSV.',

@@ -60,7 +60,12 @@ function ledgerRequest(userId: number, q: LedgerQuery, limit: number, beforeId?:
 }
 
 /** A page of the caller's ledger, newest first (scope jobs:read): the dashboard's ledger over the API. */
-export function ledgerPageOf(bus: Bus, auth: AuthContext, ask: LedgerAsk, opts: CallOptions = {}): Promise<LedgerReply> {
+export function ledgerPageOf(
+  bus: Bus,
+  auth: AuthContext,
+  ask: LedgerAsk,
+  opts: CallOptions = {},
+): Promise<LedgerReply> {
   const q = ask.query;
   return bus.rpc(billingRpc, 'ledger', ledgerRequest(auth.userId, q, q.limit, q.starting_after), opts);
 }

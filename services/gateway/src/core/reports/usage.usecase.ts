@@ -33,6 +33,5 @@ export async function writeUsageCsv(report: UsageReport, sink: ReportSink): Prom
   const columns = [...report.group_by.map((g) => GROUP_COLUMNS[g]), ...COUNT_COLUMNS];
   await sink.write(csvLine(columns));
   // Rows go out in slices, so a year by day, model and key never builds one large string.
-  for (let i = 0; i < report.rows.length; i += 500)
-    await sink.write(csvLines(columns, report.rows.slice(i, i + 500)));
+  for (let i = 0; i < report.rows.length; i += 500) await sink.write(csvLines(columns, report.rows.slice(i, i + 500)));
 }
