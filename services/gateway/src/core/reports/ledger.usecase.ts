@@ -7,6 +7,7 @@ import {
   type LedgerQuery,
   type LedgerReply,
   type LedgerRequest,
+  type Validated,
 } from '@mf/contracts';
 import { scopeOf } from '../../operations/table';
 import { assertScope, type AuthContext } from '../auth/auth-context';
@@ -41,12 +42,17 @@ export interface LedgerAsk {
 
 export function ledgerAskOf(auth: AuthContext, query: Record<string, unknown>): LedgerAsk {
   assertScope(auth, scopeOf('listLedger'));
-  const q = valid(validateQuery(ledgerQuery, query));
+  const q = valid(checkLedgerQuery(query));
   return {
     query: q,
     limited: query.limit !== undefined && query.limit !== '',
-    ...(q.format ? { format: q.format as 'json' | 'csv' } : {}),
+    ...(q.format ? { format: q.format } : {}),
   };
+}
+
+/** The query by its one definition (@mf/contracts api/usage.ts). */
+function checkLedgerQuery(query: Record<string, unknown>): Validated<LedgerQuery> {
+  return validateQuery(ledgerQuery, query);
 }
 
 function ledgerRequest(userId: number, q: LedgerQuery, limit: number, beforeId?: number): LedgerRequest {

@@ -4,6 +4,7 @@ import {
   usageQuery,
   validateQuery,
   type UsageGrouping,
+  type UsageQuery,
   type Validated,
 } from '@mf/contracts';
 
@@ -25,7 +26,10 @@ export interface UsageAsk {
 export function validateUsageQuery(query: Record<string, unknown>, now = new Date()): Validated<UsageAsk> {
   const groupBy = query.group_by;
   const joined = Array.isArray(groupBy) && groupBy.every((g) => typeof g === 'string') ? groupBy.join(',') : groupBy;
-  const checked = validateQuery(usageQuery, { ...query, ...(groupBy !== undefined ? { group_by: joined } : {}) });
+  const checked = checkUsageQuery({
+    ...query,
+    ...(groupBy !== undefined ? { group_by: joined } : {}),
+  });
   if (!checked.ok) return checked;
   const q = checked.value;
   const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
@@ -41,7 +45,12 @@ export function validateUsageQuery(query: Record<string, unknown>, now = new Dat
       from: new Date(from).toISOString(),
       to: new Date(to).toISOString(),
       group_by: USAGE_GROUPINGS.filter((g) => asked.includes(g)),
-      ...(q.format ? { format: q.format as 'json' | 'csv' } : {}),
+      ...(q.format ? { format: q.format } : {}),
     },
   };
+}
+
+/** The query by its one definition (@mf/contracts api/usage.ts). */
+function checkUsageQuery(query: Record<string, unknown>): Validated<UsageQuery> {
+  return validateQuery(usageQuery, query);
 }
