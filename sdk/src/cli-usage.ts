@@ -36,3 +36,8 @@ export async function ledgerCommand(ledger: Pick<LedgerApi, 'list' | 'csv'>, p: 
   if (until !== undefined) params['created[lte]'] = until;
   return p.flags.has('csv') ? ledger.csv(params) : ledger.list(params);
 }
+
+/** CSV text as it came (for a file or a spreadsheet), anything else as JSON. */
+export function printReport(v: unknown): void {
+  process.stdout.write(typeof v === 'string' ? v : `${JSON.stringify(v, null, 2)}\n`);
+}

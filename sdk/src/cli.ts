@@ -9,7 +9,7 @@ import { IMAGE_PARAM_FLAGS, imageParams, VIDEO_PARAM_FLAGS, videoParams } from '
 import { MediaforgeClient } from './client';
 import { unreachable } from './transport';
 import { TRIGGER_USAGE, trigger } from './cli-trigger';
-import { ledgerCommand, USAGE_USAGE, usageCommand } from './cli-usage';
+import { ledgerCommand, printReport, USAGE_USAGE, usageCommand } from './cli-usage';
 import { WEBHOOK_USAGE, webhookCommand } from './cli-webhook';
 import { estimateOfImage, estimateOfVideo } from './estimate';
 import { ApiError, JobFailedError } from './errors';
@@ -43,12 +43,6 @@ Output is JSON on stdout; progress and errors go to stderr. --out implies --wait
 
 const print = (v: unknown): void => {
   process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
-};
-
-/** CSV text as it came (for a file or a spreadsheet), anything else as JSON. */
-const printReport = (v: unknown): void => {
-  if (typeof v === 'string') process.stdout.write(v);
-  else print(v);
 };
 
 const SPINNER = ['|', '/', '-', '\\'];

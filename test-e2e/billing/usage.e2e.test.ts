@@ -101,7 +101,7 @@ describe('usage and the ledger over the API', () => {
         // The failed job charged and refunded; the cancelled one charged, its refund after `to`.
         { model: 'vidgen-2.0', api_key_id: user.keyId, ...counts(2, 404 + 1515, 404) },
       ],
-      totals: counts(4, 2119, 404),
+      totals: counts(4, 2019, 404),
     });
     expect(-byModelKey.body.totals.credits_net).toBe(balanceChange(from, to));
 
@@ -117,7 +117,7 @@ describe('usage and the ledger over the API', () => {
     expect(byDay.body.group_by).toEqual(['day']);
     const days = new Set(ledger.filter((e) => e.kind !== 'grant').map((e) => e.created_at.slice(0, 10)));
     expect(byDay.body.rows.map((r: Row) => r.day)).toEqual([...days].sort());
-    expect(byDay.body.totals).toEqual(counts(4, 2119, 1919));
+    expect(byDay.body.totals).toEqual(counts(4, 2019, 1919));
   });
 
   it('answers the same rows as CSV with Accept: text/csv or format=csv', async () => {

@@ -118,6 +118,10 @@ describe('billing usage', () => {
     expect(rest.has_more).toBe(false);
     expect(rest.entries.map((e) => e.kind)).toEqual(['charge', 'refund', 'charge', 'charge', 'grant']);
     expect(rest.entries[4]).toMatchObject({ model: null, api_key_id: null, delta: 10_000 });
+    // An entry at 10:00:00.000400 shows as 10:00:00.000Z: a bound of that instant holds it.
+    await db('ledger')
+      .where({ reference: `job:b-${user}`, kind: 'refund' })
+      .update({ created_at: '2026-03-02T10:00:00.0004Z' });
     const day2 = await ledgerEntries(db, {
       user_id: user,
       limit: 10,

@@ -88,7 +88,9 @@ export async function listEntries(
     .limit(filter.limit + 1);
   if (filter.beforeId) q.andWhere('e.id', '<', filter.beforeId);
   if (filter.createdGte) q.andWhere('e.created_at', '>=', filter.createdGte);
-  if (filter.createdLte) q.andWhere('e.created_at', '<=', filter.createdLte);
+  // Entries show their instant to the millisecond: one shown at the bound is at or before it.
+  if (filter.createdLte)
+    q.andWhere('e.created_at', '<', db.raw("?::timestamptz + interval '1 millisecond'", [filter.createdLte]));
   type Row = Omit<LedgerEntry, 'created_at' | 'delta' | 'api_key_id'> & {
     created_at: Date;
     api_key_id: number | string | null;
