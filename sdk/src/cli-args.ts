@@ -8,7 +8,7 @@ export interface Parsed {
 /** A mistake in the command line: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
 
-const BOOLEAN_FLAGS = new Set(['wait', 'no-audio', 'fast', 'help', 'all']);
+const BOOLEAN_FLAGS = new Set(['wait', 'no-audio', 'fast', 'help', 'all', 'csv']);
 
 export function parseArgs(argv: string[]): Parsed {
   const positional: string[] = [];

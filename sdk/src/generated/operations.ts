@@ -38,6 +38,8 @@ export const OPERATIONS = {
   listEvents: { method: 'GET', path: '/events' },
   streamEvents: { method: 'GET', path: '/events/stream' },
   streamJobEvents: { method: 'GET', path: '/jobs/{id}/events' },
+  getUsage: { method: 'GET', path: '/usage' },
+  listLedger: { method: 'GET', path: '/ledger' },
 } as const;
 
 export type OperationId = keyof typeof OPERATIONS;

@@ -24,9 +24,12 @@ import {
   rotateWebhookSecretOf,
 } from '../core/usecases/webhook-endpoint.usecase';
 import { listEvents } from '../core/events/event-log.usecase';
+import { ledgerAskOf, ledgerCsvOf, ledgerPageOf } from '../core/reports/ledger.usecase';
+import { usageReportOf, writeUsageCsv } from '../core/reports/usage.usecase';
 import { forwardedIdempotency } from '../http/idempotency.middleware';
 import type { ApiDeps } from './api.router';
 import { eventStreams } from './sse/event-streams';
+import { sendCsv, wantsCsv } from './csv-reply';
 
 /** What a handler gets: the request, its caller, its path parameters and the options of its calls. */
 export interface OperationCall {
@@ -138,6 +141,19 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
     },
     streamJobEvents: async (c) => {
       await streams.open(c.req, c.res, c.param('id'));
+      return ANSWERED;
+    },
+    getUsage: async (c) => {
+      const { report, format } = await usageReportOf(bus, c.auth, c.req.query, c.call);
+      if (!wantsCsv(c.req, format)) return report;
+      const range = `${report.from.slice(0, 10)}_${report.to.slice(0, 10)}`;
+      await sendCsv(c.res, `usage_${range}.csv`, (sink) => writeUsageCsv(report, sink));
+      return ANSWERED;
+    },
+    listLedger: async (c) => {
+      const ask = ledgerAskOf(c.auth, c.req.query);
+      if (!wantsCsv(c.req, ask.format)) return ledgerPageOf(bus, c.auth, ask, c.call);
+      await sendCsv(c.res, 'ledger.csv', await ledgerCsvOf(bus, c.auth, ask, c.call));
       return ANSWERED;
     },
   };

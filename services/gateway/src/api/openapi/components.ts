@@ -43,6 +43,8 @@ import {
   webhookEndpointDeleted,
   webhookEndpointSaved,
   webhookSecretRotated,
+  usageReport,
+  ledgerReply,
   type JsonSchema,
 } from '@mf/contracts';
 import {
@@ -99,6 +101,8 @@ const NAMED = [
   webhookEndpointSaved,
   webhookEndpointDeleted,
   webhookSecretRotated,
+  usageReport,
+  ledgerReply,
 ];
 
 /** components.schemas: every named schema and every named part of them (and of the inline request bodies). */
