@@ -32,7 +32,8 @@ const withLoop = named(
   }),
   'VideoGenerateRequest',
 );
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON documents read in assertions
+/** A value as a client reads it over HTTP: JSON. */
+const overHttp = (value: unknown) => JSON.parse(JSON.stringify(value));
 
 describe('a field added to the video submit schema', () => {
   it('is validated, with its default applied and its own message', () => {
@@ -46,7 +47,7 @@ describe('a field added to the video submit schema', () => {
 
   it('is in the OpenAPI request body of the operation', () => {
     const operation = op({ id: 'generateVideo', summary: 's', tag: 'Generation', body: withLoop, responses: {} });
-    const schema = (operation as Json).requestBody.content['application/json'].schema;
+    const schema = overHttp(operation).requestBody.content['application/json'].schema;
     expect(schema.properties.loop).toMatchObject({ type: ['boolean', 'null'], default: false, description: LOOP });
   });
 
@@ -57,7 +58,7 @@ describe('a field added to the video submit schema', () => {
 
   it('is an argument of the MCP tool generate_media and named in its description', () => {
     const args = generationArgs({ video: withLoop, image: imageRequest }, { args: {}, merged: {} });
-    const schema = inputJsonSchema(toolArgs(args, ['prompt'])) as Json;
+    const schema = overHttp(inputJsonSchema(toolArgs(args, ['prompt'])));
     expect(schema.properties.loop).toMatchObject({ type: 'boolean', description: `Video only: ${LOOP}` });
     expect(fieldList(withLoop, {})).toMatch(/, loop$/);
   });
@@ -69,7 +70,7 @@ describe('a field added to the video submit schema', () => {
   });
 
   it("is a field of the dashboard's form, through the model's params", () => {
-    const params = paramsOf(withLoop);
+    const params = overHttp(paramsOf(withLoop));
     expect(params.loop).toMatchObject({ type: 'boolean', default: false, description: LOOP });
     expect(formParams(params).find((p) => p.name === 'loop')).toMatchObject({ label: 'loop', control: 'checkbox' });
   });
