@@ -21,7 +21,7 @@ const USAGE = `Usage: mediaforge <command> [options]
 Commands:
   generate video --prompt P [--duration 5] [--resolution 720p] [--aspect 16:9] [--no-audio]
                  [--fast] [--image-url URL] [--seed N] [--wait] [--out clip.mp4]
-  generate image --prompt P [--num 1] [--aspect 1:1] [--seed N] [--wait] [--out img.png]
+  generate image --prompt P [--num 1] [--aspect 1:1] [--seed N] [--image-urls URL,...] [--wait] [--out img.png]
   estimate video|image [the generate flags]
                   what that generate would cost, and whether your balance covers it (nothing charged)
   job <id>        show a job (its input included)
