@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { editorFields as F, EXPORT_FITS, PROJECT_ASPECT_RATIOS, TRACKS } from './api/editor';
 import type * as T from './generated/types';
+import { exportStatus } from './export-status';
 import { JOB_ID } from './jobs';
 import { QUEUES } from './names';
 import { httpsUrl, named } from './schema/rules';
@@ -190,6 +191,11 @@ export const projectRefSchema = request('ProjectRef');
 const assetRef = request('AssetRef', { asset_id: F.assetId.max(100).required() });
 const clipRef = request('ClipRef', { clip_id: Joi.string().max(100).required() });
 
+const exportRequest = request('ExportRequest', { video_id: F.videoId.max(100), fit: F.fit.required() });
+
+/** A project's background exports, newest first. */
+export const exportList = named(Joi.object({ exports: Joi.array().items(exportStatus).required() }), 'ExportList');
+
 export const editorRpc = {
   queue: QUEUES.editorRpc,
   methods: {
@@ -282,10 +288,14 @@ export const editorRpc = {
       request('SetAspectRatioRequest', { aspect_ratio: F.aspectRatio.required() }),
     ),
     threads: rpcMethod<T.ProjectRef, T.ThreadsReply>('editor.threads', projectRefSchema),
-    export: rpcMethod<T.ExportRequest, T.ExportReply>(
-      'editor.export',
-      request('ExportRequest', { video_id: F.videoId.max(100), fit: F.fit.required() }),
+    export: rpcMethod<T.ExportRequest, T.ExportReply>('editor.export', exportRequest),
+    /** The same export in the background: checked now, rendered after the answer (docs/editor-api.md). */
+    startExport: rpcMethod<T.ExportRequest, T.ExportAccepted>('editor.start-export', exportRequest),
+    getExport: rpcMethod<T.ExportRef, T.ExportStatus>(
+      'editor.get-export',
+      request('ExportRef', { export_id: id('exp').required() }),
     ),
+    listExports: rpcMethod<T.ProjectRef, T.ExportList>('editor.list-exports', projectRefSchema),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;
 

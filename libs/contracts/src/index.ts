@@ -12,6 +12,8 @@ export * from './webhook-body';
 export * from './api-key-events';
 export * from './editor';
 export * from './exports';
+export * from './export-status';
+export * from './export-event-request';
 export * from './schema';
 export * from './api/generation';
 export * from './api/editor';

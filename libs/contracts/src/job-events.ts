@@ -55,7 +55,7 @@ export interface EventDef<T> {
 }
 
 /** An event type; the cast restates what the generator guarantees (T is generated from `schema`). */
-function eventDef<T>(routingKey: string, schema: Joi.Schema, version = 1): EventDef<T> {
+export function eventDef<T>(routingKey: string, schema: Joi.Schema, version = 1): EventDef<T> {
   return { routingKey, version, schema: schema as Joi.Schema<T> };
 }
 

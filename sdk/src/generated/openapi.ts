@@ -1005,12 +1005,13 @@ export interface components {
             /** @description The X-Request-Id of the response: quote it when reporting a problem. */
             request_id: string;
         };
+        /** @description Once failed: the blocking export’s error body. */
         ExportError: {
             /** @enum {string} */
             error: "no_video_clips" | "corrupt_source" | "rate_limited" | "ffmpeg_failed" | "export_failed" | "source_fetch_failed" | "storage_unconfigured" | "export_timeout" | "ffmpeg_timeout" | "export_unavailable";
             /** @description Safe to show to an end user; never raw encoder output. */
             message: string;
-        };
+        } | null;
         ExportServerError: {
             /** @enum {string} */
             error: "no_video_clips" | "corrupt_source" | "rate_limited" | "ffmpeg_failed" | "export_failed" | "source_fetch_failed" | "storage_unconfigured" | "export_timeout" | "ffmpeg_timeout" | "export_unavailable";
@@ -1171,7 +1172,6 @@ export interface components {
         };
         /** @description The accepted request as it ran: every default applied, and the seed used (send it again to reproduce the job). */
         JobInput: components["schemas"]["VideoParams"] | components["schemas"]["ImageParams"];
-        /** @description The Job object as it was at this event (as GET /api/v1/jobs/:id). */
         Job: {
             job_id: string;
             /** @enum {string} */
@@ -1212,18 +1212,51 @@ export interface components {
             /** @description Older jobs match: ask again with `starting_after`. */
             has_more: boolean;
         };
-        LogEvent: {
-            /** @description The event id (`evt_` and 16 digits): ids sort. */
-            id: string;
+        ExportStatus: {
+            export_id: string;
+            project_id: string;
+            /** @description The video exported. */
+            video_id: string;
             /** @enum {string} */
-            type: "job.processing" | "job.progress" | "job.completed" | "job.failed" | "job.cancelled";
+            status: "rendering" | "completed" | "failed";
+            /** @description Percent rendered, read from ffmpeg's progress; 100 once completed. */
+            progress: number;
+            /** @description The export asset, once completed. */
+            asset_id: string | null;
+            /** @description The mp4 (permanent URL), once completed. */
+            video_url: string | null;
+            /** @description Once completed. */
+            duration_sec: number | null;
+            error: components["schemas"]["ExportError"];
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
              */
             created_at: string;
-            job_id: string;
-            data: components["schemas"]["Job"];
+            /**
+             * Format: date-time
+             * @description When it completed or failed.
+             */
+            completed_at: string | null;
+        };
+        LogEvent: {
+            /** @description The event id (`evt_` and 16 digits): ids sort. */
+            id: string;
+            /** @enum {string} */
+            type: "job.processing" | "job.progress" | "job.completed" | "job.failed" | "job.cancelled" | "export.progress" | "export.completed" | "export.failed";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            created_at: string;
+            /** @description Job events: the job. */
+            job_id?: string;
+            /** @description Export events: the project. */
+            project_id?: string;
+            /** @description Export events: the export. */
+            export_id?: string;
+            /** @description Job events: the Job object as it was at this event (as GET /api/v1/jobs/:id). Export events: the export as it was (as GET /api/v1/media-studio/projects/:id/exports/:exportId). */
+            data: components["schemas"]["Job"] | components["schemas"]["ExportStatus"];
             /** @description Terminal events only: the exact body a webhook delivery of this event carries (what `mediaforge listen` forwards). */
             webhook_body?: string;
         };
