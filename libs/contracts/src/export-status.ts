@@ -12,6 +12,9 @@ export type ExportStatusValue = (typeof EXPORT_STATUSES)[number];
 /** A background export's id: `exp_` and letters or digits. */
 export const EXPORT_ID = /^exp_[A-Za-z0-9]{1,64}$/;
 
+/** Why a background export failed: the body the blocking export would have answered with. */
+export const exportFailure = named(exportError, 'ExportFailure');
+
 /** GET /api/v1/media-studio/projects/:id/exports/:exportId: one background export as it is now. */
 export const exportStatus = named(
   Joi.object({
@@ -30,7 +33,7 @@ export const exportStatus = named(
     asset_id: Joi.string().allow(null).required().description('The export asset, once completed.'),
     video_url: Joi.string().allow(null).required().description('The mp4 (permanent URL), once completed.'),
     duration_sec: Joi.number().allow(null).required().description('Once completed.'),
-    error: exportError.allow(null).required().description('Once failed: the blocking export’s error body.'),
+    error: exportFailure.allow(null).required().description('Once failed: the blocking export’s error body.'),
     created_at: Joi.string().isoDate().required().description('ISO 8601, UTC.'),
     completed_at: Joi.string().isoDate().allow(null).required().description('When it completed or failed.'),
   }),

@@ -1005,13 +1005,12 @@ export interface components {
             /** @description The X-Request-Id of the response: quote it when reporting a problem. */
             request_id: string;
         };
-        /** @description Once failed: the blocking export’s error body. */
         ExportError: {
             /** @enum {string} */
             error: "no_video_clips" | "corrupt_source" | "rate_limited" | "ffmpeg_failed" | "export_failed" | "source_fetch_failed" | "storage_unconfigured" | "export_timeout" | "ffmpeg_timeout" | "export_unavailable";
             /** @description Safe to show to an end user; never raw encoder output. */
             message: string;
-        } | null;
+        };
         ExportServerError: {
             /** @enum {string} */
             error: "no_video_clips" | "corrupt_source" | "rate_limited" | "ffmpeg_failed" | "export_failed" | "source_fetch_failed" | "storage_unconfigured" | "export_timeout" | "ffmpeg_timeout" | "export_unavailable";
@@ -1212,6 +1211,13 @@ export interface components {
             /** @description Older jobs match: ask again with `starting_after`. */
             has_more: boolean;
         };
+        /** @description Once failed: the blocking export’s error body. */
+        ExportFailure: {
+            /** @enum {string} */
+            error: "no_video_clips" | "corrupt_source" | "rate_limited" | "ffmpeg_failed" | "export_failed" | "source_fetch_failed" | "storage_unconfigured" | "export_timeout" | "ffmpeg_timeout" | "export_unavailable";
+            /** @description Safe to show to an end user; never raw encoder output. */
+            message: string;
+        } | null;
         ExportStatus: {
             export_id: string;
             project_id: string;
@@ -1227,7 +1233,7 @@ export interface components {
             video_url: string | null;
             /** @description Once completed. */
             duration_sec: number | null;
-            error: components["schemas"]["ExportError"];
+            error: components["schemas"]["ExportFailure"];
             /**
              * Format: date-time
              * @description ISO 8601, UTC.

@@ -660,6 +660,14 @@ export interface ExportEventPayload {
   event_id?: string;
 }
 
+export interface ExportFailure {
+  error: 'no_video_clips' | 'corrupt_source' | 'rate_limited' | 'ffmpeg_failed' | 'export_failed' | 'source_fetch_failed' | 'storage_unconfigured' | 'export_timeout' | 'ffmpeg_timeout' | 'export_unavailable';
+  /**
+   * Safe to show to an end user; never raw encoder output.
+   */
+  message: string;
+}
+
 export interface ExportList {
   exports: ExportStatus[];
 }
@@ -727,7 +735,7 @@ export interface ExportStatus {
   /**
    * Once failed: the blocking export’s error body.
    */
-  error: ExportError | null;
+  error: ExportFailure | null;
   /**
    * ISO 8601, UTC.
    */
