@@ -8,6 +8,7 @@ import { loadEditorAgentConfig } from './config';
 import { createAudioGenerator } from './media/create-audio';
 import { serveEditorRpc } from './messaging/editor-rpc.server';
 import { JobSettledListener } from './messaging/job-settled.listener';
+import { RenderProgressListener } from './messaging/render-progress.listener';
 import type { EditorContext } from './usecases/context';
 
 runMain('editor-agent', loadEditorAgentConfig, (config, logger) => ({
@@ -56,8 +57,10 @@ runMain('editor-agent', loadEditorAgentConfig, (config, logger) => ({
       llm,
       audio: createAudioGenerator(config, { download, probe: probeFile }),
       jobSettled: new JobSettledListener(),
+      renderProgress: new RenderProgressListener(),
     };
     await ctx.jobSettled?.start(bus);
+    await ctx.renderProgress?.start(bus);
     await serveEditorRpc(bus, ctx);
   },
 }));
