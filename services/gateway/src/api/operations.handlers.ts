@@ -94,8 +94,19 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
     renameProject: (c) => editor.renameProject(bus, c.auth, c.param('id'), c.req.body, c.call),
     instruct: (c) =>
       editor.instruct(bus, c.auth, c.param('id'), c.req.body, { ...c.call, timeoutMs: deps.instructTimeoutMs }),
-    exportVideo: (c) =>
-      editor.exportVideo(bus, c.auth, c.param('id'), c.req.body, { ...c.call, timeoutMs: deps.exportTimeoutMs }),
+    exportVideo: async (c) => {
+      if (!editor.prefersAsync(c.req.get('prefer')))
+        return editor.exportVideo(bus, c.auth, c.param('id'), c.req.body, { ...c.call, timeoutMs: deps.exportTimeoutMs });
+      const accepted = await editor.startExport(bus, c.auth, c.param('id'), c.req.body, c.call);
+      c.res
+        .status(202)
+        .set('Preference-Applied', 'respond-async')
+        .location(`/api/v1/media-studio/projects/${c.param('id')}/exports/${accepted.export_id}`)
+        .json(accepted);
+      return ANSWERED;
+    },
+    getExport: (c) => editor.getExport(bus, c.auth, c.param('id'), c.param('exportId'), c.call),
+    listExports: (c) => editor.listExports(bus, c.auth, c.param('id'), c.call),
     createVideo: (c) => editor.createVideo(bus, c.auth, c.param('id'), c.req.body, c.call),
     renameVideo: (c) => editor.renameVideo(bus, c.auth, c.param('id'), c.param('videoId'), c.req.body, c.call),
     importAsset: (c) =>

@@ -29,10 +29,22 @@ const projectId = pathParam('id', 'Project id (`prj_` + 1-64 letters or digits).
   maxLength: 100,
 });
 
+const preferHeader = {
+  name: 'Prefer',
+  in: 'header',
+  required: false,
+  description: '`respond-async`: render in the background and answer 202 at once (RFC 7240).',
+  schema: { type: 'string', maxLength: 200 },
+};
+
 /** An export's errors have their own shapes (`{error, code}` for the renderer's refusals). */
 const exportResponses: Json = {
   ...commonErrors,
   '200': ok('The exported video.', ref('ExportReply')),
+  '202': ok(
+    'With `Prefer: respond-async`: the export started in the background; follow it with GET .../exports/{exportId} or the event stream.',
+    ref('ExportAccepted'),
+  ),
   '400': {
     description: 'Validation error, or `no_video_clips`.',
     headers: { ...requestIdHeader },
@@ -143,12 +155,35 @@ export const EDITOR_OPERATIONS = [
     summary: 'Export a video of the project as one mp4',
     tag: 'Editor',
     description:
-      'Stitches the multi-track timeline (video, voice, sfx, music) into one mp4. Synchronous (typically 30 s to 3 min). The export is also added to the library as an asset of kind `export`.',
+      'Stitches the multi-track timeline (video, voice, sfx, music) into one mp4. Synchronous (typically 30 s to 3 min). The export is also added to the library as an asset of kind `export`. With the header `Prefer: respond-async` it runs in the background instead: 202 `{export_id, status: "rendering", progress: 0}` (404 and 400 `no_video_clips` are still answered at once), then follow it with GET .../exports/{exportId} or the `export.progress`, `export.completed` and `export.failed` events (docs/events.md). A background export that fails ends `failed` with the error body this call would have answered.',
+    parameters: [preferHeader],
     body: exportBody,
     bodyRequired: false,
     reply: { status: 200, description: 'The exported video.', schema: 'ExportReply' },
     allResponses: exportResponses,
     mcp: { name: 'video_editor_export' },
+  },
+  {
+    id: 'getExport',
+    method: 'get',
+    path: '/media-studio/projects/{id}/exports/{exportId}',
+    pathParams: [projectId, pathParam('exportId', 'Export id (`exp_...`), from the 202 of a background export.')],
+    scope: 'video-editor:read',
+    summary: 'Follow a background export',
+    tag: 'Editor',
+    description:
+      '`status` is `rendering` (with `progress`, 0-100, from the encoder), then `completed` (with `asset_id`, `video_url`, `duration_sec`) or `failed` (with `error`, the body the blocking export would have answered). 404 `Export not found` for an unknown id.',
+    reply: { status: 200, description: 'The export.', schema: 'ExportStatus', noStore: 'reply' },
+  },
+  {
+    id: 'listExports',
+    method: 'get',
+    path: '/media-studio/projects/{id}/exports',
+    scope: 'video-editor:read',
+    summary: "List a project's background exports",
+    tag: 'Editor',
+    description: 'The 20 most recent, newest first.',
+    reply: { status: 200, description: 'The exports.', schema: 'ExportList', noStore: 'reply' },
   },
   {
     id: 'createVideo',
