@@ -19,7 +19,7 @@ export interface StreamOptions {
   reconnectBaseMs?: number;
 }
 
-const TERMINAL: readonly JobEventType[] = ['job.completed', 'job.failed', 'job.cancelled'];
+const TERMINAL: readonly string[] = ['job.completed', 'job.failed', 'job.cancelled'];
 
 /** One server-sent event block parsed (event, id, data); null for a comment-only block. */
 export function parseEventBlock(block: string): { event: string; id?: string; data: string } | null {
