@@ -3,7 +3,8 @@ import { editorFields as F, EXPORT_FITS, PROJECT_ASPECT_RATIOS, TRACKS } from '.
 import type * as T from './generated/types';
 import { exportStatus } from './export-status';
 import { JOB_ID } from './jobs';
-import { QUEUES } from './names';
+import { eventDef } from './job-events';
+import { QUEUES, ROUTING_KEYS } from './names';
 import { httpsUrl, named } from './schema/rules';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
 
@@ -97,6 +98,22 @@ export const agentEvent = named(
     at: timestamp.required(),
   }).unknown(true),
   'AgentEvent',
+);
+
+/** The id a streamed turn's events travel under (the gateway makes one per streamed instruct). */
+export const TURN_STREAM_ID = /^[A-Za-z0-9-]{8,64}$/;
+
+/**
+ * One event of a streamed instruct turn, as the editor publishes it for the gateway holding the
+ * stream: an agent event as it is recorded (step, tool_call, tool_result, ...), or a generation
+ * the turn started (`generation`, with `job_id`; its progress comes from the job's own events).
+ */
+export const turnStreamEvent = named(
+  Joi.object({
+    stream_id: Joi.string().pattern(TURN_STREAM_ID).required(),
+    event: agentEvent.required(),
+  }),
+  'TurnStreamEvent',
 );
 
 export const instructReply = named(
@@ -226,6 +243,9 @@ export const editorRpc = {
         instruction: F.instruction.required(),
         image_urls: F.instructImageUrls.required(),
         video_id: F.videoId.max(100),
+        stream_id: Joi.string()
+          .pattern(TURN_STREAM_ID)
+          .description('The turn is being streamed: its events are published as editor.turn.event under this id.'),
       }),
     ),
     createVideo: rpcMethod<T.CreateVideoRequest, T.VideoReply>(
@@ -300,3 +320,5 @@ export const editorRpc = {
 } satisfies RpcService<Record<string, AnyRpcMethod>>;
 
 export { EXPORT_FITS, PROJECT_ASPECT_RATIOS, TRACKS };
+
+export const turnStreamEventDef = eventDef<T.TurnStreamEvent>(ROUTING_KEYS.turnEvent, turnStreamEvent);

@@ -86,3 +86,4 @@ export const renderProgressSchema = named(
   'RenderProgress',
 );
 export const renderProgressEvent = eventDef<RenderProgress>(ROUTING_KEYS.renderProgress, renderProgressSchema);
+

@@ -51,6 +51,8 @@ export const ROUTING_KEYS = {
    * records it as export.progress): transient, never logged.
    */
   renderProgress: 'exports.render.progress',
+  /** An event of a streamed instruct turn, for the gateway replica holding the stream: transient, never logged. */
+  turnEvent: 'editor.turn.event',
   /** The gateway (or its admin CLI) revoked an API key: every gateway replica drops it from its key cache. */
   apiKeyRevoked: 'gateway.api-key.revoked',
   /** The dispatcher asks itself to send an attempt's event again (one message per recovered event). */

@@ -269,11 +269,60 @@ export interface paths {
         put?: never;
         /**
          * Export a video of the project as one mp4
-         * @description Stitches the multi-track timeline (video, voice, sfx, music) into one mp4. Synchronous (typically 30 s to 3 min). The export is also added to the library as an asset of kind `export`.
+         * @description Stitches the multi-track timeline (video, voice, sfx, music) into one mp4. Synchronous (typically 30 s to 3 min). The export is also added to the library as an asset of kind `export`. With the header `Prefer: respond-async` it runs in the background instead: 202 `{export_id, status: "rendering", progress: 0}` (404 and 400 `no_video_clips` are still answered at once), then follow it with GET .../exports/{exportId} or the `export.progress`, `export.completed` and `export.failed` events (docs/events.md). A background export that fails ends `failed` with the error body this call would have answered.
          *
          *     Scope: `video-editor:write`.
          */
         post: operations["exportVideo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/media-studio/projects/{id}/exports/{exportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (`prj_` + 1-64 letters or digits). */
+                id: string;
+                /** @description Export id (`exp_...`), from the 202 of a background export. */
+                exportId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Follow a background export
+         * @description `status` is `rendering` (with `progress`, 0-100, from the encoder), then `completed` (with `asset_id`, `video_url`, `duration_sec`) or `failed` (with `error`, the body the blocking export would have answered). 404 `Export not found` for an unknown id.
+         *
+         *     Scope: `video-editor:read`.
+         */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/media-studio/projects/{id}/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's background exports
+         * @description The 20 most recent, newest first.
+         *
+         *     Scope: `video-editor:read`.
+         */
+        get: operations["listExports"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1388,6 +1437,16 @@ export interface components {
             duration_sec: number;
             video_clip_count: number;
             audio_overlay_count: number;
+        };
+        ExportAccepted: {
+            export_id: string;
+            /** @constant */
+            status: "rendering";
+            /** @constant */
+            progress: 0;
+        };
+        ExportList: {
+            exports: components["schemas"]["ExportStatus"][];
         };
         ProjectReply: {
             project: components["schemas"]["Project"];
@@ -2857,6 +2916,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `respond-async`: render in the background and answer 202 at once (RFC 7240). */
+                Prefer?: string;
                 /** @description Makes a retry safe: a repeat of the same request with the same key replays the first answer instead of running again (kept 24 h, per user). 1-255 characters, else 400. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2893,6 +2954,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExportReply"];
+                };
+            };
+            /** @description With `Prefer: respond-async`: the export started in the background; follow it with GET .../exports/{exportId} or the event stream. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportAccepted"];
                 };
             };
             /** @description Validation error, or `no_video_clips`. */
@@ -3029,6 +3104,79 @@ export interface operations {
                     "application/json": components["schemas"]["ExportServerError"];
                 };
             };
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (`prj_` + 1-64 letters or digits). */
+                id: string;
+                /** @description Export id (`exp_...`), from the 202 of a background export. */
+                exportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listExports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exports. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createVideo: {

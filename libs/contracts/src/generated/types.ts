@@ -954,6 +954,10 @@ export interface InstructRequest {
    * The target video; defaults to the project's default video.
    */
   video_id?: string;
+  /**
+   * The turn is being streamed: its events are published as editor.turn.event under this id.
+   */
+  stream_id?: string;
 }
 
 export interface InsufficientCreditsError {
@@ -1975,6 +1979,11 @@ export interface TimelineClip {
    * Gain of an audio clip, 0-2.
    */
   volume: number;
+}
+
+export interface TurnStreamEvent {
+  stream_id: string;
+  event: AgentEvent;
 }
 
 export interface UpdateContextBody {

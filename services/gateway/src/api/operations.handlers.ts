@@ -27,6 +27,7 @@ import { listEvents } from '../core/events/event-log.usecase';
 import { forwardedIdempotency } from '../http/idempotency.middleware';
 import type { ApiDeps } from './api.router';
 import { eventStreams } from './sse/event-streams';
+import { acceptsEventStream, streamInstruct } from './sse/instruct-stream';
 
 /** What a handler gets: the request, its caller, its path parameters and the options of its calls. */
 export interface OperationCall {
@@ -92,8 +93,15 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
     listProjects: (c) => editor.listProjects(bus, c.auth, c.call),
     getProjectState: (c) => editor.getProjectState(bus, c.auth, c.param('id'), c.req.query, c.call),
     renameProject: (c) => editor.renameProject(bus, c.auth, c.param('id'), c.req.body, c.call),
-    instruct: (c) =>
-      editor.instruct(bus, c.auth, c.param('id'), c.req.body, { ...c.call, timeoutMs: deps.instructTimeoutMs }),
+    instruct: async (c) => {
+      if (!acceptsEventStream(c.req))
+        return editor.instruct(bus, c.auth, c.param('id'), c.req.body, { ...c.call, timeoutMs: deps.instructTimeoutMs });
+      await streamInstruct(
+        { bus, streams: deps.streams, logger: deps.logger, timeoutMs: deps.instructTimeoutMs },
+        { req: c.req, res: c.res, auth: c.auth, projectId: c.param('id'), correlationId: c.call.correlationId },
+      );
+      return ANSWERED;
+    },
     exportVideo: async (c) => {
       if (!editor.prefersAsync(c.req.get('prefer')))
         return editor.exportVideo(bus, c.auth, c.param('id'), c.req.body, { ...c.call, timeoutMs: deps.exportTimeoutMs });

@@ -140,9 +140,25 @@ export const EDITOR_OPERATIONS = [
     summary: 'Advance the editor agent one turn',
     tag: 'Editor',
     description:
-      'Synchronous, one agent step per call, at most one media generation (typically 5-180 s). Cost: 5 credits per turn (never refunded) plus media generation, refunded when nothing is delivered. An instruction or at least one image URL is required (a blank instruction counts as none). 503 also when the language-model credential is not configured.',
+      'Synchronous, one agent step per call, at most one media generation (typically 5-180 s). Cost: 5 credits per turn (never refunded) plus media generation, refunded when nothing is delivered. An instruction or at least one image URL is required (a blank instruction counts as none). 503 also when the language-model credential is not configured. With `Accept: text/event-stream` the turn is streamed: the checks (400, 403, 404) still answer as JSON, then each agent event as it happens (`event:` its type: `step`, `tool_call`, `tool_result`, `tool_error`, `message`, `media_generation`, `error`), `generation` events (a generation started: `job_id`, `kind`, `credits`; then its `status` and `progress`), and last `reply` (the JSON reply) or `error` (`{status, error, ...}`, what the JSON call would have answered).',
     body: instructBody,
-    reply: { status: 200, description: 'The turn.', schema: 'InstructReply' },
+    reply: {
+      status: 200,
+      description: 'The turn.',
+      schema: {
+        response: {
+          ...ok('The turn (JSON), or the streamed turn (`Accept: text/event-stream`).', ref('InstructReply')),
+          content: {
+            'application/json': { schema: ref('InstructReply') },
+            'text/event-stream': {
+              schema: { type: 'string' },
+              example:
+                'event: step\ndata: {"type":"step","at":"...","step":1}\n\nevent: tool_call\ndata: {"type":"tool_call","at":"...","name":"generate_image",...}\n\nevent: generation\ndata: {"type":"generation","job_id":"job_...","kind":"image","credits":5}\n\nevent: generation\ndata: {"job_id":"job_...","status":"processing","progress":40}\n\nevent: reply\ndata: {"assistant_text":"...",...}\n\n',
+            },
+          },
+        },
+      },
+    },
     statuses: { '402': resp('InsufficientCredits'), '502': resp('BadGateway') },
     mcp: { name: 'video_editor_instruct' },
   },
