@@ -3,7 +3,7 @@ import { editorFields as F, EXPORT_FITS, PROJECT_ASPECT_RATIOS, TRACKS } from '.
 import type * as T from './generated/types';
 import { exportStatus } from './export-status';
 import { JOB_ID } from './jobs';
-import { eventDef } from './job-events';
+import { eventDef } from './event-def';
 import { QUEUES, ROUTING_KEYS } from './names';
 import { httpsUrl, named } from './schema/rules';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';

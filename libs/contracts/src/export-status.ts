@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { exportError } from './exports';
 import type { ExportEventPayload, RenderProgress } from './generated/types';
-import { eventDef } from './job-events';
+import { eventDef } from './event-def';
 import { ROUTING_KEYS } from './names';
 import { named } from './schema/rules';
 

@@ -244,7 +244,7 @@ export interface paths {
         put?: never;
         /**
          * Advance the editor agent one turn
-         * @description Synchronous, one agent step per call, at most one media generation (typically 5-180 s). Cost: 5 credits per turn (never refunded) plus media generation, refunded when nothing is delivered. An instruction or at least one image URL is required (a blank instruction counts as none). 503 also when the language-model credential is not configured.
+         * @description Synchronous, one agent step per call, at most one media generation (typically 5-180 s). Cost: 5 credits per turn (never refunded) plus media generation, refunded when nothing is delivered. An instruction or at least one image URL is required (a blank instruction counts as none). 503 also when the language-model credential is not configured. With `Accept: text/event-stream` the turn is streamed: the checks (400, 403, 404) still answer as JSON, then each agent event as it happens (`event:` its type: `step`, `tool_call`, `tool_result`, `tool_error`, `message`, `media_generation`, `error`), `generation` events (a generation started: `job_id`, `kind`, `credits`; then its `status` and `progress`), and last `reply` (the JSON reply) or `error` (`{status, error, ...}`, what the JSON call would have answered).
          *
          *     Scope: `video-editor:write`.
          */
@@ -311,7 +311,10 @@ export interface paths {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description Project id (`prj_` + 1-64 letters or digits). */
+                id: string;
+            };
             cookie?: never;
         };
         /**
@@ -752,7 +755,7 @@ export interface paths {
         };
         /**
          * Stream your events (server-sent events)
-         * @description Every event of every job of the key owner as it happens, as `text/event-stream`; it does not end by itself. Without `Last-Event-ID` it starts with the next event; with it, it first sends every event after that one. Each event: `event:` one of `job.processing`, `job.progress`, `job.completed`, `job.failed`, `job.cancelled`; `id:` the event id; `data:` the Job object as JSON (the same as `GET /api/v1/jobs/{id}`). A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.
+         * @description Every event of every job of the key owner as it happens, as `text/event-stream`; it does not end by itself. Without `Last-Event-ID` it starts with the next event; with it, it first sends every event after that one. Each event: `event:` one of `job.processing`, `job.progress`, `job.completed`, `job.failed`, `job.cancelled`; `id:` the event id; `data:` the Job object as JSON (the same as `GET /api/v1/jobs/{id}`). The user-wide stream also sends `export.progress`, `export.completed`, `export.failed` of background exports, whose `data` is the export (as `GET /api/v1/media-studio/projects/{id}/exports/{exportId}`). A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.
          *
          *     Scope: `jobs:read`.
          */
@@ -774,7 +777,7 @@ export interface paths {
         };
         /**
          * Stream a job’s events (server-sent events)
-         * @description The job’s events as `text/event-stream`. The first event is the job’s current state (under the id of its latest event); then one event per change; the stream ends after `job.completed`, `job.failed` or `job.cancelled`. With `Last-Event-ID` it sends the job’s events after that one instead of the current state; at or past the job’s terminal event it is a 204 (no stream: nothing more will come). Same access as `GET /api/v1/jobs/{id}`: another user’s job is a 404 `Job not found`. Each event: `event:` one of `job.processing`, `job.progress`, `job.completed`, `job.failed`, `job.cancelled`; `id:` the event id; `data:` the Job object as JSON (the same as `GET /api/v1/jobs/{id}`). A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.
+         * @description The job’s events as `text/event-stream`. The first event is the job’s current state (under the id of its latest event); then one event per change; the stream ends after `job.completed`, `job.failed` or `job.cancelled`. With `Last-Event-ID` it sends the job’s events after that one instead of the current state; at or past the job’s terminal event it is a 204 (no stream: nothing more will come). Same access as `GET /api/v1/jobs/{id}`: another user’s job is a 404 `Job not found`. Each event: `event:` one of `job.processing`, `job.progress`, `job.completed`, `job.failed`, `job.cancelled`; `id:` the event id; `data:` the Job object as JSON (the same as `GET /api/v1/jobs/{id}`). The user-wide stream also sends `export.progress`, `export.completed`, `export.failed` of background exports, whose `data` is the export (as `GET /api/v1/media-studio/projects/{id}/exports/{exportId}`). A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.
          *
          *     Scope: none (any active key).
          */
@@ -2758,7 +2761,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The turn. */
+            /** @description The turn (JSON), or the streamed turn (`Accept: text/event-stream`). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2770,6 +2773,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InstructReply"];
+                    /**
+                     * @example event: step
+                     *     data: {"type":"step","at":"...","step":1}
+                     *
+                     *     event: tool_call
+                     *     data: {"type":"tool_call","at":"...","name":"generate_image",...}
+                     *
+                     *     event: generation
+                     *     data: {"type":"generation","job_id":"job_...","kind":"image","credits":5}
+                     *
+                     *     event: generation
+                     *     data: {"job_id":"job_...","status":"processing","progress":40}
+                     *
+                     *     event: reply
+                     *     data: {"assistant_text":"...",...}
+                     */
+                    "text/event-stream": string;
                 };
             };
             /** @description Validation error; the message names the field (`Invalid JSON body`, `Request body must be a JSON object`, `prompt is required (non-empty string)`, `unknown field: ...`, `Malformed URL`, `prompt must not contain control characters`, `JSON body nested too deeply (max 64 levels)`). */
@@ -3149,7 +3169,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description Project id (`prj_` + 1-64 letters or digits). */
+                id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;

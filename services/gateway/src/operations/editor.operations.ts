@@ -195,6 +195,7 @@ export const EDITOR_OPERATIONS = [
     id: 'listExports',
     method: 'get',
     path: '/media-studio/projects/{id}/exports',
+    pathParams: [projectId],
     scope: 'video-editor:read',
     summary: "List a project's background exports",
     tag: 'Editor',
