@@ -86,4 +86,3 @@ export const renderProgressSchema = named(
   'RenderProgress',
 );
 export const renderProgressEvent = eventDef<RenderProgress>(ROUTING_KEYS.renderProgress, renderProgressSchema);
-

@@ -64,9 +64,7 @@ export async function settleExport(
     | { status: 'failed'; error: ExportFailure },
 ): Promise<ExportRow | undefined> {
   const values =
-    end.status === 'completed'
-      ? { ...end, progress: 100 }
-      : { status: end.status, error: JSON.stringify(end.error) };
+    end.status === 'completed' ? { ...end, progress: 100 } : { status: end.status, error: JSON.stringify(end.error) };
   const [r] = await rowsOf<ExportRow>(
     db('exports')
       .update({ ...values, completed_at: db.fn.now() })

@@ -157,9 +157,9 @@ class EventChain {
   ) {}
 
   then(step: () => Promise<void>): Promise<void> {
-    this.tail = this.tail.then(step).catch((err: unknown) =>
-      this.ctx.logger.warn({ err, exportId: this.exportId }, 'background export step failed'),
-    );
+    this.tail = this.tail
+      .then(step)
+      .catch((err: unknown) => this.ctx.logger.warn({ err, exportId: this.exportId }, 'background export step failed'));
     return this.tail;
   }
 }

@@ -1,4 +1,10 @@
-import { billingRpc, turnStreamEventDef, type AgentEvent, type InstructReply, type InstructRequest } from '@mf/contracts';
+import {
+  billingRpc,
+  turnStreamEventDef,
+  type AgentEvent,
+  type InstructReply,
+  type InstructRequest,
+} from '@mf/contracts';
 import { AppError, isAppError } from '@mf/errors';
 import { runAgentLoop } from '../agent/agent-loop';
 import type { ChatMessage, LlmClient } from '../agent/llm-client';

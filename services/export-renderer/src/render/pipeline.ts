@@ -91,7 +91,12 @@ export async function runPipeline(
     spec,
     logger,
     ...(progress
-      ? { progress: new ProgressMeter(segments.reduce((n, s) => n + s.frames, 0), progress.pictures) }
+      ? {
+          progress: new ProgressMeter(
+            segments.reduce((n, s) => n + s.frames, 0),
+            progress.pictures,
+          ),
+        }
       : {}),
   };
   let video: VideoTrack | undefined;

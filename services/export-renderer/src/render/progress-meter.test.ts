@@ -22,7 +22,10 @@ describe('percentReporter', () => {
   it('publishes at most one rising percent a second, and the join at once', () => {
     let t = 0;
     const seen: number[] = [];
-    const r = percentReporter((p) => seen.push(p), () => t);
+    const r = percentReporter(
+      (p) => seen.push(p),
+      () => t,
+    );
     r.pictures(0);
     r.pictures(0.5);
     t = 1000;

@@ -95,7 +95,10 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
     renameProject: (c) => editor.renameProject(bus, c.auth, c.param('id'), c.req.body, c.call),
     instruct: async (c) => {
       if (!acceptsEventStream(c.req))
-        return editor.instruct(bus, c.auth, c.param('id'), c.req.body, { ...c.call, timeoutMs: deps.instructTimeoutMs });
+        return editor.instruct(bus, c.auth, c.param('id'), c.req.body, {
+          ...c.call,
+          timeoutMs: deps.instructTimeoutMs,
+        });
       await streamInstruct(
         { bus, streams: deps.streams, logger: deps.logger, timeoutMs: deps.instructTimeoutMs },
         { req: c.req, res: c.res, auth: c.auth, projectId: c.param('id'), correlationId: c.call.correlationId },
@@ -104,7 +107,10 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
     },
     exportVideo: async (c) => {
       if (!editor.prefersAsync(c.req.get('prefer')))
-        return editor.exportVideo(bus, c.auth, c.param('id'), c.req.body, { ...c.call, timeoutMs: deps.exportTimeoutMs });
+        return editor.exportVideo(bus, c.auth, c.param('id'), c.req.body, {
+          ...c.call,
+          timeoutMs: deps.exportTimeoutMs,
+        });
       const accepted = await editor.startExport(bus, c.auth, c.param('id'), c.req.body, c.call);
       c.res
         .status(202)

@@ -99,7 +99,10 @@ class GenerationProgress {
       return;
     }
     const last = this.followed.get(job.job_id);
-    if (last && (last.status !== 'processing' || (job.status === 'processing' && (job.progress ?? 0) <= (last.progress ?? 0))))
+    if (
+      last &&
+      (last.status !== 'processing' || (job.status === 'processing' && (job.progress ?? 0) <= (last.progress ?? 0)))
+    )
       return;
     this.followed.set(job.job_id, job);
     this.send(job);

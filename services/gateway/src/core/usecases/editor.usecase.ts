@@ -1,5 +1,12 @@
 import type { Bus } from '@mf/bus';
-import { EXPORT_ID, editorRpc, type InstructRequest, type ProjectRef, type RpcReplyOf, type RpcRequestOf } from '@mf/contracts';
+import {
+  EXPORT_ID,
+  editorRpc,
+  type InstructRequest,
+  type ProjectRef,
+  type RpcReplyOf,
+  type RpcRequestOf,
+} from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { scopeOf } from '../../operations/table';
 import { assertScope, type AuthContext } from '../auth/auth-context';
@@ -168,9 +175,7 @@ export async function exportVideo(
 
 /** `Prefer: respond-async` asks for the export in the background (RFC 7240). */
 export function prefersAsync(prefer: string | undefined): boolean {
-  return (prefer ?? '')
-    .split(',')
-    .some((p) => p.split(';')[0].trim().toLowerCase() === 'respond-async');
+  return (prefer ?? '').split(',').some((p) => p.split(';')[0].trim().toLowerCase() === 'respond-async');
 }
 
 /** The same export, checked now and rendered in the background: 202 with the export to follow. */
