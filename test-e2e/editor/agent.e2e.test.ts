@@ -402,8 +402,7 @@ describe('editor agent end to end', () => {
       .map((block) => {
         const [head, data] = block.split('\ndata: ');
         // Untyped JSON: the test asserts the shape it expects.
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        return { type: head.slice('event: '.length), data: JSON.parse(data) as any };
+        return { type: head.slice('event: '.length), data: JSON.parse(data) };
       });
     const types = events.map((e) => e.type);
     expect(types.at(-1)).toBe('reply');

@@ -47,12 +47,12 @@ export async function startExport(ctx: EditorContext, req: ExportRequest): Promi
     video_id: prepared.videoId,
   });
   const events = new EventChain(ctx, row.id);
-  const stopListening = ctx.renderProgress?.listen(row.id, (progress) =>
-    events.then(async () => {
+  const stopListening = ctx.renderProgress?.listen(row.id, (progress) => {
+    void events.then(async () => {
       const raised = await raiseProgress(ctx.db, row.id, Math.min(99, progress));
       if (raised) await recordEvent(ctx, 'export.progress', raised);
-    }),
-  );
+    });
+  });
   const run = async () => {
     try {
       const reply = await renderAndRecord(ctx, { ...prepared, request: { ...prepared.request, export_id: row.id } });
