@@ -50,7 +50,11 @@ async function* eventsOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Strea
         buffer = buffer.slice(end + 2);
         if (parsed)
           // The event's name says what its data is (a Job, or an export): the union is discriminated by `type`.
-          yield { id: parsed.id ?? null, type: parsed.event, data: JSON.parse(parsed.data) as unknown } as StreamedEvent;
+          yield {
+            id: parsed.id ?? null,
+            type: parsed.event,
+            data: JSON.parse(parsed.data) as unknown,
+          } as StreamedEvent;
       }
     }
   } finally {
