@@ -9,6 +9,7 @@ import { createAudioGenerator } from './media/create-audio';
 import { serveEditorRpc } from './messaging/editor-rpc.server';
 import { JobSettledListener } from './messaging/job-settled.listener';
 import { RenderProgressListener } from './messaging/render-progress.listener';
+import { failRunningExports } from './usecases/background-export.usecase';
 import type { EditorContext } from './usecases/context';
 
 runMain('editor-agent', loadEditorAgentConfig, (config, logger) => ({
@@ -62,5 +63,6 @@ runMain('editor-agent', loadEditorAgentConfig, (config, logger) => ({
     await ctx.jobSettled?.start(bus);
     await ctx.renderProgress?.start(bus);
     await serveEditorRpc(bus, ctx);
+    return [{ name: 'background exports', run: () => failRunningExports(ctx).then(() => undefined) }];
   },
 }));

@@ -17,7 +17,7 @@ import { freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
 import { migrations } from '../migrations';
 import { RenderProgressListener } from '../src/messaging/render-progress.listener';
 import { insertAsset } from '../src/repositories/assets.repository';
-import { getExport, startExport } from '../src/usecases/background-export.usecase';
+import { failRunningExports, getExport, startExport } from '../src/usecases/background-export.usecase';
 import { addClip } from '../src/usecases/clips.usecase';
 import type { EditorContext } from '../src/usecases/context';
 import { createProject } from '../src/usecases/projects.usecase';
@@ -208,5 +208,28 @@ describe('background exports', () => {
     await expect(getExport(ctx, { user_id: 4, project_id: projectId, export_id: 'exp_lost' })).rejects.toMatchObject({
       status: 404,
     });
+  });
+
+  it('ends the exports it renders failed when the process stops', async () => {
+    const projectId = await projectWithClip(5);
+    let started = false;
+    let release = () => undefined as void;
+    render = () =>
+      new Promise((_, reject) => {
+        started = true;
+        release = () => reject(new AppError(500, { error: 'ffmpeg_failed', message: 'Rendering failed.' }));
+      });
+    const accepted = await startExport(ctx, { user_id: 5, project_id: projectId, fit: 'fit' });
+    await until(
+      async () => started,
+      (s) => s,
+    );
+    expect(await failRunningExports(ctx)).toBe(1);
+    expect(await getExport(ctx, { user_id: 5, project_id: projectId, export_id: accepted.export_id })).toMatchObject({
+      status: 'failed',
+      error: { error: 'export_failed', message: 'The export was interrupted. Please try again.' },
+    });
+    expect(eventsOf(accepted.export_id).map((e) => e.type)).toEqual(['export.failed']);
+    release();
   });
 });

@@ -28,6 +28,13 @@ import { requireProject } from './projects.usecase';
 export const EXPORT_NOT_FOUND = 'Export not found';
 /** Exports a project lists (newest first). */
 const LISTED = 20;
+/** The background exports this process is rendering (ended failed if it stops first). */
+const running = new Map<string, EventChain>();
+const INTERRUPTED: ExportFailure = {
+  error: 'export_failed',
+  message: 'The export was interrupted. Please try again.',
+};
+
 /** Past the render's own limit by this much, a rendering export is taken as lost (its replica died). */
 const LOST_AFTER_MS = 60_000;
 
@@ -47,6 +54,7 @@ export async function startExport(ctx: EditorContext, req: ExportRequest): Promi
     video_id: prepared.videoId,
   });
   const events = new EventChain(ctx, row.id);
+  running.set(row.id, events);
   const stopListening = ctx.renderProgress?.listen(row.id, (progress) => {
     void events.then(async () => {
       const raised = await raiseProgress(ctx.db, row.id, Math.min(99, progress));
@@ -70,10 +78,21 @@ export async function startExport(ctx: EditorContext, req: ExportRequest): Promi
       await events.then(() => fail(ctx, row.id, failureOf(err)));
     } finally {
       stopListening?.();
+      running.delete(row.id);
     }
   };
   void run();
   return { export_id: row.id, status: 'rendering', progress: 0 };
+}
+
+/**
+ * At shutdown: the exports this process renders end failed now (their render's answer would reach
+ * no one), rather than reading `rendering` until they are taken as lost.
+ */
+export async function failRunningExports(ctx: EditorContext): Promise<number> {
+  const ids = [...running.keys()];
+  await Promise.all(ids.map((id) => running.get(id)?.then(() => fail(ctx, id, INTERRUPTED))));
+  return ids.length;
 }
 
 /** GET .../exports/:exportId: the export as it is now (404 for another user's project or export). */
@@ -129,10 +148,7 @@ async function fail(ctx: EditorContext, exportId: string, failure: ExportFailure
 async function failLost(ctx: EditorContext, projectId: string): Promise<void> {
   const limit = (ctx.settings.exportTimeoutMs ?? 660_000) + LOST_AFTER_MS;
   for (const row of await listStaleRendering(ctx.db, projectId, new Date(Date.now() - limit)))
-    await fail(ctx, row.id, {
-      error: 'export_failed',
-      message: 'The export was interrupted. Please try again.',
-    });
+    await fail(ctx, row.id, INTERRUPTED);
 }
 
 /** Writes the event in the user's log. Best effort: the export's row stays the truth. */
