@@ -90,9 +90,9 @@ export async function startExport(ctx: EditorContext, req: ExportRequest): Promi
  * no one), rather than reading `rendering` until they are taken as lost.
  */
 export async function failRunningExports(ctx: EditorContext): Promise<number> {
-  const ids = [...running.keys()];
-  await Promise.all(ids.map((id) => running.get(id)?.then(() => fail(ctx, id, INTERRUPTED))));
-  return ids.length;
+  const chains = [...running];
+  await Promise.all(chains.map(([id, events]) => events.then(() => fail(ctx, id, INTERRUPTED))));
+  return chains.length;
 }
 
 /** GET .../exports/:exportId: the export as it is now (404 for another user's project or export). */
