@@ -1,10 +1,9 @@
 import Joi from 'joi';
 import { editorFields as F, EXPORT_FITS, PROJECT_ASPECT_RATIOS, TRACKS } from './api/editor';
 import type * as T from './generated/types';
-import { exportStatus } from './export-status';
+import { agentEvent, TURN_STREAM_ID } from './turn-stream';
 import { JOB_ID } from './jobs';
-import { eventDef } from './event-def';
-import { QUEUES, ROUTING_KEYS } from './names';
+import { QUEUES } from './names';
 import { httpsUrl, named } from './schema/rules';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
 
@@ -88,32 +87,6 @@ export const clipView = named(
     volume: Joi.number().min(0).max(2).required().description('0-2, 1 = unchanged.'),
   }),
   'Clip',
-);
-
-export const agentEvent = named(
-  Joi.object({
-    type: Joi.string()
-      .required()
-      .description('step | tool_call | tool_result | tool_error | media_generation | message | error'),
-    at: timestamp.required(),
-  }).unknown(true),
-  'AgentEvent',
-);
-
-/** The id a streamed turn's events travel under (the gateway makes one per streamed instruct). */
-export const TURN_STREAM_ID = /^[A-Za-z0-9-]{8,64}$/;
-
-/**
- * One event of a streamed instruct turn, as the editor publishes it for the gateway holding the
- * stream: an agent event as it is recorded (step, tool_call, tool_result, ...), or a generation
- * the turn started (`generation`, with `job_id`; its progress comes from the job's own events).
- */
-export const turnStreamEvent = named(
-  Joi.object({
-    stream_id: Joi.string().pattern(TURN_STREAM_ID).required(),
-    event: agentEvent.required(),
-  }),
-  'TurnStreamEvent',
 );
 
 export const instructReply = named(
@@ -209,9 +182,6 @@ const assetRef = request('AssetRef', { asset_id: F.assetId.max(100).required() }
 const clipRef = request('ClipRef', { clip_id: Joi.string().max(100).required() });
 
 const exportRequest = request('ExportRequest', { video_id: F.videoId.max(100), fit: F.fit.required() });
-
-/** A project's background exports, newest first. */
-export const exportList = named(Joi.object({ exports: Joi.array().items(exportStatus).required() }), 'ExportList');
 
 export const editorRpc = {
   queue: QUEUES.editorRpc,
@@ -320,5 +290,3 @@ export const editorRpc = {
 } satisfies RpcService<Record<string, AnyRpcMethod>>;
 
 export { EXPORT_FITS, PROJECT_ASPECT_RATIOS, TRACKS };
-
-export const turnStreamEventDef = eventDef<T.TurnStreamEvent>(ROUTING_KEYS.turnEvent, turnStreamEvent);

@@ -40,6 +40,9 @@ export const exportStatus = named(
   'ExportStatus',
 );
 
+/** A project's background exports, newest first. */
+export const exportList = named(Joi.object({ exports: Joi.array().items(exportStatus).required() }), 'ExportList');
+
 /** The 202 answer of `POST .../export` with `Prefer: respond-async`. */
 export const exportAccepted = named(
   Joi.object({

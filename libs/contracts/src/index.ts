@@ -11,6 +11,7 @@ export * from './webhooks';
 export * from './webhook-body';
 export * from './api-key-events';
 export * from './editor';
+export * from './turn-stream';
 export * from './exports';
 export * from './export-status';
 export * from './export-event-request';

@@ -56,7 +56,7 @@ export async function startExport(ctx: EditorContext, req: ExportRequest): Promi
   const events = new EventChain(ctx, row.id);
   running.set(row.id, events);
   const stopListening = ctx.renderProgress?.listen(row.id, (progress) => {
-    void events.then(async () => {
+    void events.next(async () => {
       const raised = await raiseProgress(ctx.db, row.id, Math.min(99, progress));
       if (raised) await recordEvent(ctx, 'export.progress', raised);
     });
@@ -64,7 +64,7 @@ export async function startExport(ctx: EditorContext, req: ExportRequest): Promi
   const run = async () => {
     try {
       const reply = await renderAndRecord(ctx, { ...prepared, request: { ...prepared.request, export_id: row.id } });
-      await events.then(async () => {
+      await events.next(async () => {
         const done = await settleExport(ctx.db, row.id, {
           status: 'completed',
           asset_id: reply.asset_id,
@@ -75,7 +75,7 @@ export async function startExport(ctx: EditorContext, req: ExportRequest): Promi
       });
     } catch (err) {
       if (!isAppError(err)) ctx.logger.error({ err, exportId: row.id }, 'background export failed unexpectedly');
-      await events.then(() => fail(ctx, row.id, failureOf(err)));
+      await events.next(() => fail(ctx, row.id, failureOf(err)));
     } finally {
       stopListening?.();
       running.delete(row.id);
@@ -91,7 +91,7 @@ export async function startExport(ctx: EditorContext, req: ExportRequest): Promi
  */
 export async function failRunningExports(ctx: EditorContext): Promise<number> {
   const chains = [...running];
-  await Promise.all(chains.map(([id, events]) => events.then(() => fail(ctx, id, INTERRUPTED))));
+  await Promise.all(chains.map(([id, events]) => events.next(() => fail(ctx, id, INTERRUPTED))));
   return chains.length;
 }
 
@@ -172,7 +172,7 @@ class EventChain {
     private readonly exportId: string,
   ) {}
 
-  then(step: () => Promise<void>): Promise<void> {
+  next(step: () => Promise<void>): Promise<void> {
     this.tail = this.tail
       .then(step)
       .catch((err: unknown) => this.ctx.logger.warn({ err, exportId: this.exportId }, 'background export step failed'));

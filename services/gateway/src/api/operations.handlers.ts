@@ -3,6 +3,7 @@ import { requestId } from '@mf/http';
 import type { OperationId } from '../operations/table';
 import type { AuthContext } from '../core/auth/auth-context';
 import * as editor from '../core/usecases/editor.usecase';
+import * as exports from '../core/usecases/editor-exports.usecase';
 import * as mediaIn from '../core/usecases/editor-media-in.usecase';
 import { estimateCost } from '../core/usecases/estimate.usecase';
 import { submitGeneration } from '../core/usecases/generate.usecase';
@@ -106,12 +107,12 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
       return ANSWERED;
     },
     exportVideo: async (c) => {
-      if (!editor.prefersAsync(c.req.get('prefer')))
+      if (!exports.prefersAsync(c.req.get('prefer')))
         return editor.exportVideo(bus, c.auth, c.param('id'), c.req.body, {
           ...c.call,
           timeoutMs: deps.exportTimeoutMs,
         });
-      const accepted = await editor.startExport(bus, c.auth, c.param('id'), c.req.body, c.call);
+      const accepted = await exports.startExport(bus, c.auth, c.param('id'), c.req.body, c.call);
       c.res
         .status(202)
         .set('Preference-Applied', 'respond-async')
@@ -119,8 +120,8 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
         .json(accepted);
       return ANSWERED;
     },
-    getExport: (c) => editor.getExport(bus, c.auth, c.param('id'), c.param('exportId'), c.call),
-    listExports: (c) => editor.listExports(bus, c.auth, c.param('id'), c.call),
+    getExport: (c) => exports.getExport(bus, c.auth, c.param('id'), c.param('exportId'), c.call),
+    listExports: (c) => exports.listExports(bus, c.auth, c.param('id'), c.call),
     createVideo: (c) => editor.createVideo(bus, c.auth, c.param('id'), c.req.body, c.call),
     renameVideo: (c) => editor.renameVideo(bus, c.auth, c.param('id'), c.param('videoId'), c.req.body, c.call),
     importAsset: (c) =>
