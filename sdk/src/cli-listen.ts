@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { MediaforgeClient } from './client';
 import { WEBHOOK_USER_AGENT } from './generated/contract-values';
-import type { JobEvent, JobEventType } from './types';
+import { isJobEvent, type JobEvent, type JobEventType } from './types';
 import { signWebhook } from './webhooks';
 
 /** What a webhook endpoint receives; `listen` forwards these unless `--events` says otherwise. */
@@ -73,7 +73,7 @@ export async function listen(client: MediaforgeClient, opts: ListenOptions): Pro
   err(`Forwarding events to ${opts.forwardTo}. Signing secret for this session: ${secret}`);
   let forwarded = 0;
   for await (const e of client.events.stream({ signal: opts.signal, maxReconnects: Number.MAX_SAFE_INTEGER })) {
-    if (!types.includes(e.type)) continue;
+    if (!isJobEvent(e) || !types.includes(e.type)) continue;
     let status: string;
     try {
       const body = await forwardedBody(client, e, opts.signal);

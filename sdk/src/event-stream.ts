@@ -1,5 +1,5 @@
 import { errorFromResponse } from './errors';
-import type { ErrorBody, Job, JobEvent, JobEventType } from './types';
+import type { ErrorBody, StreamedEvent } from './types';
 
 /** What a stream needs of the client: where, who, and how to fetch. */
 export interface StreamTransport {
@@ -19,7 +19,7 @@ export interface StreamOptions {
   reconnectBaseMs?: number;
 }
 
-const TERMINAL: readonly JobEventType[] = ['job.completed', 'job.failed', 'job.cancelled'];
+const TERMINAL: readonly string[] = ['job.completed', 'job.failed', 'job.cancelled'];
 
 /** One server-sent event block parsed (event, id, data); null for a comment-only block. */
 export function parseEventBlock(block: string): { event: string; id?: string; data: string } | null {
@@ -36,7 +36,7 @@ export function parseEventBlock(block: string): { event: string; id?: string; da
 }
 
 /** The events of one open response body, as they arrive. */
-async function* eventsOf(body: ReadableStream<Uint8Array>): AsyncGenerator<JobEvent> {
+async function* eventsOf(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamedEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -49,7 +49,12 @@ async function* eventsOf(body: ReadableStream<Uint8Array>): AsyncGenerator<JobEv
         const parsed = parseEventBlock(buffer.slice(0, end));
         buffer = buffer.slice(end + 2);
         if (parsed)
-          yield { id: parsed.id ?? null, type: parsed.event as JobEventType, data: JSON.parse(parsed.data) as Job };
+          // The event's name says what its data is (a Job, or an export): the union is discriminated by `type`.
+          yield {
+            id: parsed.id ?? null,
+            type: parsed.event,
+            data: JSON.parse(parsed.data) as unknown,
+          } as StreamedEvent;
       }
     }
   } finally {
@@ -73,7 +78,7 @@ export async function* followStream(
   t: StreamTransport,
   path: string,
   opts: StreamOptions & { endsAfterTerminal: boolean },
-): AsyncGenerator<JobEvent> {
+): AsyncGenerator<StreamedEvent> {
   let lastId = opts.lastEventId;
   let failures = 0;
   const maxReconnects = opts.maxReconnects ?? 5;

@@ -20,6 +20,7 @@ export { estimateOfImage, estimateOfVideo } from './estimate';
 export { verifyWebhook, computeSignature, signWebhook, parseSignatureHeader } from './webhooks';
 export type { VerifyWebhookOptions, WebhookHeaders } from './webhooks';
 export type * from './types';
+export { isJobEvent } from './types';
 export { WebhookDeliveries, WEBHOOK_TEST_TYPES } from './webhook-deliveries';
 export type {
   WebhookDelivery,

@@ -1,7 +1,7 @@
 import { followStream, type StreamOptions, type StreamTransport } from './event-stream';
 import { JobFailedError, WaitTimeoutError } from './errors';
 import { route } from './generated/operations';
-import type { EventsPage, Job, JobEvent } from './types';
+import type { EventsPage, Job, JobEvent, StreamedEvent } from './types';
 import { sleep } from './transport';
 
 /** `client.jobs`: a job's events as they happen. */
@@ -15,8 +15,11 @@ export interface JobsStreams {
 
 /** `client.events`: the key owner's event log. */
 export interface EventsApi {
-  /** Every event of every job of the key owner, as it happens; never ends by itself (break, or abort the signal). */
-  stream(options?: StreamOptions): AsyncGenerator<JobEvent>;
+  /**
+   * Every event of every job and background export of the key owner, as it happens (`isJobEvent`
+   * tells them apart); never ends by itself (break, or abort the signal).
+   */
+  stream(options?: StreamOptions): AsyncGenerator<StreamedEvent>;
   /** A page of the event log, oldest first after `after` (next_cursor null at the end). */
   list(params?: { after?: string; limit?: number }, opts?: { signal?: AbortSignal }): Promise<EventsPage>;
 }
@@ -32,8 +35,12 @@ export function streamTransport(
 
 export function jobsStreams(t: StreamTransport): JobsStreams {
   return {
+    // A job's stream sends that job's events only.
     stream: (id, options = {}) =>
-      followStream(t, route('streamJobEvents', { id }).path, { ...options, endsAfterTerminal: true }),
+      followStream(t, route('streamJobEvents', { id }).path, {
+        ...options,
+        endsAfterTerminal: true,
+      }) as AsyncGenerator<JobEvent>,
   };
 }
 

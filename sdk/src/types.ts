@@ -112,12 +112,28 @@ export interface WebhookEvent {
 }
 
 /** The events of a job (server-sent events and the event log, docs/events.md). */
-export type JobEventType = Schemas['LogEvent']['type'];
+export type JobEventType = Extract<Schemas['LogEvent']['type'], `job.${string}`>;
+/** The events of a background export (the user's stream and the event log). */
+export type ExportEventType = Extract<Schemas['LogEvent']['type'], `export.${string}`>;
+/** A background export as GET /media-studio/projects/:id/exports/:exportId answers it. */
+export type ExportStatus = Schemas['ExportStatus'];
 /** One streamed event: its id (resume after it with Last-Event-ID), its type, the Job at that moment. */
 export interface JobEvent {
   id: string | null;
   type: JobEventType;
   data: Job;
+}
+/** One streamed export event: the export at that moment. */
+export interface ExportEvent {
+  id: string | null;
+  type: ExportEventType;
+  data: ExportStatus;
+}
+/** What the user's stream sends: job and background export events. */
+export type StreamedEvent = JobEvent | ExportEvent;
+/** Whether a streamed event is a job's (else a background export's). */
+export function isJobEvent(e: StreamedEvent): e is JobEvent {
+  return e.type.startsWith('job.');
 }
 export type LogEvent = Schemas['LogEvent'];
 export type EventsPage = Schemas['EventsPage'];

@@ -68,6 +68,12 @@ function script(req: LlmRequest) {
   const said = lastUserText(req);
   const step = stepOfTurn(req);
   const results = toolResults(req);
+  if (said.includes('streamed lantern')) {
+    if (step === 0) return callTools([toolCall('generate_image', { prompt: 'a paper lantern at night' })]);
+    if (step === 1)
+      return callTools([toolCall('add_clip', { track: 'video', asset_id: results[0].asset_id, duration_sec: 1 })]);
+    return say('I made a lantern image and added it. Anything else?');
+  }
   if (said.includes('red kite image')) {
     if (step === 0)
       return callTools([toolCall('generate_image', { prompt: 'a red kite over green hills, soft morning light' })]);
@@ -376,5 +382,52 @@ describe('editor agent end to end', () => {
     expect(res.body).toEqual({ error: 'Insufficient credits', credits_required: 5, credits_remaining: 3 });
     expect(llm.requests.length).toBe(before);
     expect(await balance(fleet, poor.key)).toBe(3);
+  });
+
+  it('streams a turn with Accept: text/event-stream: steps, tool calls, the generation with its progress, then the reply', async () => {
+    const res = await fetch(`${fleet.baseUrl}/api/v1/media-studio/projects/${projectId}/instruct`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${user.key}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      },
+      body: JSON.stringify({ instruction: 'Make a streamed lantern image and add it' }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = (await res.text())
+      .split('\n\n')
+      .filter((block) => block.startsWith('event: '))
+      .map((block) => {
+        const [head, data] = block.split('\ndata: ');
+        // Untyped JSON: the test asserts the shape it expects.
+        return { type: head.slice('event: '.length), data: JSON.parse(data) };
+      });
+    const types = events.map((e) => e.type);
+    expect(types.at(-1)).toBe('reply');
+    expect(types.filter((t) => t === 'reply')).toHaveLength(1);
+    const reply = events.at(-1)!.data;
+    const jobId = reply.agent_events.find((e: { type: string }) => e.type === 'media_generation').job_id;
+    // Every agent event of the reply was streamed, in its order, before it.
+    const agentEvents = events.filter((e) => e.type !== 'generation' && e.type !== 'reply').map((e) => e.data);
+    expect(agentEvents).toEqual(reply.agent_events);
+    expect(types.indexOf('tool_call')).toBeLessThan(types.indexOf('generation'));
+    expect(events.find((e) => e.type === 'generation')?.data).toMatchObject({ job_id: jobId, kind: 'image' });
+    expect(events.filter((e) => e.type === 'generation' && e.data.status === 'completed')).toEqual([
+      { type: 'generation', data: { job_id: jobId, status: 'completed', progress: 100 } },
+    ]);
+    expect(reply.clips_created).toEqual([expect.objectContaining({ track: 'video', duration_sec: 1 })]);
+    await expectStateMatches(reply);
+  }, 180_000);
+
+  it('answers a streamed turn it cannot take as JSON, before any stream opens', async () => {
+    const res = await fetch(`${fleet.baseUrl}/api/v1/media-studio/projects/${projectId}/instruct`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.key}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ instruction: '' }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
 });

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { editorFields as F, EXPORT_FITS, PROJECT_ASPECT_RATIOS, TRACKS } from './api/editor';
 import type * as T from './generated/types';
+import { agentEvent, TURN_STREAM_ID } from './turn-stream';
 import { JOB_ID } from './jobs';
 import { QUEUES } from './names';
 import { httpsUrl, named } from './schema/rules';
@@ -86,16 +87,6 @@ export const clipView = named(
     volume: Joi.number().min(0).max(2).required().description('0-2, 1 = unchanged.'),
   }),
   'Clip',
-);
-
-export const agentEvent = named(
-  Joi.object({
-    type: Joi.string()
-      .required()
-      .description('step | tool_call | tool_result | tool_error | media_generation | message | error'),
-    at: timestamp.required(),
-  }).unknown(true),
-  'AgentEvent',
 );
 
 export const instructReply = named(
@@ -190,6 +181,8 @@ export const projectRefSchema = request('ProjectRef');
 const assetRef = request('AssetRef', { asset_id: F.assetId.max(100).required() });
 const clipRef = request('ClipRef', { clip_id: Joi.string().max(100).required() });
 
+const exportRequest = request('ExportRequest', { video_id: F.videoId.max(100), fit: F.fit.required() });
+
 export const editorRpc = {
   queue: QUEUES.editorRpc,
   methods: {
@@ -220,6 +213,9 @@ export const editorRpc = {
         instruction: F.instruction.required(),
         image_urls: F.instructImageUrls.required(),
         video_id: F.videoId.max(100),
+        stream_id: Joi.string()
+          .pattern(TURN_STREAM_ID)
+          .description('The turn is being streamed: its events are published as editor.turn.event under this id.'),
       }),
     ),
     createVideo: rpcMethod<T.CreateVideoRequest, T.VideoReply>(
@@ -282,10 +278,14 @@ export const editorRpc = {
       request('SetAspectRatioRequest', { aspect_ratio: F.aspectRatio.required() }),
     ),
     threads: rpcMethod<T.ProjectRef, T.ThreadsReply>('editor.threads', projectRefSchema),
-    export: rpcMethod<T.ExportRequest, T.ExportReply>(
-      'editor.export',
-      request('ExportRequest', { video_id: F.videoId.max(100), fit: F.fit.required() }),
+    export: rpcMethod<T.ExportRequest, T.ExportReply>('editor.export', exportRequest),
+    /** The same export in the background: checked now, rendered after the answer (docs/editor-api.md). */
+    startExport: rpcMethod<T.ExportRequest, T.ExportAccepted>('editor.start-export', exportRequest),
+    getExport: rpcMethod<T.ExportRef, T.ExportStatus>(
+      'editor.get-export',
+      request('ExportRef', { export_id: id('exp').required() }),
     ),
+    listExports: rpcMethod<T.ProjectRef, T.ExportList>('editor.list-exports', projectRefSchema),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;
 

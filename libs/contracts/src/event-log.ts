@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { EVENT_ID, EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX } from './event-log-request';
+import { EXPORT_EVENT_TYPES, exportStatus, type ExportEventType } from './export-status';
 import { jobView } from './jobs';
 import { named, says } from './schema/rules';
 
@@ -15,6 +16,9 @@ export const JOB_EVENT_TYPES = [
   'job.cancelled',
 ] as const;
 export type JobEventType = (typeof JOB_EVENT_TYPES)[number];
+/** Every type of the log: the jobs' events and the background exports'. */
+export const LOG_EVENT_TYPES = [...JOB_EVENT_TYPES, ...EXPORT_EVENT_TYPES] as const;
+export type LogEventType = JobEventType | ExportEventType;
 /** Event types after which a job's stream ends. */
 export const TERMINAL_EVENT_TYPES: readonly JobEventType[] = ['job.completed', 'job.failed', 'job.cancelled'];
 
@@ -22,11 +26,17 @@ export const logEvent = named(
   Joi.object({
     id: Joi.string().pattern(EVENT_ID).required().description('The event id (`evt_` and 16 digits): ids sort.'),
     type: Joi.string()
-      .valid(...JOB_EVENT_TYPES)
+      .valid(...LOG_EVENT_TYPES)
       .required(),
     created_at: Joi.string().isoDate().required().description('ISO 8601, UTC.'),
-    job_id: Joi.string().required(),
-    data: jobView.required().description('The Job object as it was at this event (as GET /api/v1/jobs/:id).'),
+    job_id: Joi.string().description('Job events: the job.'),
+    project_id: Joi.string().description('Export events: the project.'),
+    export_id: Joi.string().description('Export events: the export.'),
+    data: Joi.alternatives(jobView, exportStatus)
+      .required()
+      .description(
+        'Job events: the Job object as it was at this event (as GET /api/v1/jobs/:id). Export events: the export as it was (as GET /api/v1/media-studio/projects/:id/exports/:exportId).',
+      ),
     webhook_body: Joi.string().description(
       'Terminal events only: the exact body a webhook delivery of this event carries (what `mediaforge listen` forwards).',
     ),

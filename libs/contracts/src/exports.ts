@@ -21,6 +21,16 @@ export const EXPORT_ERROR_CODES = [
 ] as const;
 export type ExportErrorCode = (typeof EXPORT_ERROR_CODES)[number];
 
+/** The body of an export error (contract section 7): the code and a message safe to show. */
+export const exportError = named(
+  Joi.object({
+    error: Joi.string()
+      .valid(...EXPORT_ERROR_CODES)
+      .required(),
+    message: Joi.string().required().description('Safe to show to an end user; never raw encoder output.'),
+  }),
+  'ExportError',
+);
 /** One clip of a resolved timeline, as the editor hands it to the renderer. */
 export const timelineClip = named(
   Joi.object({
@@ -59,6 +69,9 @@ export const renderRequest = named(
     fit: editorFields.fit.required(),
     clips: Joi.array().items(timelineClip).max(500).required(),
     output_key: Joi.string().max(512).required().description('Where to store the mp4.'),
+    export_id: Joi.string()
+      .pattern(/^exp_[A-Za-z0-9]{1,64}$/)
+      .description('A background export: its progress is published (exports.render.progress) under this id.'),
   }),
   'RenderRequest',
 );

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import type { JobEventPayload } from './generated/types';
 import { JOB_SOURCES, jobView } from './jobs';
+import { eventDef } from './event-def';
 import { ROUTING_KEYS } from './names';
 
 /**
@@ -47,17 +48,7 @@ export const jobEventSchema = Joi.object({
   .id('JobEventPayload')
   .meta({ className: 'JobEventPayload' });
 
-export interface EventDef<T> {
-  readonly routingKey: string;
-  readonly version: number;
-  /** T is the type generated from this schema (scripts/generate). */
-  readonly schema: Joi.Schema<T>;
-}
-
-/** An event type; the cast restates what the generator guarantees (T is generated from `schema`). */
-function eventDef<T>(routingKey: string, schema: Joi.Schema, version = 1): EventDef<T> {
-  return { routingKey, version, schema: schema as Joi.Schema<T> };
-}
+export { eventDef, type EventDef } from './event-def';
 
 export const jobEvents = {
   completed: eventDef<JobEventPayload>(ROUTING_KEYS.jobCompleted, jobEventSchema),

@@ -4,6 +4,7 @@ import type * as T from './generated/types';
 import { QUEUES } from './names';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
 import { listEventsRequest } from './event-log-request';
+import { appendExportEventRequest } from './export-event-request';
 import { named } from './schema/rules';
 
 /**
@@ -266,5 +267,10 @@ export const jobsRpc = {
     attempts: rpcMethod<T.JobRef, T.JobAttemptsReply>('jobs.attempts', jobRef),
     /** The user's event log (one job's, given job_id), oldest first after a cursor. */
     events: rpcMethod<T.ListEventsRequest, T.EventsPage>('jobs.events', listEventsRequest),
+    /** The editor records a background export's event in the user's log (the outbox of job events). */
+    appendExportEvent: rpcMethod<T.AppendExportEventRequest, T.AppendExportEventReply>(
+      'jobs.append-export-event',
+      appendExportEventRequest,
+    ),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

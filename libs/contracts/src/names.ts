@@ -42,6 +42,19 @@ export const ROUTING_KEYS = {
   jobProgress: 'job.progress',
   /** Binding pattern for every job event. */
   jobAll: 'job.*',
+  /** A background export rendered further (at most once a second). Streams and the event log only. */
+  exportProgress: 'export.progress',
+  exportCompleted: 'export.completed',
+  exportFailed: 'export.failed',
+  /** Binding pattern for every export event of the log. */
+  exportAll: 'export.*',
+  /**
+   * export-renderer's percent of a render in progress, for the editor replica waiting on it (which
+   * records it as export.progress): transient, never logged.
+   */
+  renderProgress: 'exports.render.progress',
+  /** An event of a streamed instruct turn, for the gateway replica holding the stream: transient, never logged. */
+  turnEvent: 'editor.turn.event',
   /** The gateway (or its admin CLI) revoked an API key: every gateway replica drops it from its key cache. */
   apiKeyRevoked: 'gateway.api-key.revoked',
   /** The dispatcher asks itself to send an attempt's event again (one message per recovered event). */

@@ -244,7 +244,7 @@ export interface paths {
         put?: never;
         /**
          * Advance the editor agent one turn
-         * @description Synchronous, one agent step per call, at most one media generation (typically 5-180 s). Cost: 5 credits per turn (never refunded) plus media generation, refunded when nothing is delivered. An instruction or at least one image URL is required (a blank instruction counts as none). 503 also when the language-model credential is not configured.
+         * @description Synchronous, one agent step per call, at most one media generation (typically 5-180 s). Cost: 5 credits per turn (never refunded) plus media generation, refunded when nothing is delivered. An instruction or at least one image URL is required (a blank instruction counts as none). 503 also when the language-model credential is not configured. With `Accept: text/event-stream` the turn is streamed: the checks (400, 403, 404) still answer as JSON, then each agent event as it happens (`event:` its type: `step`, `tool_call`, `tool_result`, `tool_error`, `message`, `media_generation`, `error`), `generation` events (a generation started: `job_id`, `kind`, `credits`; then its `status` and `progress`), and last `reply` (the JSON reply) or `error` (`{status, error, ...}`, what the JSON call would have answered).
          *
          *     Scope: `video-editor:write`.
          */
@@ -269,11 +269,63 @@ export interface paths {
         put?: never;
         /**
          * Export a video of the project as one mp4
-         * @description Stitches the multi-track timeline (video, voice, sfx, music) into one mp4. Synchronous (typically 30 s to 3 min). The export is also added to the library as an asset of kind `export`.
+         * @description Stitches the multi-track timeline (video, voice, sfx, music) into one mp4. Synchronous (typically 30 s to 3 min). The export is also added to the library as an asset of kind `export`. With the header `Prefer: respond-async` it runs in the background instead: 202 `{export_id, status: "rendering", progress: 0}` (404 and 400 `no_video_clips` are still answered at once), then follow it with GET .../exports/{exportId} or the `export.progress`, `export.completed` and `export.failed` events (docs/events.md). A background export that fails ends `failed` with the error body this call would have answered.
          *
          *     Scope: `video-editor:write`.
          */
         post: operations["exportVideo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/media-studio/projects/{id}/exports/{exportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (`prj_` + 1-64 letters or digits). */
+                id: string;
+                /** @description Export id (`exp_...`), from the 202 of a background export. */
+                exportId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Follow a background export
+         * @description `status` is `rendering` (with `progress`, 0-100, from the encoder), then `completed` (with `asset_id`, `video_url`, `duration_sec`) or `failed` (with `error`, the body the blocking export would have answered). 404 `Export not found` for an unknown id.
+         *
+         *     Scope: `video-editor:read`.
+         */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/media-studio/projects/{id}/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (`prj_` + 1-64 letters or digits). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a project's background exports
+         * @description The 20 most recent, newest first.
+         *
+         *     Scope: `video-editor:read`.
+         */
+        get: operations["listExports"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -703,7 +755,7 @@ export interface paths {
         };
         /**
          * Stream your events (server-sent events)
-         * @description Every event of every job of the key owner as it happens, as `text/event-stream`; it does not end by itself. Without `Last-Event-ID` it starts with the next event; with it, it first sends every event after that one. Each event: `event:` one of `job.processing`, `job.progress`, `job.completed`, `job.failed`, `job.cancelled`; `id:` the event id; `data:` the Job object as JSON (the same as `GET /api/v1/jobs/{id}`). A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.
+         * @description Every event of every job of the key owner as it happens, as `text/event-stream`; it does not end by itself. Without `Last-Event-ID` it starts with the next event; with it, it first sends every event after that one. Each event: `event:` one of `job.processing`, `job.progress`, `job.completed`, `job.failed`, `job.cancelled`; `id:` the event id; `data:` the Job object as JSON (the same as `GET /api/v1/jobs/{id}`). The user-wide stream also sends `export.progress`, `export.completed`, `export.failed` of background exports, whose `data` is the export (as `GET /api/v1/media-studio/projects/{id}/exports/{exportId}`). A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.
          *
          *     Scope: `jobs:read`.
          */
@@ -725,7 +777,7 @@ export interface paths {
         };
         /**
          * Stream a job’s events (server-sent events)
-         * @description The job’s events as `text/event-stream`. The first event is the job’s current state (under the id of its latest event); then one event per change; the stream ends after `job.completed`, `job.failed` or `job.cancelled`. With `Last-Event-ID` it sends the job’s events after that one instead of the current state; at or past the job’s terminal event it is a 204 (no stream: nothing more will come). Same access as `GET /api/v1/jobs/{id}`: another user’s job is a 404 `Job not found`. Each event: `event:` one of `job.processing`, `job.progress`, `job.completed`, `job.failed`, `job.cancelled`; `id:` the event id; `data:` the Job object as JSON (the same as `GET /api/v1/jobs/{id}`). A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.
+         * @description The job’s events as `text/event-stream`. The first event is the job’s current state (under the id of its latest event); then one event per change; the stream ends after `job.completed`, `job.failed` or `job.cancelled`. With `Last-Event-ID` it sends the job’s events after that one instead of the current state; at or past the job’s terminal event it is a 204 (no stream: nothing more will come). Same access as `GET /api/v1/jobs/{id}`: another user’s job is a 404 `Job not found`. Each event: `event:` one of `job.processing`, `job.progress`, `job.completed`, `job.failed`, `job.cancelled`; `id:` the event id; `data:` the Job object as JSON (the same as `GET /api/v1/jobs/{id}`). The user-wide stream also sends `export.progress`, `export.completed`, `export.failed` of background exports, whose `data` is the export (as `GET /api/v1/media-studio/projects/{id}/exports/{exportId}`). A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.
          *
          *     Scope: none (any active key).
          */
@@ -1215,7 +1267,6 @@ export interface components {
         };
         /** @description The accepted request as it ran: every default applied, and the seed used (send it again to reproduce the job). */
         JobInput: components["schemas"]["VideoParams"] | components["schemas"]["ImageParams"];
-        /** @description The Job object as it was at this event (as GET /api/v1/jobs/:id). */
         Job: {
             job_id: string;
             /** @enum {string} */
@@ -1256,18 +1307,58 @@ export interface components {
             /** @description Older jobs match: ask again with `starting_after`. */
             has_more: boolean;
         };
-        LogEvent: {
-            /** @description The event id (`evt_` and 16 digits): ids sort. */
-            id: string;
+        /** @description Once failed: the blocking export’s error body. */
+        ExportFailure: {
             /** @enum {string} */
-            type: "job.processing" | "job.progress" | "job.completed" | "job.failed" | "job.cancelled";
+            error: "no_video_clips" | "corrupt_source" | "rate_limited" | "ffmpeg_failed" | "export_failed" | "source_fetch_failed" | "storage_unconfigured" | "export_timeout" | "ffmpeg_timeout" | "export_unavailable";
+            /** @description Safe to show to an end user; never raw encoder output. */
+            message: string;
+        } | null;
+        ExportStatus: {
+            export_id: string;
+            project_id: string;
+            /** @description The video exported. */
+            video_id: string;
+            /** @enum {string} */
+            status: "rendering" | "completed" | "failed";
+            /** @description Percent rendered, read from ffmpeg's progress; 100 once completed. */
+            progress: number;
+            /** @description The export asset, once completed. */
+            asset_id: string | null;
+            /** @description The mp4 (permanent URL), once completed. */
+            video_url: string | null;
+            /** @description Once completed. */
+            duration_sec: number | null;
+            error: components["schemas"]["ExportFailure"];
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
              */
             created_at: string;
-            job_id: string;
-            data: components["schemas"]["Job"];
+            /**
+             * Format: date-time
+             * @description When it completed or failed.
+             */
+            completed_at: string | null;
+        };
+        LogEvent: {
+            /** @description The event id (`evt_` and 16 digits): ids sort. */
+            id: string;
+            /** @enum {string} */
+            type: "job.processing" | "job.progress" | "job.completed" | "job.failed" | "job.cancelled" | "export.progress" | "export.completed" | "export.failed";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            created_at: string;
+            /** @description Job events: the job. */
+            job_id?: string;
+            /** @description Export events: the project. */
+            project_id?: string;
+            /** @description Export events: the export. */
+            export_id?: string;
+            /** @description Job events: the Job object as it was at this event (as GET /api/v1/jobs/:id). Export events: the export as it was (as GET /api/v1/media-studio/projects/:id/exports/:exportId). */
+            data: components["schemas"]["Job"] | components["schemas"]["ExportStatus"];
             /** @description Terminal events only: the exact body a webhook delivery of this event carries (what `mediaforge listen` forwards). */
             webhook_body?: string;
         };
@@ -1393,6 +1484,16 @@ export interface components {
             duration_sec: number;
             video_clip_count: number;
             audio_overlay_count: number;
+        };
+        ExportAccepted: {
+            export_id: string;
+            /** @constant */
+            status: "rendering";
+            /** @constant */
+            progress: 0;
+        };
+        ExportList: {
+            exports: components["schemas"]["ExportStatus"][];
         };
         ProjectReply: {
             project: components["schemas"]["Project"];
@@ -2769,7 +2870,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The turn. */
+            /** @description The turn (JSON), or the streamed turn (`Accept: text/event-stream`). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2781,6 +2882,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InstructReply"];
+                    /**
+                     * @example event: step
+                     *     data: {"type":"step","at":"...","step":1}
+                     *
+                     *     event: tool_call
+                     *     data: {"type":"tool_call","at":"...","name":"generate_image",...}
+                     *
+                     *     event: generation
+                     *     data: {"type":"generation","job_id":"job_...","kind":"image","credits":5}
+                     *
+                     *     event: generation
+                     *     data: {"job_id":"job_...","status":"processing","progress":40}
+                     *
+                     *     event: reply
+                     *     data: {"assistant_text":"...",...}
+                     */
+                    "text/event-stream": string;
                 };
             };
             /** @description Validation error; the message names the field (`Invalid JSON body`, `Request body must be a JSON object`, `prompt is required (non-empty string)`, `unknown field: ...`, `Malformed URL`, `prompt must not contain control characters`, `JSON body nested too deeply (max 64 levels)`). */
@@ -2927,6 +3045,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description `respond-async`: render in the background and answer 202 at once (RFC 7240). */
+                Prefer?: string;
                 /** @description Makes a retry safe: a repeat of the same request with the same key replays the first answer instead of running again (kept 24 h, per user). 1-255 characters, else 400. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2963,6 +3083,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExportReply"];
+                };
+            };
+            /** @description With `Prefer: respond-async`: the export started in the background; follow it with GET .../exports/{exportId} or the event stream. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportAccepted"];
                 };
             };
             /** @description Validation error, or `no_video_clips`. */
@@ -3099,6 +3233,82 @@ export interface operations {
                     "application/json": components["schemas"]["ExportServerError"];
                 };
             };
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (`prj_` + 1-64 letters or digits). */
+                id: string;
+                /** @description Export id (`exp_...`), from the 202 of a background export. */
+                exportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listExports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Project id (`prj_` + 1-64 letters or digits). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exports. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createVideo: {

@@ -16,6 +16,8 @@ export const OPERATIONS = {
   renameProject: { method: 'PATCH', path: '/media-studio/projects/{id}' },
   instruct: { method: 'POST', path: '/media-studio/projects/{id}/instruct' },
   exportVideo: { method: 'POST', path: '/media-studio/projects/{id}/export' },
+  getExport: { method: 'GET', path: '/media-studio/projects/{id}/exports/{exportId}' },
+  listExports: { method: 'GET', path: '/media-studio/projects/{id}/exports' },
   createVideo: { method: 'POST', path: '/media-studio/projects/{id}/videos' },
   renameVideo: { method: 'PATCH', path: '/media-studio/projects/{id}/videos/{videoId}' },
   importAsset: { method: 'POST', path: '/media-studio/projects/{id}/assets' },

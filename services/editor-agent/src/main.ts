@@ -8,6 +8,8 @@ import { loadEditorAgentConfig } from './config';
 import { createAudioGenerator } from './media/create-audio';
 import { serveEditorRpc } from './messaging/editor-rpc.server';
 import { JobSettledListener } from './messaging/job-settled.listener';
+import { RenderProgressListener } from './messaging/render-progress.listener';
+import { failRunningExports } from './usecases/background-export.usecase';
 import type { EditorContext } from './usecases/context';
 
 runMain('editor-agent', loadEditorAgentConfig, (config, logger) => ({
@@ -56,8 +58,11 @@ runMain('editor-agent', loadEditorAgentConfig, (config, logger) => ({
       llm,
       audio: createAudioGenerator(config, { download, probe: probeFile }),
       jobSettled: new JobSettledListener(),
+      renderProgress: new RenderProgressListener(),
     };
     await ctx.jobSettled?.start(bus);
+    await ctx.renderProgress?.start(bus);
     await serveEditorRpc(bus, ctx);
+    return [{ name: 'background exports', run: () => failRunningExports(ctx).then(() => undefined) }];
   },
 }));

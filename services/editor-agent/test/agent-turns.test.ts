@@ -135,6 +135,9 @@ class FakeJobs {
     events: async () => {
       throw new Error('not used');
     },
+    appendExportEvent: async () => {
+      throw new Error('not used');
+    },
   };
 
   private async finish(job: FakeJob, outcome: 'complete' | 'fail'): Promise<void> {

@@ -68,6 +68,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       onRevoked: endStreamsOf,
       logger,
     });
+    await streams.turns.start(bus);
     await startLiveFeed(bus, streams.hub, () => {
       logger.warn(
         { streams: streams.size },

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { EXPORT_ERROR_CODES } from '../exports';
+import { exportError } from '../exports';
 import { jobView, submitJobReply } from '../jobs';
 import { named } from '../schema/rules';
 import { VIDEO_RESOLUTIONS } from './generation';
@@ -74,15 +74,7 @@ export const serverError = named(
   }),
   'ServerError',
 );
-export const exportError = named(
-  Joi.object({
-    error: Joi.string()
-      .valid(...EXPORT_ERROR_CODES)
-      .required(),
-    message: Joi.string().required().description('Safe to show to an end user; never raw encoder output.'),
-  }),
-  'ExportError',
-);
+export { exportError };
 export const exportServerError = named(exportError.keys({ request_id: Joi.string().required() }), 'ExportServerError');
 
 /** How GET /models shows a model's accepted parameter (read off the submit schemas by the catalog). */

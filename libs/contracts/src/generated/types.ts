@@ -117,6 +117,15 @@ export interface ApiKeyRevokedPayload {
   user_id: number;
 }
 
+export interface AppendExportEventReply {
+  event_id: string;
+}
+
+export interface AppendExportEventRequest {
+  type: 'export.progress' | 'export.completed' | 'export.failed';
+  payload: ExportEventPayload;
+}
+
 export interface Asset {
   id: string;
   /**
@@ -616,6 +625,12 @@ export interface EventsPage {
   next_cursor: string | null;
 }
 
+export interface ExportAccepted {
+  export_id: string;
+  status: 'rendering';
+  progress: 0;
+}
+
 export interface ExportBody {
   /**
    * The target video; defaults to the project's default video.
@@ -633,6 +648,38 @@ export interface ExportError {
    * Safe to show to an end user; never raw encoder output.
    */
   message: string;
+}
+
+export interface ExportEventPayload {
+  user_id: number;
+  project_id: string;
+  export_id: string;
+  /**
+   * The export at this event (as GET .../exports/:exportId).
+   */
+  export: ExportStatus;
+  /**
+   * The event log's id of this event (set by the outbox relay; absent in the stored row).
+   */
+  event_id?: string;
+}
+
+export interface ExportFailure {
+  error: 'no_video_clips' | 'corrupt_source' | 'rate_limited' | 'ffmpeg_failed' | 'export_failed' | 'source_fetch_failed' | 'storage_unconfigured' | 'export_timeout' | 'ffmpeg_timeout' | 'export_unavailable';
+  /**
+   * Safe to show to an end user; never raw encoder output.
+   */
+  message: string;
+}
+
+export interface ExportList {
+  exports: ExportStatus[];
+}
+
+export interface ExportRef {
+  user_id: number;
+  project_id: string;
+  export_id: string;
 }
 
 export interface ExportReply {
@@ -663,6 +710,44 @@ export interface ExportServerError {
    */
   message: string;
   request_id: string;
+}
+
+export interface ExportStatus {
+  export_id: string;
+  project_id: string;
+  /**
+   * The video exported.
+   */
+  video_id: string;
+  status: 'rendering' | 'completed' | 'failed';
+  /**
+   * Percent rendered, read from ffmpeg's progress; 100 once completed.
+   */
+  progress: number;
+  /**
+   * The export asset, once completed.
+   */
+  asset_id: string | null;
+  /**
+   * The mp4 (permanent URL), once completed.
+   */
+  video_url: string | null;
+  /**
+   * Once completed.
+   */
+  duration_sec: number | null;
+  /**
+   * Once failed: the blocking export’s error body.
+   */
+  error: ExportFailure | null;
+  /**
+   * ISO 8601, UTC.
+   */
+  created_at: string;
+  /**
+   * When it completed or failed.
+   */
+  completed_at: string | null;
 }
 
 export interface GenerationAccepted {
@@ -873,6 +958,10 @@ export interface InstructRequest {
    * The target video; defaults to the project's default video.
    */
   video_id?: string;
+  /**
+   * The turn is being streamed: its events are published as editor.turn.event under this id.
+   */
+  stream_id?: string;
 }
 
 export interface InsufficientCreditsError {
@@ -1369,16 +1458,27 @@ export interface LogEvent {
    * The event id (`evt_` and 16 digits): ids sort.
    */
   id: string;
-  type: 'job.processing' | 'job.progress' | 'job.completed' | 'job.failed' | 'job.cancelled';
+  type: 'job.processing' | 'job.progress' | 'job.completed' | 'job.failed' | 'job.cancelled' | 'export.progress' | 'export.completed' | 'export.failed';
   /**
    * ISO 8601, UTC.
    */
   created_at: string;
-  job_id: string;
   /**
-   * The Job object as it was at this event (as GET /api/v1/jobs/:id).
+   * Job events: the job.
    */
-  data: Job;
+  job_id?: string;
+  /**
+   * Export events: the project.
+   */
+  project_id?: string;
+  /**
+   * Export events: the export.
+   */
+  export_id?: string;
+  /**
+   * Job events: the Job object as it was at this event (as GET /api/v1/jobs/:id). Export events: the export as it was (as GET /api/v1/media-studio/projects/:id/exports/:exportId).
+   */
+  data: Job | ExportStatus;
   /**
    * Terminal events only: the exact body a webhook delivery of this event carries (what `mediaforge listen` forwards).
    */
@@ -1670,6 +1770,11 @@ export interface RenameRequest {
   name: string;
 }
 
+export interface RenderProgress {
+  export_id: string;
+  progress: number;
+}
+
 export interface RenderReply {
   output_key: string;
   duration_sec: number;
@@ -1698,6 +1803,10 @@ export interface RenderRequest {
    * Where to store the mp4.
    */
   output_key: string;
+  /**
+   * A background export: its progress is published (exports.render.progress) under this id.
+   */
+  export_id?: string;
 }
 
 export interface ResendAccepted {
@@ -1917,6 +2026,11 @@ export interface TimelineClip {
    * Gain of an audio clip, 0-2.
    */
   volume: number;
+}
+
+export interface TurnStreamEvent {
+  stream_id: string;
+  event: AgentEvent;
 }
 
 export interface UpdateContextBody {

@@ -14,7 +14,7 @@ import { assetFromJob } from '../usecases/assets.usecase';
 import { requireProject } from '../usecases/projects.usecase';
 import { claimMediaSlot, delivered, refundQuietly, seed, type ToolSuccess } from './media-delivery';
 import { given, ToolError, type Args } from './tool-args';
-import { TurnAbort, type TurnState } from './turn-state';
+import { streamEvent, TurnAbort, type TurnState } from './turn-state';
 
 /** A jobs submit may take a while (the provider is called before it answers). */
 const SUBMIT_TIMEOUT_MS = 60_000;
@@ -107,6 +107,7 @@ async function runJob(state: TurnState, request: SubmitJobRequest): Promise<Tool
     );
   }
   const credits = submitted.credits_consumed;
+  streamEvent(state, 'generation', { job_id: submitted.job_id, kind: what, credits });
   const result = await waitForJob(state, submitted.job_id, credits);
   if (result.status === 'failed')
     throw new ToolError(

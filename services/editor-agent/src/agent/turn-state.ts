@@ -23,10 +23,12 @@ export interface TurnState {
   contextAppended: boolean;
   aspectRatioChanged: ProjectAspectRatio | null;
   events: AgentEvent[];
+  /** A streamed turn: each event as it happens (agent events, and the generations it starts). */
+  onEvent?: (event: AgentEvent) => void;
 }
 
 export function newTurnState(
-  init: Pick<TurnState, 'ctx' | 'turnId' | 'userId' | 'apiKeyId' | 'projectId' | 'videoId' | 'deadline'>,
+  init: Pick<TurnState, 'ctx' | 'turnId' | 'userId' | 'apiKeyId' | 'projectId' | 'videoId' | 'deadline' | 'onEvent'>,
 ): TurnState {
   return {
     ...init,
@@ -41,7 +43,14 @@ export function newTurnState(
 }
 
 export function recordEvent(state: TurnState, type: string, fields: Record<string, unknown> = {}): void {
-  state.events.push({ type, at: new Date().toISOString(), ...fields });
+  const event = { type, at: new Date().toISOString(), ...fields };
+  state.events.push(event);
+  state.onEvent?.(event);
+}
+
+/** An event for a streamed turn only (not in the reply's agent_events, which stay as they are). */
+export function streamEvent(state: TurnState, type: string, fields: Record<string, unknown> = {}): void {
+  state.onEvent?.({ type, at: new Date().toISOString(), ...fields });
 }
 
 /**

@@ -4,6 +4,7 @@ import { deleteAsset, importAsset } from '../usecases/assets.usecase';
 import { importJobAsset, importUpload } from '../usecases/media-in.usecase';
 import { addClip, moveClip, removeClip } from '../usecases/clips.usecase';
 import type { EditorContext } from '../usecases/context';
+import { getExport, listExports, startExport } from '../usecases/background-export.usecase';
 import { exportVideo } from '../usecases/export.usecase';
 import { instruct } from '../usecases/instruct.usecase';
 import { projectThreads } from '../usecases/threads.usecase';
@@ -37,5 +38,8 @@ export function serveEditorRpc(bus: Bus, ctx: EditorContext): Promise<void> {
     setAspectRatio: (req) => setAspectRatio(ctx, req),
     threads: (req) => projectThreads(ctx, req),
     export: (req) => exportVideo(ctx, req),
+    startExport: (req) => startExport(ctx, req),
+    getExport: (req) => getExport(ctx, req),
+    listExports: (req) => listExports(ctx, req),
   });
 }

@@ -6,6 +6,7 @@ import type { Storage } from '@mf/storage';
 import type { LlmClient } from '../agent/llm-client';
 import type { AudioGenerator } from '../media/audio';
 import type { JobSettledListener } from '../messaging/job-settled.listener';
+import type { RenderProgressListener } from '../messaging/render-progress.listener';
 
 /** Everything the editor use cases need, passed in (tests give fakes). */
 export interface EditorContext {
@@ -24,6 +25,8 @@ export interface EditorContext {
   audio: AudioGenerator;
   /** Wakes a turn when its generation ends (job events); without it, waits poll every mediaPollMs. */
   jobSettled?: JobSettledListener;
+  /** The renderer's progress of this replica's background exports; without it they report none. */
+  renderProgress?: RenderProgressListener;
 }
 
 export interface EditorSettings {

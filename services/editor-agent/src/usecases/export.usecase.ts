@@ -27,6 +27,23 @@ const exportError = (status: number, error: string, message: string): AppError =
  * an earlier export's file). Errors are the contract's export errors, passed through from the renderer.
  */
 export async function exportVideo(ctx: EditorContext, req: ExportRequest): Promise<ExportReply> {
+  return renderAndRecord(ctx, await prepareExport(ctx, req));
+}
+
+/** An export checked and resolved, ready to render: what the renderer gets and the asset it becomes. */
+export interface PreparedExport {
+  projectId: string;
+  videoId: string;
+  fit: ExportRequest['fit'];
+  assetId: string;
+  request: RenderRequest;
+}
+
+/**
+ * The checks an export answers at once (404 project or video, 400 no_video_clips) and its resolved
+ * timeline.
+ */
+export async function prepareExport(ctx: EditorContext, req: ExportRequest): Promise<PreparedExport> {
   const project = await requireProject(ctx, req.user_id, req.project_id);
   const video = await resolveVideo(ctx, project, req.video_id);
   const [clips, assets] = await Promise.all([listClips(ctx.db, project.id, video.id), listAssets(ctx.db, project.id)]);
@@ -63,6 +80,12 @@ export async function exportVideo(ctx: EditorContext, req: ExportRequest): Promi
     clips: timeline,
     output_key: outputKey,
   };
+  return { projectId: project.id, videoId: video.id, fit: req.fit, assetId, request };
+}
+
+/** Renders a prepared export and records its asset; the contract's export errors otherwise. */
+export async function renderAndRecord(ctx: EditorContext, prepared: PreparedExport): Promise<ExportReply> {
+  const { projectId, videoId, fit, assetId, request } = prepared;
   // A timeline exported before comes back with that export's file (rendered.output_key): the new
   // asset points at it. Should that file be deleted with its last other asset in the meantime, the
   // renderer notices on the second ask and renders anew.
@@ -70,13 +93,13 @@ export async function exportVideo(ctx: EditorContext, req: ExportRequest): Promi
     const rendered = await render(ctx, request);
     const row = await insertExportAsset(ctx, {
       id: assetId,
-      project_id: project.id,
+      project_id: projectId,
       kind: 'export',
       source: 'export',
       storage_key: rendered.output_key,
       metadata: {
-        video_id: video.id,
-        fit: req.fit,
+        video_id: videoId,
+        fit,
         width: rendered.width,
         height: rendered.height,
         duration_sec: rendered.duration_sec,
@@ -90,7 +113,7 @@ export async function exportVideo(ctx: EditorContext, req: ExportRequest): Promi
       ctx.logger.error({ key: rendered.output_key }, 'export: the rendered file is missing from storage');
       throw exportError(500, 'export_failed', 'The export failed unexpectedly. Please try again.');
     }
-    await touchProject(ctx.db, project.id);
+    await touchProject(ctx.db, projectId);
     return {
       asset_id: row.id,
       video_url: assetView(row, ctx.settings.publicBaseUrl).url,

@@ -1,4 +1,10 @@
-import { billingRpc, type InstructReply, type InstructRequest } from '@mf/contracts';
+import {
+  billingRpc,
+  turnStreamEventDef,
+  type AgentEvent,
+  type InstructReply,
+  type InstructRequest,
+} from '@mf/contracts';
 import { AppError, isAppError } from '@mf/errors';
 import { runAgentLoop } from '../agent/agent-loop';
 import type { ChatMessage, LlmClient } from '../agent/llm-client';
@@ -84,6 +90,7 @@ async function runTurn(
     projectId,
     videoId,
     deadline: Date.now() + ctx.settings.agentMaxWallMs,
+    ...(req.stream_id ? { onEvent: turnPublisher(ctx, req.stream_id) } : {}),
   });
   let messages: ChatMessage[] = [];
   try {
@@ -197,5 +204,17 @@ async function reply(state: TurnState, text: string): Promise<InstructReply> {
     aspect_ratio_changed: state.aspectRatioChanged,
     media_gen_done: state.mediaGenDone,
     agent_events: state.events,
+  };
+}
+
+/**
+ * Publishes a streamed turn's events for the gateway holding the stream. Best effort: the reply
+ * (the stream's last event) still carries every agent event.
+ */
+function turnPublisher(ctx: EditorContext, streamId: string): (event: AgentEvent) => void {
+  return (event) => {
+    ctx.bus
+      .publishEvent(turnStreamEventDef, { stream_id: streamId, event })
+      .catch((err: unknown) => ctx.logger.debug({ err, streamId }, 'turn event not published'));
   };
 }

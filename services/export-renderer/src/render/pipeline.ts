@@ -11,6 +11,7 @@ import { renderAudioTrack, type AudioTrack } from './audio-track';
 import { stepFailure } from './failures';
 import { concatList, joinArgs, type OutputSpec } from './ffmpeg-args';
 import { settleAll } from './limiter';
+import { ProgressMeter } from './progress-meter';
 import { SourceFiles, statSources, type SourceOptions, type SourceStats } from './sources';
 import { renderVideoTrack, type TrackOptions, type VideoTrack } from './video-track';
 
@@ -30,6 +31,12 @@ export interface PipelineResult {
   soundtrackHit: boolean;
   /** Milliseconds per stage, for the log. */
   stages: Record<'fetch' | 'render' | 'join' | 'upload', number>;
+}
+
+/** Where a background export's progress goes (progress-meter.ts: percentReporter). */
+export interface RenderProgressReport {
+  pictures: (fraction: number) => void;
+  joined: () => void;
 }
 
 export function sourceOptions(ctx: PipelineDeps, logger: Logger): SourceOptions {
@@ -57,6 +64,7 @@ export async function runPipeline(
   signal: AbortSignal,
   logger: Logger,
   stats?: SourceStats,
+  progress?: RenderProgressReport,
 ): Promise<PipelineResult> {
   const { settings } = ctx;
   const spec: OutputSpec = { width: req.width, height: req.height, fit: req.fit, fps: settings.fps };
@@ -82,6 +90,14 @@ export async function runPipeline(
     workDir,
     spec,
     logger,
+    ...(progress
+      ? {
+          progress: new ProgressMeter(
+            segments.reduce((n, s) => n + s.frames, 0),
+            progress.pictures,
+          ),
+        }
+      : {}),
   };
   let video: VideoTrack | undefined;
   let audio: AudioTrack | undefined;
@@ -109,6 +125,7 @@ export async function runPipeline(
     }).catch((err: unknown) => {
       throw stepFailure(err, 'join', logger);
     });
+    progress?.joined();
   } finally {
     video?.release();
     audio?.release();

@@ -8,6 +8,7 @@ import { stepFailure } from './failures';
 import { videoArgs, type OutputSpec, type Threads } from './ffmpeg-args';
 import { settleAll, type Semaphore } from './limiter';
 import type { SourceFiles } from './sources';
+import type { ProgressMeter } from './progress-meter';
 import { copyIfSameFormat, isCopyCandidate } from './stream-copy';
 
 export interface TrackOptions {
@@ -27,6 +28,8 @@ export interface TrackOptions {
   workDir: string;
   spec: OutputSpec;
   logger: Logger;
+  /** Counts the pictures' frames as they are made (a background export's progress). */
+  progress?: ProgressMeter;
 }
 
 export interface VideoTrack {
@@ -60,6 +63,11 @@ export async function renderVideoTrack(
     ([, a], [, b]) => cost(segments[b], opts.spec) - cost(segments[a], opts.spec),
   );
 
+  // A picture used twice counts twice: its frames are in the timeline twice.
+  const framesOf = new Map<string, number>();
+  keys.forEach((k, i) => framesOf.set(k, (framesOf.get(k) ?? 0) + segments[i].frames));
+  const progressed = (key: string, share: number) =>
+    opts.progress?.set(key, Math.floor(Math.min(1, share) * (framesOf.get(key) ?? 0)));
   const held: CacheEntry[] = [];
   const release = () => held.forEach((e) => e.release());
   let made = 0;
@@ -73,6 +81,7 @@ export async function renderVideoTrack(
       if (!entry) return;
       held.push(entry);
       fileOf.set(unique[n][0], entry.path);
+      progressed(unique[n][0], 1);
     });
     const missing = unique.filter(([key]) => !fileOf.has(key));
     await settleAll(missing, opts.slots.size, signal, async ([key, i], _n, taskSignal) => {
@@ -95,10 +104,12 @@ export async function renderVideoTrack(
             copied++;
             return;
           }
+          const seconds = segment.frames / opts.spec.fps;
           await runFfmpeg(videoArgs(segment, input, opts.spec, threads, file), {
             ffmpegPath: opts.ffmpegPath,
             timeoutMs: opts.stepTimeoutMs,
             signal: taskSignal,
+            ...(opts.progress ? { onProgress: (us: number) => progressed(key, us / 1e6 / seconds) } : {}),
           }).catch((err: unknown) => {
             throw stepFailure(err, 'normalise', opts.logger, segment.clip);
           });
@@ -107,6 +118,7 @@ export async function renderVideoTrack(
       const got = await opts.cache.obtain(key, '.mov', file, make, taskSignal);
       held.push(got.entry);
       fileOf.set(key, got.entry.path);
+      progressed(key, 1);
       if (got.made) made++;
     });
     return {

@@ -3,6 +3,7 @@ import type { Logger } from '@mf/logger';
 import { exportError, exportErrorCode } from '../domain/export-errors';
 import { videoClipsOf } from '../domain/timeline';
 import { toExportError } from '../render/failures';
+import { percentReporter } from '../render/progress-meter';
 import { failRun, finishRun, startRun } from '../repositories/runs.repository';
 import type { ExportContext } from './context';
 import { exportByContent } from './reuse-result';
@@ -11,6 +12,8 @@ export interface RenderOptions {
   logger?: Logger;
   /** When the caller stops waiting (epoch ms): the export gets no longer than that. */
   deadline?: number;
+  /** A background export's percent (throttled): published for the editor waiting on it. */
+  onProgress?: (percent: number) => void;
 }
 
 /**
@@ -62,7 +65,8 @@ export async function renderExport(
   }, budgetMs);
 
   try {
-    const outcome = await exportByContent(ctx, req, controller.signal, runLogger);
+    const progress = opts.onProgress ? percentReporter(opts.onProgress) : undefined;
+    const outcome = await exportByContent(ctx, req, controller.signal, runLogger, progress);
     const wallMs = Date.now() - startedAt;
     const { reply } = outcome;
     const r = outcome.reused ? null : outcome.result;

@@ -5,7 +5,7 @@ import type { Logger } from '@mf/logger';
 import { videoClipsOf } from '../domain/timeline';
 import { renderKey } from '../render/cache-keys';
 import { untilSettled } from '../render/clip-cache';
-import { runPipeline, sourceOptions, type PipelineResult } from '../render/pipeline';
+import { runPipeline, sourceOptions, type PipelineResult, type RenderProgressReport } from '../render/pipeline';
 import { statSources } from '../render/sources';
 import {
   dropRenderResult,
@@ -30,6 +30,7 @@ export async function exportByContent(
   req: RenderRequest,
   signal: AbortSignal,
   logger: Logger,
+  progress?: RenderProgressReport,
 ): Promise<ExportOutcome> {
   const stats = await statSources(req.clips, sourceOptions(ctx, logger), signal);
   const key = renderKey(req, (storageKey) => stats.get(storageKey)!.etag, ctx.settings.fps);
@@ -49,7 +50,7 @@ export async function exportByContent(
     await mkdir(ctx.settings.workDir, { recursive: true });
     const workDir = await mkdtemp(path.join(ctx.settings.workDir, 'export-'));
     try {
-      return await runPipeline(ctx, req, workDir, signal, logger, stats);
+      return await runPipeline(ctx, req, workDir, signal, logger, stats, progress);
     } finally {
       await rm(workDir, { recursive: true, force: true }).catch((err: unknown) =>
         logger.error({ err, workDir }, 'export scratch dir not removed'),

@@ -3,6 +3,7 @@ import { requestId } from '@mf/http';
 import type { OperationId } from '../operations/table';
 import type { AuthContext } from '../core/auth/auth-context';
 import * as editor from '../core/usecases/editor.usecase';
+import * as exports from '../core/usecases/editor-exports.usecase';
 import * as mediaIn from '../core/usecases/editor-media-in.usecase';
 import { estimateCost } from '../core/usecases/estimate.usecase';
 import { submitGeneration } from '../core/usecases/generate.usecase';
@@ -30,6 +31,7 @@ import { forwardedIdempotency } from '../http/idempotency.middleware';
 import type { ApiDeps } from './api.router';
 import { eventStreams } from './sse/event-streams';
 import { sendCsv, wantsCsv } from './csv-reply';
+import { acceptsEventStream, streamInstruct } from './sse/instruct-stream';
 
 /** What a handler gets: the request, its caller, its path parameters and the options of its calls. */
 export interface OperationCall {
@@ -96,10 +98,34 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
     listProjects: (c) => editor.listProjects(bus, c.auth, c.call),
     getProjectState: (c) => editor.getProjectState(bus, c.auth, c.param('id'), c.req.query, c.call),
     renameProject: (c) => editor.renameProject(bus, c.auth, c.param('id'), c.req.body, c.call),
-    instruct: (c) =>
-      editor.instruct(bus, c.auth, c.param('id'), c.req.body, { ...c.call, timeoutMs: deps.instructTimeoutMs }),
-    exportVideo: (c) =>
-      editor.exportVideo(bus, c.auth, c.param('id'), c.req.body, { ...c.call, timeoutMs: deps.exportTimeoutMs }),
+    instruct: async (c) => {
+      if (!acceptsEventStream(c.req))
+        return editor.instruct(bus, c.auth, c.param('id'), c.req.body, {
+          ...c.call,
+          timeoutMs: deps.instructTimeoutMs,
+        });
+      await streamInstruct(
+        { bus, streams: deps.streams, logger: deps.logger, timeoutMs: deps.instructTimeoutMs },
+        { req: c.req, res: c.res, auth: c.auth, projectId: c.param('id'), correlationId: c.call.correlationId },
+      );
+      return ANSWERED;
+    },
+    exportVideo: async (c) => {
+      if (!exports.prefersAsync(c.req.get('prefer')))
+        return editor.exportVideo(bus, c.auth, c.param('id'), c.req.body, {
+          ...c.call,
+          timeoutMs: deps.exportTimeoutMs,
+        });
+      const accepted = await exports.startExport(bus, c.auth, c.param('id'), c.req.body, c.call);
+      c.res
+        .status(202)
+        .set('Preference-Applied', 'respond-async')
+        .location(`/api/v1/media-studio/projects/${c.param('id')}/exports/${accepted.export_id}`)
+        .json(accepted);
+      return ANSWERED;
+    },
+    getExport: (c) => exports.getExport(bus, c.auth, c.param('id'), c.param('exportId'), c.call),
+    listExports: (c) => exports.listExports(bus, c.auth, c.param('id'), c.call),
     createVideo: (c) => editor.createVideo(bus, c.auth, c.param('id'), c.req.body, c.call),
     renameVideo: (c) => editor.renameVideo(bus, c.auth, c.param('id'), c.param('videoId'), c.req.body, c.call),
     importAsset: (c) =>

@@ -19,8 +19,14 @@ export function toolArgs(args: Record<string, Joi.Schema>, required: string[] = 
 }
 
 const REF = /^#\/components\/schemas\/(.+)$/;
+/** Keywords whose value is one subschema: a boolean there is spelled as an object for strict validators. */
+const SUBSCHEMA_KEYS = new Set(['if', 'then', 'else', 'not', 'items', 'contains', 'propertyNames']);
 
-/** Rewrites component references to the schema's own $defs, and opens objects when asked. */
+/**
+ * Rewrites component references to the schema's own $defs, opens objects when asked, and spells a
+ * boolean subschema as an object (`false` is `{"not": {}}`, `true` is `{}`): strict tool-schema
+ * checkers (the MCP inspector's --strict) refuse a bare boolean.
+ */
 function rewrite(node: unknown, open: boolean): unknown {
   if (Array.isArray(node)) return node.map((n) => rewrite(n, open));
   if (node === null || typeof node !== 'object') return node;
@@ -28,6 +34,7 @@ function rewrite(node: unknown, open: boolean): unknown {
   for (const [k, v] of Object.entries(node)) {
     if (k === '$ref' && typeof v === 'string') out[k] = v.replace(REF, '#/$defs/$1');
     else if (open && k === 'additionalProperties' && v === false) continue;
+    else if (SUBSCHEMA_KEYS.has(k) && typeof v === 'boolean') out[k] = v ? {} : { not: {} };
     else out[k] = rewrite(v, open);
   }
   return out;

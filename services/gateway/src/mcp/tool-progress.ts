@@ -1,3 +1,4 @@
+import type { Job } from '@mf/contracts';
 import type { EventHub } from '../core/events/event-hub';
 
 /** One progress notification: MCP requires `progress` to rise with each. */
@@ -39,7 +40,8 @@ export async function withToolProgress<T>(
   const ev = opts.events;
   const stop = ev?.projectId
     ? ev.hub.subscribe(ev.userId, (e) => {
-        const job = e.data;
+        if (!e.jobId) return;
+        const job = e.data as Job;
         if (job.source !== 'editor' || job.project_id !== ev.projectId || job.progress === null) return;
         known = { jobId: job.job_id, percent: job.progress };
         value = Math.max(value + HEARTBEAT_STEP, job.progress);

@@ -11,61 +11,14 @@ import {
   setAspectRatioBody,
   updateContextBody,
 } from '@mf/contracts';
-import {
-  commonErrors,
-  errorResponse,
-  jsonContent,
-  ok,
-  pathParam,
-  ref,
-  requestIdHeader,
-  resp,
-  type Json,
-} from './openapi-helpers';
+import { errorResponse, ok, pathParam, ref, resp } from './openapi-helpers';
+import { exportResponses, preferHeader } from './export-responses';
 import type { Operation } from './operation';
 
 const projectId = pathParam('id', 'Project id (`prj_` + 1-64 letters or digits).', {
   type: 'string',
   maxLength: 100,
 });
-
-/** An export's errors have their own shapes (`{error, code}` for the renderer's refusals). */
-const exportResponses: Json = {
-  ...commonErrors,
-  '200': ok('The exported video.', ref('ExportReply')),
-  '400': {
-    description: 'Validation error, or `no_video_clips`.',
-    headers: { ...requestIdHeader },
-    content: jsonContent({ anyOf: [ref('Error'), ref('ExportError')] }),
-  },
-  '422': resp('ExportError'),
-  '429': {
-    description:
-      'Over the API rate limit (`retry_after`), or too many exports for this user in the last minute (`rate_limited`).',
-    headers: { ...requestIdHeader, 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
-    content: jsonContent({ anyOf: [ref('RateLimitError'), ref('ExportError')] }),
-  },
-  '500': {
-    description: '`ffmpeg_failed` or `export_failed`, or an internal error.',
-    headers: { ...requestIdHeader },
-    content: jsonContent({ anyOf: [ref('ServerError'), ref('ExportServerError')] }),
-  },
-  '502': {
-    description: '`source_fetch_failed`.',
-    headers: { ...requestIdHeader },
-    content: jsonContent(ref('ExportServerError')),
-  },
-  '503': {
-    description: '`storage_unconfigured`, or the editor did not answer in time.',
-    headers: { ...requestIdHeader },
-    content: jsonContent({ anyOf: [ref('ServerError'), ref('ExportServerError')] }),
-  },
-  '504': {
-    description: '`export_timeout` or `ffmpeg_timeout`: too long to render in one pass; split it.',
-    headers: { ...requestIdHeader },
-    content: jsonContent(ref('ExportServerError')),
-  },
-};
 
 /**
  * The video editor (/media-studio): the contract's create, list, get, instruct and export, then the
@@ -128,9 +81,25 @@ export const EDITOR_OPERATIONS = [
     summary: 'Advance the editor agent one turn',
     tag: 'Editor',
     description:
-      'Synchronous, one agent step per call, at most one media generation (typically 5-180 s). Cost: 5 credits per turn (never refunded) plus media generation, refunded when nothing is delivered. An instruction or at least one image URL is required (a blank instruction counts as none). 503 also when the language-model credential is not configured.',
+      'Synchronous, one agent step per call, at most one media generation (typically 5-180 s). Cost: 5 credits per turn (never refunded) plus media generation, refunded when nothing is delivered. An instruction or at least one image URL is required (a blank instruction counts as none). 503 also when the language-model credential is not configured. With `Accept: text/event-stream` the turn is streamed: the checks (400, 403, 404) still answer as JSON, then each agent event as it happens (`event:` its type: `step`, `tool_call`, `tool_result`, `tool_error`, `message`, `media_generation`, `error`), `generation` events (a generation started: `job_id`, `kind`, `credits`; then its `status` and `progress`), and last `reply` (the JSON reply) or `error` (`{status, error, ...}`, what the JSON call would have answered).',
     body: instructBody,
-    reply: { status: 200, description: 'The turn.', schema: 'InstructReply' },
+    reply: {
+      status: 200,
+      description: 'The turn.',
+      schema: {
+        response: {
+          ...ok('The turn (JSON), or the streamed turn (`Accept: text/event-stream`).', ref('InstructReply')),
+          content: {
+            'application/json': { schema: ref('InstructReply') },
+            'text/event-stream': {
+              schema: { type: 'string' },
+              example:
+                'event: step\ndata: {"type":"step","at":"...","step":1}\n\nevent: tool_call\ndata: {"type":"tool_call","at":"...","name":"generate_image",...}\n\nevent: generation\ndata: {"type":"generation","job_id":"job_...","kind":"image","credits":5}\n\nevent: generation\ndata: {"job_id":"job_...","status":"processing","progress":40}\n\nevent: reply\ndata: {"assistant_text":"...",...}\n\n',
+            },
+          },
+        },
+      },
+    },
     statuses: { '402': resp('InsufficientCredits'), '502': resp('BadGateway') },
     mcp: { name: 'video_editor_instruct' },
   },
@@ -143,12 +112,36 @@ export const EDITOR_OPERATIONS = [
     summary: 'Export a video of the project as one mp4',
     tag: 'Editor',
     description:
-      'Stitches the multi-track timeline (video, voice, sfx, music) into one mp4. Synchronous (typically 30 s to 3 min). The export is also added to the library as an asset of kind `export`.',
+      'Stitches the multi-track timeline (video, voice, sfx, music) into one mp4. Synchronous (typically 30 s to 3 min). The export is also added to the library as an asset of kind `export`. With the header `Prefer: respond-async` it runs in the background instead: 202 `{export_id, status: "rendering", progress: 0}` (404 and 400 `no_video_clips` are still answered at once), then follow it with GET .../exports/{exportId} or the `export.progress`, `export.completed` and `export.failed` events (docs/events.md). A background export that fails ends `failed` with the error body this call would have answered.',
+    parameters: [preferHeader],
     body: exportBody,
     bodyRequired: false,
     reply: { status: 200, description: 'The exported video.', schema: 'ExportReply' },
     allResponses: exportResponses,
     mcp: { name: 'video_editor_export' },
+  },
+  {
+    id: 'getExport',
+    method: 'get',
+    path: '/media-studio/projects/{id}/exports/{exportId}',
+    pathParams: [projectId, pathParam('exportId', 'Export id (`exp_...`), from the 202 of a background export.')],
+    scope: 'video-editor:read',
+    summary: 'Follow a background export',
+    tag: 'Editor',
+    description:
+      '`status` is `rendering` (with `progress`, 0-100, from the encoder), then `completed` (with `asset_id`, `video_url`, `duration_sec`) or `failed` (with `error`, the body the blocking export would have answered). 404 `Export not found` for an unknown id.',
+    reply: { status: 200, description: 'The export.', schema: 'ExportStatus', noStore: 'reply' },
+  },
+  {
+    id: 'listExports',
+    method: 'get',
+    path: '/media-studio/projects/{id}/exports',
+    pathParams: [projectId],
+    scope: 'video-editor:read',
+    summary: "List a project's background exports",
+    tag: 'Editor',
+    description: 'The 20 most recent, newest first.',
+    reply: { status: 200, description: 'The exports.', schema: 'ExportList', noStore: 'reply' },
   },
   {
     id: 'createVideo',

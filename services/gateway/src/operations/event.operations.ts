@@ -1,4 +1,4 @@
-import { JOB_EVENT_TYPES, listEventsQuery } from '@mf/contracts';
+import { EXPORT_EVENT_TYPES, JOB_EVENT_TYPES, listEventsQuery } from '@mf/contracts';
 import {
   errorResponse,
   jsonContent,
@@ -11,6 +11,7 @@ import {
 import type { Operation } from './operation';
 
 const types = JOB_EVENT_TYPES.map((t) => `\`${t}\``).join(', ');
+const exportTypes = EXPORT_EVENT_TYPES.map((t) => `\`${t}\``).join(', ');
 
 const lastEventId: Json = {
   name: 'Last-Event-ID',
@@ -51,7 +52,7 @@ const streamLimits: Json = {
 };
 
 const streamNote = [
-  `Each event: \`event:\` one of ${types}; \`id:\` the event id; \`data:\` the Job object as JSON (the same as \`GET /api/v1/jobs/{id}\`).`,
+  `Each event: \`event:\` one of ${types}; \`id:\` the event id; \`data:\` the Job object as JSON (the same as \`GET /api/v1/jobs/{id}\`). The user-wide stream also sends ${exportTypes} of background exports, whose \`data\` is the export (as \`GET /api/v1/media-studio/projects/{id}/exports/{exportId}\`).`,
   'A `:` comment every 15 seconds keeps the connection open. A reader that falls far behind is disconnected and resumes with `Last-Event-ID`.',
 ].join(' ');
 

@@ -4,6 +4,7 @@ import type { CallbackPolls } from '../usecases/callback-poll.usecase';
 import type { JobsContext } from '../usecases/context';
 import { cancelJob } from '../usecases/cancel-job.usecase';
 import { listEvents } from '../usecases/event-log.usecase';
+import { appendExportEvent } from '../usecases/export-events.usecase';
 import {
   getJob,
   getJobs,
@@ -36,5 +37,6 @@ export function serveJobsRpc(
       ),
     attempts: (req) => getJobAttempts(ctx, req),
     events: (req) => listEvents(ctx, req),
+    appendExportEvent: (req) => appendExportEvent(ctx, req),
   });
 }

@@ -1,10 +1,10 @@
 import type { Bus } from '@mf/bus';
-import { eventIdOf, jobEvents, type EventDef, type JobEventPayload } from '@mf/contracts';
+import { eventIdOf, exportEvents, jobEvents, type EventDef } from '@mf/contracts';
 import { withPooledConnection, type Knex } from '@mf/db';
 import { beginAndLockUnpublished, markPublishedAndCommit } from '../repositories/outbox.repository';
 
-const DEFS: Record<string, EventDef<JobEventPayload>> = Object.fromEntries(
-  Object.values(jobEvents).map((d) => [d.routingKey, d]),
+const DEFS: Record<string, EventDef<object>> = Object.fromEntries(
+  [...Object.values(jobEvents), ...Object.values(exportEvents)].map((d) => [d.routingKey, d as EventDef<object>]),
 );
 
 /**
@@ -26,7 +26,7 @@ export async function relayOutbox(db: Knex, bus: Bus, batch = 100): Promise<numb
       if (!def) throw new Error(`outbox row ${row.id} has unknown routing key ${row.routing_key}`);
       try {
         // The log's id goes along, so a stream can resume from a live event by the same id.
-        const payload = { ...(row.payload as JobEventPayload), event_id: eventIdOf(row.id) };
+        const payload = { ...(row.payload as object), event_id: eventIdOf(row.id) };
         await bus.publishEvent(def, payload, { messageId: row.message_id });
       } catch {
         break; // broker trouble: keep the rest for the next run, in order

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { JobEventPayload } from '@mf/contracts';
+import type { ExportEventPayload, JobEventPayload } from '@mf/contracts';
 import { pipelined, type Knex, type RawConnection } from '@mf/db';
 
 export interface OutboxRow {
@@ -13,8 +13,9 @@ export interface OutboxRow {
 export interface LogRow {
   id: string;
   routing_key: string;
-  job_id: string;
-  payload: JobEventPayload;
+  /** Null for an export event. */
+  job_id: string | null;
+  payload: JobEventPayload | ExportEventPayload;
   created_at: Date;
 }
 
@@ -26,11 +27,18 @@ const EVENT_ORDER_LOCK = 1_869_575_029;
  * The user's advisory lock, held to the commit, makes the ids of one user's events become visible
  * in id order: a reader resuming after an id never misses a smaller id that committed later.
  */
-export async function addToOutbox(trx: Knex.Transaction, routingKey: string, payload: JobEventPayload): Promise<void> {
+export async function addToOutbox(
+  trx: Knex | Knex.Transaction,
+  routingKey: string,
+  payload: JobEventPayload | ExportEventPayload,
+): Promise<number> {
   // One statement: the lock (a CTE, so it is taken before the row, and its id, is made), then the row.
-  await trx.raw(
+  // An export event names no job (job_id null): a job's reads never see it.
+  const jobId = 'job_id' in payload ? payload.job_id : null;
+  const { rows } = await trx.raw<{ rows: { id: string }[] }>(
     `WITH turn AS MATERIALIZED (SELECT pg_advisory_xact_lock(?, ?))
-     INSERT INTO outbox (message_id, routing_key, payload, user_id, job_id) SELECT ?, ?, ?::jsonb, ?, ? FROM turn`,
+     INSERT INTO outbox (message_id, routing_key, payload, user_id, job_id) SELECT ?, ?, ?::jsonb, ?, ? FROM turn
+     RETURNING id`,
     [
       EVENT_ORDER_LOCK,
       payload.user_id % 2_147_483_647,
@@ -38,9 +46,10 @@ export async function addToOutbox(trx: Knex.Transaction, routingKey: string, pay
       routingKey,
       JSON.stringify(payload),
       payload.user_id,
-      payload.job_id,
+      jobId,
     ],
   );
+  return Number(rows[0].id);
 }
 
 /**

@@ -1,12 +1,16 @@
 import {
   EVENTS_PAGE_DEFAULT,
   eventIdOf,
+  EXPORT_EVENT_TYPES,
   JOB_EVENT_TYPES,
   rowIdOf,
   TERMINAL_EVENT_TYPES,
   webhookBody,
   type EventsPage,
+  type ExportEventPayload,
+  type ExportEventType,
   type Job,
+  type JobEventPayload,
   type JobEventType,
   type ListEventsRequest,
   type LogEvent,
@@ -17,6 +21,7 @@ import { listLogRows, type LogRow } from '../repositories/outbox.repository';
 import type { JobsContext } from './context';
 
 const TYPES: readonly string[] = JOB_EVENT_TYPES;
+const EXPORT_TYPES: readonly string[] = EXPORT_EVENT_TYPES;
 
 /**
  * A page of the user's event log (one job's, given job_id), oldest first after the cursor.
@@ -41,8 +46,20 @@ export async function listEvents(ctx: JobsContext, req: ListEventsRequest): Prom
 }
 
 async function toLogEvent(ctx: JobsContext, row: LogRow): Promise<LogEvent | null> {
-  if (!TYPES.includes(row.routing_key)) return null;
-  const data = row.payload.job ?? (await legacyView(ctx, row));
+  if (EXPORT_TYPES.includes(row.routing_key)) {
+    const p = row.payload as ExportEventPayload;
+    return {
+      id: eventIdOf(row.id),
+      type: row.routing_key as ExportEventType,
+      created_at: row.created_at.toISOString(),
+      project_id: p.project_id,
+      export_id: p.export_id,
+      data: p.export,
+    };
+  }
+  if (!TYPES.includes(row.routing_key) || !row.job_id) return null;
+  const payload = row.payload as JobEventPayload;
+  const data = payload.job ?? (await legacyView(ctx, row.job_id, payload));
   if (!data) return null;
   const type = row.routing_key as JobEventType;
   return {
@@ -52,14 +69,14 @@ async function toLogEvent(ctx: JobsContext, row: LogRow): Promise<LogEvent | nul
     job_id: row.job_id,
     data,
     // Built from the stored payload by the dispatcher's own builder, so `listen` forwards what a delivery carries.
-    ...(TERMINAL_EVENT_TYPES.includes(type) ? { webhook_body: webhookBody(row.payload) } : {}),
+    ...(TERMINAL_EVENT_TYPES.includes(type) ? { webhook_body: webhookBody(payload) } : {}),
   };
 }
 
 /** An event written before events carried the Job: the job as it is now, in the event's status. */
-async function legacyView(ctx: JobsContext, row: LogRow): Promise<Job | null> {
-  const job = await findJob(ctx.db, row.job_id);
+async function legacyView(ctx: JobsContext, jobId: string, payload: JobEventPayload): Promise<Job | null> {
+  const job = await findJob(ctx.db, jobId);
   if (!job) return null;
   const view = toView(job, ctx.settings.publicBaseUrl);
-  return { ...view, status: row.payload.status, progress: row.payload.status === 'completed' ? 100 : null };
+  return { ...view, status: payload.status, progress: payload.status === 'completed' ? 100 : null };
 }

@@ -56,6 +56,11 @@ export class SseResponse implements StreamSink {
     this.write(formatEvent(event));
   }
 
+  /** An event without an id (a streamed turn's: not resumable), its data as JSON. */
+  sendNamed(type: string, data: unknown): void {
+    this.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
   end(): void {
     if (this.done) return;
     this.res.end();

@@ -1,4 +1,5 @@
 import { EventHub } from '../../core/events/event-hub';
+import { TurnEvents } from '../../core/events/turn-events';
 import { StreamLimits, type StreamSlots } from '../../core/events/stream-limits';
 import { DEFAULT_SSE_OPTIONS, type SseOptions, type SseResponse } from './sse-response';
 
@@ -11,6 +12,8 @@ export interface StreamOwner {
 /** This replica's event streams: the live hub, the stream limits, and every open stream (closed at shutdown or revocation). */
 export class Streams {
   readonly hub = new EventHub();
+  /** The streamed instruct turns' events (started with the live feed). */
+  readonly turns = new TurnEvents();
   readonly limits: StreamSlots;
   readonly options: SseOptions;
   private readonly open = new Map<SseResponse, StreamOwner | undefined>();

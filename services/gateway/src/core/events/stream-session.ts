@@ -1,4 +1,4 @@
-import { TERMINAL_EVENT_TYPES, type Job, type JobEventType } from '@mf/contracts';
+import { TERMINAL_EVENT_TYPES, type Job, type JobEventType, type LogEventType } from '@mf/contracts';
 import type { EventHub } from './event-hub';
 import type { StreamEvent } from './live-event';
 
@@ -33,7 +33,7 @@ export function eventTypeOf(job: Job): JobEventType {
   return `job.${job.status}`;
 }
 
-const isTerminal = (type: JobEventType) => TERMINAL_EVENT_TYPES.includes(type);
+const isTerminal = (type: LogEventType) => (TERMINAL_EVENT_TYPES as readonly string[]).includes(type);
 
 /**
  * Runs one stream: listens to live events first (held while the log is read), then sends what the

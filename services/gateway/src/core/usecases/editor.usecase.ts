@@ -1,5 +1,5 @@
 import type { Bus } from '@mf/bus';
-import { editorRpc, type ProjectRef, type RpcReplyOf, type RpcRequestOf } from '@mf/contracts';
+import { editorRpc, type InstructRequest, type ProjectRef, type RpcReplyOf, type RpcRequestOf } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { scopeOf } from '../../operations/table';
 import { assertScope, type AuthContext } from '../auth/auth-context';
@@ -70,7 +70,7 @@ function ref(raw: unknown, kind: RecordKind): string {
 }
 
 /** A video_id of a body or query, checked like a path id. */
-function videoRef<T extends { video_id?: string }>(value: T): T {
+export function videoRef<T extends { video_id?: string }>(value: T): T {
   if (value.video_id !== undefined) ref(value.video_id, 'video');
   return value;
 }
@@ -143,14 +143,14 @@ export async function instruct(
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'instruct'>> {
+  return call(bus, 'instruct', instructRequest(auth, projectId, body), opts);
+}
+
+/** An instruct's checks (403, 404 for an id that cannot exist, 400) and its RPC request. */
+export function instructRequest(auth: AuthContext, projectId: unknown, body: unknown): InstructRequest {
   assertScope(auth, scopeOf('instruct'));
   const project = projectRef(auth, projectId);
-  return call(
-    bus,
-    'instruct',
-    { ...project, api_key_id: auth.apiKeyId, ...videoRef(valid(validateInstruct(body))) },
-    opts,
-  );
+  return { ...project, api_key_id: auth.apiKeyId, ...videoRef(valid(validateInstruct(body))) };
 }
 
 /** Renders a video's timeline into one mp4 (synchronous; errors of docs/export.md). */
