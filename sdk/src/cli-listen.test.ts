@@ -1,5 +1,6 @@
+import { Webhook } from 'standardwebhooks';
 import type { MediaforgeClient } from './client';
-import { forwardedBody, forwardedHeaders } from './cli-listen';
+import { forwardedBody, forwardedHeaders, sessionSecret } from './cli-listen';
 import type { EventsPage, JobEvent } from './types';
 import { verifyWebhook } from './webhooks';
 
@@ -70,5 +71,23 @@ describe('what listen forwards', () => {
     });
     const verified = verifyWebhook({ payload: deliveryBody, headers, secret: 'whsec_test', now: 1_700_000_000_000 });
     expect(verified).toMatchObject({ type: 'job.completed', id: 'evt_0000000000000042', attempt: 1 });
+  });
+
+  it('signs with Standard Webhooks headers under --signature-scheme standard, verified by the standardwebhooks package', () => {
+    const e: JobEvent = { id: 'evt_0000000000000042', type: 'job.completed', data: job };
+    const secret = sessionSecret('standard');
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = forwardedHeaders(e, deliveryBody, secret, timestamp, 'standard');
+    expect(headers).toMatchObject({
+      'User-Agent': 'Mediaforge-Webhooks/1.0',
+      'X-Service-Event': 'job.completed',
+      'X-Service-Event-Id': 'evt_0000000000000042',
+      'X-Service-Delivery-Attempt': '1',
+      'webhook-id': 'evt_0000000000000042',
+      'webhook-timestamp': String(timestamp),
+    });
+    expect(headers).not.toHaveProperty('X-Service-Signature');
+    expect(new Webhook(secret).verify(deliveryBody, headers)).toEqual(JSON.parse(deliveryBody));
+    expect(() => new Webhook(sessionSecret('standard')).verify(deliveryBody, headers)).toThrow();
   });
 });
