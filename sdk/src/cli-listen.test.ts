@@ -48,13 +48,13 @@ describe('what listen forwards', () => {
       type: 'job.completed',
       data: job,
     });
-    expect(body).toBe(deliveryBody);
+    expect(body).toEqual({ body: deliveryBody, test: false });
     expect(asked).toEqual([{ after: 'evt_0000000000000041', limit: 1 }]);
   });
 
   it('sends a listen-only event with the Job object as the stream shows it', async () => {
     const e: JobEvent = { id: 'evt_0000000000000040', type: 'job.processing', data: { ...job, status: 'processing' } };
-    expect(JSON.parse(await forwardedBody(clientWithLog([]), e))).toMatchObject({
+    expect(JSON.parse((await forwardedBody(clientWithLog([]), e)).body)).toMatchObject({
       job_id: 'job_a',
       status: 'processing',
     });

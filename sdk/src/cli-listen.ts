@@ -40,25 +40,33 @@ function previousEventId(id: string): string {
   return `evt_${String(Number(id.slice(4)) - 1).padStart(16, '0')}`;
 }
 
+/** What a forwarded event is POSTed with: the body, and whether it is a test (`X-Service-Test: true`). */
+export interface Forwarded {
+  body: string;
+  test: boolean;
+}
+
 /**
  * The body a forwarded event is POSTed with. A terminal event: the exact body of its webhook
- * delivery, as the event log holds it (built there by the delivery's own builder). A listen-only
- * event (processing, progress): the Job object as the stream shows it.
+ * delivery, as the event log holds it (built there by the delivery's own builder), and whether the
+ * log marks it as a test (`mediaforge trigger`). A listen-only event (processing, progress): the
+ * Job object as the stream shows it.
  */
-export async function forwardedBody(client: MediaforgeClient, e: JobEvent, signal?: AbortSignal): Promise<string> {
-  if (!DELIVERED_EVENT_TYPES.includes(e.type)) return JSON.stringify(e.data);
+export async function forwardedBody(client: MediaforgeClient, e: JobEvent, signal?: AbortSignal): Promise<Forwarded> {
+  if (!DELIVERED_EVENT_TYPES.includes(e.type)) return { body: JSON.stringify(e.data), test: false };
   if (!e.id) throw new Error('the event has no id');
   const page = await client.events.list({ after: previousEventId(e.id), limit: 1 }, { signal });
   const logged = page.events[0];
   if (!logged || logged.id !== e.id || logged.webhook_body === undefined)
     throw new Error(`event ${e.id} has no webhook body in the event log`);
-  return logged.webhook_body;
+  return { body: logged.webhook_body, test: logged.test === true };
 }
 
 /**
  * The headers of a delivery (the dispatcher's), signed with the session secret in the endpoint's
  * scheme: `stripe` adds X-Service-Timestamp and X-Service-Signature, `standard` the `webhook-id`,
- * `webhook-timestamp` and `webhook-signature` of Standard Webhooks in their place.
+ * `webhook-timestamp` and `webhook-signature` of Standard Webhooks in their place. A test event
+ * carries `X-Service-Test: true`, as its delivery does.
  */
 export function forwardedHeaders(
   e: JobEvent,
@@ -66,6 +74,7 @@ export function forwardedHeaders(
   secret: string,
   timestamp: number,
   scheme: ListenSignatureScheme = 'stripe',
+  test = false,
 ): Record<string, string> {
   const eventId = e.id ?? '';
   const signature: Record<string, string> =
@@ -83,6 +92,7 @@ export function forwardedHeaders(
     ...signature,
     'X-Service-Event-Id': eventId,
     'X-Service-Delivery-Attempt': '1',
+    ...(test ? { 'X-Service-Test': 'true' } : {}),
   };
 }
 
@@ -104,12 +114,12 @@ export async function listen(client: MediaforgeClient, opts: ListenOptions): Pro
     if (!types.includes(e.type)) continue;
     let status: string;
     try {
-      const body = await forwardedBody(client, e, opts.signal);
+      const { body, test } = await forwardedBody(client, e, opts.signal);
       const res = await fetch(opts.forwardTo, {
         method: 'POST',
         body,
         signal: opts.signal,
-        headers: forwardedHeaders(e, body, secret, Math.floor(Date.now() / 1000), scheme),
+        headers: forwardedHeaders(e, body, secret, Math.floor(Date.now() / 1000), scheme, test),
       });
       status = String(res.status);
       await res.arrayBuffer().catch(() => undefined);

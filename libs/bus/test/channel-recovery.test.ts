@@ -109,9 +109,9 @@ describe('Bus channels closed by the broker', () => {
       client.rpc(billingRpc, 'account', { user_id: 4 }, { timeoutMs: 2000 }).catch(() => null),
     );
     expect(again).toEqual(accountReply(4));
-    expect(lines.some((l) => l.msg === 'rpc calls timed out on a channel that got no reply since; opening a fresh one')).toBe(
-      true,
-    );
+    expect(
+      lines.some((l) => l.msg === 'rpc calls timed out on a channel that got no reply since; opening a fresh one'),
+    ).toBe(true);
     expect(proxy.connectionsAccepted()).toBe(1);
     expect(client.connected).toBe(true);
   });

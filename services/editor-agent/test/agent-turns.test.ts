@@ -134,6 +134,9 @@ class FakeJobs {
     events: async () => {
       throw new Error('not used');
     },
+    recordTestEvent: async () => {
+      throw new Error('not used');
+    },
   };
 
   private async finish(job: FakeJob, outcome: 'complete' | 'fail'): Promise<void> {

@@ -44,6 +44,30 @@ export async function addToOutbox(trx: Knex.Transaction, routingKey: string, pay
 }
 
 /**
+ * Writes a test event (no job changes with it) under the user's lock, as addToOutbox does, and
+ * returns its row for the log.
+ */
+export async function addTestEvent(db: Knex, routingKey: string, payload: JobEventPayload): Promise<LogRow> {
+  return db.transaction(async (trx) => {
+    const { rows } = await trx.raw(
+      `WITH turn AS MATERIALIZED (SELECT pg_advisory_xact_lock(?, ?))
+       INSERT INTO outbox (message_id, routing_key, payload, user_id, job_id) SELECT ?, ?, ?::jsonb, ?, ? FROM turn
+       RETURNING id, routing_key, job_id, payload, created_at`,
+      [
+        EVENT_ORDER_LOCK,
+        payload.user_id % 2_147_483_647,
+        randomUUID(),
+        routingKey,
+        JSON.stringify(payload),
+        payload.user_id,
+        payload.job_id,
+      ],
+    );
+    return (rows as LogRow[])[0];
+  });
+}
+
+/**
  * `change` (an UPDATE ... RETURNING * of one job) and, only when it changed the row, `payload` in
  * the outbox: one statement, so atomic without a transaction of its own. The row, then the user's
  * lock (a CTE, before the event's id is made, as addToOutbox), then the event; resolves the row.
