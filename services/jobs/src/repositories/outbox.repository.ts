@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JobEventPayload } from '@mf/contracts';
-import { pipelined, type Knex, type RawConnection } from '@mf/db';
+import { pipelined, rawRowsOf, type Knex, type RawConnection } from '@mf/db';
 
 export interface OutboxRow {
   id: number;
@@ -49,21 +49,23 @@ export async function addToOutbox(trx: Knex.Transaction, routingKey: string, pay
  */
 export async function addTestEvent(db: Knex, routingKey: string, payload: JobEventPayload): Promise<LogRow> {
   return db.transaction(async (trx) => {
-    const { rows } = await trx.raw(
-      `WITH turn AS MATERIALIZED (SELECT pg_advisory_xact_lock(?, ?))
+    const rows = await rawRowsOf<LogRow>(
+      trx.raw(
+        `WITH turn AS MATERIALIZED (SELECT pg_advisory_xact_lock(?, ?))
        INSERT INTO outbox (message_id, routing_key, payload, user_id, job_id) SELECT ?, ?, ?::jsonb, ?, ? FROM turn
        RETURNING id, routing_key, job_id, payload, created_at`,
-      [
-        EVENT_ORDER_LOCK,
-        payload.user_id % 2_147_483_647,
-        randomUUID(),
-        routingKey,
-        JSON.stringify(payload),
-        payload.user_id,
-        payload.job_id,
-      ],
+        [
+          EVENT_ORDER_LOCK,
+          payload.user_id % 2_147_483_647,
+          randomUUID(),
+          routingKey,
+          JSON.stringify(payload),
+          payload.user_id,
+          payload.job_id,
+        ],
+      ),
     );
-    return (rows as LogRow[])[0];
+    return rows[0];
   });
 }
 

@@ -9,7 +9,7 @@ import {
   type JobEventPayload,
   type TriggerEventBody,
   type TriggerEventReply,
-  type WebhookTestType,
+  type Validated,
 } from '@mf/contracts';
 import type { AuthContext } from '../auth/auth-context';
 import { valid } from '../usecases/validated';
@@ -19,6 +19,11 @@ import type { EventCallOptions } from './event-log.usecase';
 export interface TriggerDeps {
   publicBaseUrl: string;
   falEndpoints: FalEndpoints;
+}
+
+/** The body of POST /api/v1/events/trigger, by its one definition (@mf/contracts event-log.ts). */
+function validateTriggerEventBody(body: unknown): Validated<TriggerEventBody> {
+  return validateBody(triggerEventBody, body);
 }
 
 /** What the sample job was asked: its model's defaults, a 5 s clip, a fixed seed. */
@@ -61,9 +66,9 @@ export async function triggerEvent(
   deps: TriggerDeps,
   opts: EventCallOptions = {},
 ): Promise<TriggerEventReply> {
-  const { type } = valid(validateBody<TriggerEventBody>(triggerEventBody, body));
+  const { type } = valid(validateTriggerEventBody(body));
   const payload: JobEventPayload = {
-    ...sampleJobEvent(type as WebhookTestType, deps.publicBaseUrl, deps.falEndpoints),
+    ...sampleJobEvent(type, deps.publicBaseUrl, deps.falEndpoints),
     user_id: auth.userId,
     api_key_id: auth.apiKeyId,
   };
