@@ -12,6 +12,11 @@ const LIMIT = 10;
 const PER_USER = 15;
 /** Short leases, so a crashed replica's slots expire within the test (renewed every third of it). */
 const TTL_MS = 900;
+/**
+ * Leases that cannot lapse while a test runs, for the tests of counting: on a loaded machine a
+ * 900 ms lease can legitimately expire between renewals, and then another stream is rightly admitted.
+ */
+const HELD_TTL_MS = 120_000;
 const REFUSED = { status: 429, body: { error: `Too many open event streams for this API key (limit ${LIMIT})` } };
 const USER_REFUSED = { status: 429, body: { error: `Too many open event streams for this user (limit ${PER_USER})` } };
 
@@ -32,10 +37,10 @@ function recordingLogger(): Logger & { warnings: unknown[][] } {
   return logger as unknown as Logger & { warnings: unknown[][] };
 }
 
-const config = (prefix: string) => ({
+const config = (prefix: string, ttlMs = TTL_MS) => ({
   STREAMS_PER_KEY: LIMIT,
   STREAMS_PER_USER: PER_USER,
-  STREAM_SLOT_TTL_MS: TTL_MS,
+  STREAM_SLOT_TTL_MS: ttlMs,
   RATE_LIMIT_KEY_PREFIX: prefix,
 });
 
@@ -68,12 +73,12 @@ async function holds(slots: StreamSlots, key: string): Promise<boolean> {
 }
 
 /** The behaviour of the stream limit on every shared store, with two replicas built as main.ts builds them. */
-function sharedSlotsBehaviour(replica: () => StreamSlots, storeNow: () => Promise<number>): void {
+function sharedSlotsBehaviour(replica: (ttlMs: number) => StreamSlots, storeNow: () => Promise<number>): void {
   let n = 0;
   const newKey = () => `key:${randomUUID()}:${++n}`;
   const made: StreamSlots[] = [];
-  const two = () => {
-    const pair = [replica(), replica()];
+  const two = (ttlMs = HELD_TTL_MS) => {
+    const pair = [replica(ttlMs), replica(ttlMs)];
     made.push(...pair);
     return pair;
   };
@@ -114,7 +119,7 @@ function sharedSlotsBehaviour(replica: () => StreamSlots, storeNow: () => Promis
   });
 
   it('keeps the slots of open streams past their lease while their replica renews them', async () => {
-    const [a, b] = two();
+    const [a, b] = two(TTL_MS);
     const key = newKey();
     for (let i = 0; i < LIMIT; i++) await a.acquire(own(key));
     const firstExpiry = (await storeNow()) + TTL_MS;
@@ -147,7 +152,7 @@ function sharedSlotsBehaviour(replica: () => StreamSlots, storeNow: () => Promis
   });
 
   it("frees a crashed replica's slots once their leases expire (no renewal, nothing freed)", async () => {
-    const [a, b] = two();
+    const [a, b] = two(TTL_MS);
     const key = newKey();
     for (let i = 0; i < LIMIT; i++) await a.acquire(own(key));
     await a.stop(); // the crash: a's streams are never closed, its leases never renewed again
@@ -206,8 +211,8 @@ describe('the per-key and per-user stream limits shared by gateway replicas', ()
 
     // One pool per replica, as two gateway processes have.
     sharedSlotsBehaviour(
-      () =>
-        streamSlotsFromConfig(config('unused'), {
+      (ttlMs) =>
+        streamSlotsFromConfig(config('unused', ttlMs), {
           store: 'postgres',
           db: next++ % 2 ? dbB : dbA,
           schema: 'gateway',
@@ -280,10 +285,10 @@ describe('the per-key and per-user stream limits shared by gateway replicas', ()
     let clockClient: Redis | undefined;
     const clock = () => (clockClient ??= new Redis(REDIS_URL));
     // Each replica has its own connection.
-    const replica = () => {
+    const replica = (ttlMs = TTL_MS) => {
       const client = new Redis(REDIS_URL, { enableOfflineQueue: true });
       clients.push(client);
-      return streamSlotsFromConfig(config(prefix), deps(client));
+      return streamSlotsFromConfig(config(prefix, ttlMs), deps(client));
     };
 
     afterAll(async () => {

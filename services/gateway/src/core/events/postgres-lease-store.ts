@@ -11,12 +11,14 @@ export const STREAM_SLOTS_TABLE = 'stream_slots';
  */
 export function postgresLeaseStore(db: Knex, schema: string): LeaseStore {
   const table = `${schema}.${STREAM_SLOTS_TABLE}`;
-  const ttl = (ms: number) => db.raw(`now() + (? * interval '1 millisecond')`, [ms]);
+  // clock_timestamp(), not now(): now() is the transaction's start, and a take may wait on the
+  // key's lock for a while; its lease runs from when it is granted.
+  const ttl = (ms: number) => db.raw(`clock_timestamp() + (? * interval '1 millisecond')`, [ms]);
   return {
     take: (lease, limit, ttlMs) =>
       db.transaction(async (trx) => {
         await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('stream_slots:' || ?))`, [lease.key]);
-        await trx(table).where({ key: lease.key }).andWhere('expires_at', '<', trx.fn.now()).delete();
+        await trx(table).where({ key: lease.key }).andWhere('expires_at', '<', trx.raw('clock_timestamp()')).delete();
         const [{ n }] = await trx(table).where({ key: lease.key }).count<{ n: string }[]>('* as n');
         if (Number(n) >= limit) return false;
         await trx(table).insert({ slot_id: lease.slotId, key: lease.key, expires_at: ttl(ttlMs) });

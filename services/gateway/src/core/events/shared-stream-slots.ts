@@ -45,6 +45,7 @@ const LOG_EVERY_MS = 60_000;
  */
 export class SharedStreamSlots implements StreamSlots {
   private readonly held = new Map<string, Lease>(); // slot id -> lease
+  private open = 0; // streams admitted through the store and not yet closed
   private readonly fallback: StreamLimits;
   private readonly timer: NodeJS.Timeout;
   private lastWarnAt = -Infinity;
@@ -67,7 +68,7 @@ export class SharedStreamSlots implements StreamSlots {
   }
 
   get total(): number {
-    return this.held.size / 2 + this.fallback.total;
+    return this.open + this.fallback.total;
   }
 
   async acquire(owner: SlotOwner): Promise<() => void> {
@@ -75,15 +76,18 @@ export class SharedStreamSlots implements StreamSlots {
     const userLease: Lease = { key: owner.user, slotId: randomUUID() };
     try {
       if (!(await this.store.take(keyLease, this.opts.perKey, this.opts.ttlMs))) throw tooManyStreams(this.opts.perKey);
+      // Renewed from the moment it is granted: taking the user's lease may wait, and a lease nobody
+      // renews meanwhile could lapse and let another stream in.
+      this.held.set(keyLease.slotId, keyLease);
       let userTaken: boolean;
       try {
         userTaken = await this.store.take(userLease, this.opts.perUser, this.opts.ttlMs);
       } catch (err) {
-        this.free(keyLease);
+        this.release(keyLease);
         throw err;
       }
       if (!userTaken) {
-        this.free(keyLease);
+        this.release(keyLease);
         throw tooManyUserStreams(this.opts.perUser);
       }
     } catch (err) {
@@ -91,17 +95,21 @@ export class SharedStreamSlots implements StreamSlots {
       this.warn(err, 'stream-limit store failed: counting streams per process until it answers again');
       return this.fallback.take(owner);
     }
-    this.held.set(keyLease.slotId, keyLease);
     this.held.set(userLease.slotId, userLease);
+    this.open++;
     let freed = false;
     return () => {
       if (freed) return;
       freed = true;
-      this.held.delete(keyLease.slotId);
-      this.held.delete(userLease.slotId);
-      this.free(keyLease);
-      this.free(userLease);
+      this.open--;
+      this.release(keyLease);
+      this.release(userLease);
     };
+  }
+
+  private release(lease: Lease): void {
+    this.held.delete(lease.slotId);
+    this.free(lease);
   }
 
   private free(lease: Lease): void {
