@@ -512,9 +512,10 @@ describe('dashboard in the browser', () => {
 
   it('rolls the signing secret with the overlap chosen: a delivery then verifies with the old and the new secret', async () => {
     await go(page, `#/keys/${keyId}`);
-    const completedRow = page.locator('tbody tr[data-event="job.completed"][data-test="false"]', {
-      hasText: videoJobId,
-    });
+    // The first attempt (the earlier resend is a row of its own, above it): any row resends the same event.
+    const completedRow = page
+      .locator('tbody tr[data-event="job.completed"][data-test="false"]', { hasText: videoJobId })
+      .last();
     await completedRow.waitFor();
     type StatusWindow = { __statusLog?: string[] };
     /** Runs the action and waits for the status region to say `text` after it (earlier messages do not count). */
