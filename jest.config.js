@@ -17,7 +17,11 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{libs,services}/*/src/**/*.test.ts', '<rootDir>/sdk/src/**/*.test.ts'],
+      testMatch: [
+        '<rootDir>/{libs,services}/*/src/**/*.test.ts',
+        '<rootDir>/sdk/src/**/*.test.ts',
+        '<rootDir>/scripts/generate/*.test.ts',
+      ],
     },
     {
       ...common,

@@ -1,4 +1,5 @@
 // Argument parsing of the mediaforge CLI: flags, their values, and the messages of a mistyped one.
+import { VALUELESS_FIELD_FLAGS } from './cli-fields';
 
 export interface Parsed {
   positional: string[];
@@ -8,7 +9,7 @@ export interface Parsed {
 /** A mistake in the command line: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
 
-const BOOLEAN_FLAGS = new Set(['wait', 'no-audio', 'fast', 'help', 'all']);
+const BOOLEAN_FLAGS = new Set(['wait', 'help', 'all', 'csv', ...VALUELESS_FIELD_FLAGS]);
 
 export function parseArgs(argv: string[]): Parsed {
   const positional: string[] = [];

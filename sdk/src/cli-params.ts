@@ -1,49 +1,39 @@
 // The generation parameters of the CLI's flags, shared by `generate` and `estimate`.
 import { int, str, UsageError, type Parsed } from './cli-args';
+import { IMAGE_FIELD_FLAGS, VIDEO_FIELD_FLAGS, type FieldFlag } from './cli-fields';
 import type { GenerateImageParams, GenerateVideoParams } from './types';
 
-export const VIDEO_PARAM_FLAGS = [
-  'prompt',
-  'duration',
-  'resolution',
-  'aspect',
-  'no-audio',
-  'fast',
-  'image-url',
-  'seed',
-];
-export const IMAGE_PARAM_FLAGS = ['prompt', 'num', 'aspect', 'seed'];
+export const VIDEO_PARAM_FLAGS = VIDEO_FIELD_FLAGS.map((f) => f.flag);
+export const IMAGE_PARAM_FLAGS = IMAGE_FIELD_FLAGS.map((f) => f.flag);
 
-function prompt(p: Parsed): string {
-  const value = str(p, 'prompt');
-  if (!value) throw new UsageError('--prompt is required');
-  return value;
+function valueOf(p: Parsed, { field, flag, sets }: FieldFlag): unknown {
+  if (sets !== undefined) return p.flags.has(flag) ? sets : undefined;
+  if (field.type === 'integer') return int(p, flag);
+  const text = str(p, flag);
+  if (!text) return undefined;
+  if (field.type === 'number') {
+    if (!Number.isFinite(Number(text))) throw new UsageError(`--${flag} must be a number`);
+    return Number(text);
+  }
+  // A list is comma-separated: --image-urls https://a.test/1.png,https://a.test/2.png
+  return field.type === 'string[]' ? text.split(',').map((s) => s.trim()) : text;
+}
+
+/** The body of the flags given: each field's value, in the flags' order; a required one missing is a usage error. */
+export function paramsOfFlags(p: Parsed, flags: readonly FieldFlag[]): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const f of flags) {
+    const value = valueOf(p, f);
+    if (value !== undefined) params[f.field.name] = value;
+    else if (f.field.required) throw new UsageError(`--${f.flag} is required`);
+  }
+  return params;
 }
 
 export function videoParams(p: Parsed): GenerateVideoParams {
-  const params: GenerateVideoParams = { prompt: prompt(p) };
-  const duration = int(p, 'duration');
-  if (duration !== undefined) params.duration_seconds = duration as GenerateVideoParams['duration_seconds'];
-  const resolution = str(p, 'resolution');
-  if (resolution) params.resolution = resolution as GenerateVideoParams['resolution'];
-  const aspect = str(p, 'aspect');
-  if (aspect) params.aspect_ratio = aspect as GenerateVideoParams['aspect_ratio'];
-  if (p.flags.has('no-audio')) params.generate_audio = false;
-  if (p.flags.has('fast')) params.fast = true;
-  const imageUrl = str(p, 'image-url');
-  if (imageUrl) params.image_url = imageUrl;
-  const seed = int(p, 'seed');
-  if (seed !== undefined) params.seed = seed;
-  return params;
+  return paramsOfFlags(p, VIDEO_FIELD_FLAGS) as unknown as GenerateVideoParams;
 }
 
 export function imageParams(p: Parsed): GenerateImageParams {
-  const params: GenerateImageParams = { prompt: prompt(p) };
-  const num = int(p, 'num');
-  if (num !== undefined) params.num_images = num;
-  const aspect = str(p, 'aspect');
-  if (aspect) params.aspect_ratio = aspect as GenerateImageParams['aspect_ratio'];
-  const seed = int(p, 'seed');
-  if (seed !== undefined) params.seed = seed;
-  return params;
+  return paramsOfFlags(p, IMAGE_FIELD_FLAGS) as unknown as GenerateImageParams;
 }

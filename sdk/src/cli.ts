@@ -9,6 +9,7 @@ import { IMAGE_PARAM_FLAGS, imageParams, VIDEO_PARAM_FLAGS, videoParams } from '
 import { MediaforgeClient } from './client';
 import { unreachable } from './transport';
 import { TRIGGER_USAGE, trigger } from './cli-trigger';
+import { ledgerCommand, printReport, USAGE_USAGE, usageCommand } from './cli-usage';
 import { WEBHOOK_USAGE, webhookCommand } from './cli-webhook';
 import { estimateOfImage, estimateOfVideo } from './estimate';
 import { ApiError, JobFailedError } from './errors';
@@ -26,7 +27,7 @@ const USAGE = `Usage: mediaforge <command> [options]
 Commands:
   generate video --prompt P [--duration 5] [--resolution 720p] [--aspect 16:9] [--no-audio]
                  [--fast] [--image-url URL] [--seed N] [--wait] [--out clip.mp4]
-  generate image --prompt P [--num 1] [--aspect 1:1] [--seed N] [--wait] [--out img.png]
+  generate image --prompt P [--num 1] [--aspect 1:1] [--seed N] [--image-urls URL,...] [--wait] [--out img.png]
   estimate video|image [the generate flags]
                   what that generate would cost, and whether your balance covers it (nothing charged)
   job <id>        show a job (its input included)
@@ -35,6 +36,7 @@ Commands:
   cancel <id>     cancel a processing job
   models          list the models
   account         show the credit balance
+${USAGE_USAGE}
 ${TRIGGER_USAGE}
 ${WEBHOOK_USAGE}
   listen --forward-to URL [--events job.completed,...] [--signature-scheme stripe|standard]
@@ -91,7 +93,21 @@ async function waitWithProgress(client: MediaforgeClient, jobId: string): Promis
   }
 }
 
-const COMMANDS = ['generate', 'estimate', 'job', 'jobs', 'cancel', 'models', 'account', 'trigger', 'listen', 'help'];
+const COMMANDS = [
+  'generate',
+  'estimate',
+  'job',
+  'jobs',
+  'cancel',
+  'models',
+  'account',
+  'usage',
+  'ledger',
+  'trigger',
+  'webhook',
+  'listen',
+  'help',
+];
 const VIDEO_FLAGS = [...VIDEO_PARAM_FLAGS, 'wait', 'out'];
 const IMAGE_FLAGS = [...IMAGE_PARAM_FLAGS, 'wait', 'out'];
 const JOBS_FLAGS = ['status', 'model', 'type', 'limit', 'starting-after', 'all'];
@@ -246,6 +262,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       case 'account':
         checkFlags(p, []);
         print(await client.getAccount());
+        return 0;
+      case 'usage':
+        printReport(await usageCommand(client.usage, p));
+        return 0;
+      case 'ledger':
+        printReport(await ledgerCommand(client.ledger, p));
         return 0;
       case 'trigger':
         print(await trigger(client, p));

@@ -36,6 +36,7 @@ import type {
   UpdateContextParams,
   VideoResponse,
 } from './types';
+import { LedgerApi, UsageApi } from './usage';
 import { WebhookDeliveries } from './webhook-deliveries';
 
 export const SDK_VERSION = '0.1.0';
@@ -69,6 +70,10 @@ export class MediaforgeClient {
   private readonly http: HttpTransport;
   /** The key's webhook deliveries: list, detail, resend, recover, sample events (webhook-deliveries.ts). */
   readonly webhook = new WebhookDeliveries((call) => this.request(call));
+  /** The key owner's usage by day, model or key, as JSON or CSV (usage.ts). */
+  readonly usage = new UsageApi((call) => this.request(call));
+  /** The key owner's credit ledger, newest first, as pages or CSV (usage.ts). */
+  readonly ledger = new LedgerApi((call) => this.request(call));
   /** A job's events as they happen: `for await (const e of client.jobs.stream(id))` (streams.ts). */
   readonly jobs: JobsStreams;
   /** The key owner's event log: `events.stream()`, `events.list()` (streams.ts). */

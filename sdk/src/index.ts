@@ -35,6 +35,8 @@ export type {
   WebhookSecretRotated,
   SetWebhookParams,
 } from './webhook-deliveries';
+export { UsageApi, LedgerApi } from './usage';
+export type { UsageReport, UsageRow, UsageParams, UsageGrouping, LedgerEntry, LedgerPage, LedgerParams } from './usage';
 export type { EventsApi, JobsStreams } from './streams';
 export type { StreamOptions } from './event-stream';
 export { parseEventBlock } from './event-stream';

@@ -3,11 +3,10 @@ import { SERVICES } from '@mf/fleet';
 import { freePort } from '@mf/testing';
 import { startFakeFal, type FakeFal } from '../../services/jobs/test/support/fake-fal';
 import { startFleet, type Fleet } from '../support/fleet';
-import { audit } from '../support/faults/invariants';
 import { startLoad } from '../support/faults/load';
-import { apiBalances, catchUpStreams, settle } from '../support/faults/settle';
+import { auditRun, FAULT_RUN_ENV, jobEndings, violationLines } from '../support/faults/run';
 import { usersWithWebhooks } from '../support/faults/users';
-import { auditStream, followStream, type StreamFollower } from '../support/faults/stream-audit';
+import { followStream, type StreamFollower } from '../support/faults/stream-audit';
 import { startRabbitCluster, type ClusterNode, type RabbitCluster } from '../support/rabbit-cluster';
 import { combinedCaFile, testTls } from '../support/tls';
 import { startReceiver } from '../support/webhook-receiver';
@@ -19,10 +18,6 @@ import { startReceiver } from '../support/webhook-receiver';
  * has one outcome, balances are exact, every webhook is delivered, every event stream is complete.
  */
 
-const JOB_TIMEOUT_MS = 15_000;
-const SUBMIT_STUCK_AFTER_MS = 15_000;
-const WEBHOOK_MAX_IN_FLIGHT = 5;
-const OVERDUE_GRACE_MS = 20_000;
 const LEAD_MS = 5000; // load before the node is lost
 const TAIL_MS = 8000; // load after
 
@@ -72,18 +67,8 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
       PROVIDER: 'fal',
       FAL_KEY: fal.apiKey,
       FAL_QUEUE_URL: fal.url,
-      ALLOW_PRIVATE_URLS: 'true',
       NODE_EXTRA_CA_CERTS: combinedCaFile([fal.caPem, (await testTls()).cert]),
-      PROVIDER_HTTP_TIMEOUT_MS: '5000',
-      JOB_TIMEOUT_MS: String(JOB_TIMEOUT_MS),
-      SUBMIT_STUCK_AFTER_MS: String(SUBMIT_STUCK_AFTER_MS),
-      SUBMIT_TIMEOUT_MS: '10000',
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      WEBHOOK_RETRY_DELAYS_MS: '500,1000,2000',
-      WEBHOOK_TIMEOUT_MS: '2000',
-      WEBHOOK_MAX_IN_FLIGHT: String(WEBHOOK_MAX_IN_FLIGHT),
+      ...FAULT_RUN_ENV,
     });
     report.push(
       `${at()} fleet ready (AMQP_QUORUM_QUEUES=true; AMQP_URL lists ${down.replace(/\/\/.*@/, '//')} first, which is down, then the three nodes)`,
@@ -161,29 +146,13 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
       await load.stop();
       report.push(`${at()} load stopped`);
 
-      const { snap, violations } = await settle(db, {
-        settleWithinMs: JOB_TIMEOUT_MS + 90_000,
-        overdueGraceMs: OVERDUE_GRACE_MS,
-        submitStuckAfterMs: SUBMIT_STUCK_AFTER_MS,
-      });
-      report.push(`${at()} settled`);
-      const result = audit({
-        snap,
-        outcomes: load.outcomes,
-        received: receiver.received,
-        secrets,
-        apiBalances: await apiBalances(fleet, users),
-        maxRedeliveredCopies: WEBHOOK_MAX_IN_FLIGHT,
-      });
-      violations.push(...result.violations);
-      const logs = await catchUpStreams(fleet, users, followers, violations);
-      const streamLines = users.map((u, i) => {
-        const jobs = snap.jobs.filter((j) => String(j.user_id) === String(u.userId));
-        violations.push(
-          ...auditStream({ user: String(u.userId), received: followers[i].received, log: logs[i], jobs }),
-        );
-        return `  user ${u.userId}: stream delivered ${followers[i].received.length} of ${logs[i].length} logged events (${jobs.length} jobs), dropped by the server ${followers[i].serverDrops} times`;
-      });
+      const run = await auditRun(db, fleet, { users, secrets }, followers, load, receiver.received);
+      const { snap, violations, logs, jobsOf } = run;
+      report.push(`${((run.settledAt - started) / 1000).toFixed(1)}s settled`);
+      const streamLines = users.map(
+        (u, i) =>
+          `  user ${u.userId}: stream delivered ${followers[i].received.length} of ${logs[i].length} logged events (${jobsOf[i].length} jobs), dropped by the server ${followers[i].serverDrops} times`,
+      );
 
       const submits = load.outcomes.filter((o) => o.op === 'submit');
       const count = (phase: string) => submits.filter((o) => o.phase === phase && o.status === 202).length;
@@ -192,14 +161,12 @@ describe('the fleet on a RabbitMQ cluster that loses a node', () => {
           `RabbitMQ cluster node loss (seed ${seed}; CLUSTER_SEED=${seed} repeats the mix), ${at()} in all`,
           ...report.map((l) => `  ${l}`),
           `requests: ${submits.length} submits (202 before the loss ${count('before')}, after it ${count('node lost')}), ${load.outcomes.length - submits.length} cancels`,
-          `jobs: ${snap.jobs.length} (${['completed', 'failed', 'cancelled', 'rejected'].map((s) => `${s} ${snap.jobs.filter((j) => j.status === s).length}`).join(', ')}); webhook copies received: ${receiver.received.length}`,
+          `jobs: ${snap.jobs.length} (${jobEndings(snap)}); webhook copies received: ${receiver.received.length}`,
           'checked:',
-          ...result.checked.map((c) => `  ${c}`),
+          ...run.checked.map((c) => `  ${c}`),
           "  event streams: ids = the log's, in order, each once; each ended job's terminal event once",
           ...streamLines,
-          violations.length
-            ? `VIOLATIONS (${violations.length}):\n  ${violations.slice(0, 50).join('\n  ')}`
-            : 'no violations',
+          violationLines(violations),
         ].join('\n'),
       );
 

@@ -2,7 +2,7 @@ import { say, startFakeLlm, type FakeLlm } from '../../services/editor-agent/tes
 import { DASHBOARD_REPLIES } from '../../libs/contracts/src';
 import { checkedDashboardRoutes, DashboardSession } from '../support/dashboard-session';
 import { api, startFleet, type Fleet } from '../support/fleet';
-import { startReceiver, verifySignature } from '../support/webhook-receiver';
+import { LOOPBACK_DELIVERY, startReceiver, verifySignature } from '../support/webhook-receiver';
 
 const PASSWORD = 'correct horse battery';
 const SIGN_IN_REFUSED = { error: 'Invalid email or password' };
@@ -28,8 +28,7 @@ describe('dashboard API end to end', () => {
     receiver = await startReceiver();
     fleet = await startFleet({
       RATE_LIMIT_PER_MINUTE: '100000',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...LOOPBACK_DELIVERY,
       LLM_BASE_URL: llm.baseUrl,
       LLM_MODEL: 'fake',
     });

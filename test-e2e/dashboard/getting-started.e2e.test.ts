@@ -1,6 +1,6 @@
 import { DashboardSession } from '../support/dashboard-session';
 import { api, startFleet, type Fleet } from '../support/fleet';
-import { startReceiver } from '../support/webhook-receiver';
+import { LOOPBACK_DELIVERY, startReceiver } from '../support/webhook-receiver';
 
 const PASSWORD = 'correct horse battery';
 const SIGNUP_CREDITS = 250;
@@ -22,8 +22,7 @@ describe('getting started on the dashboard API', () => {
     fleet = await startFleet({
       SIGNUP_CREDITS: String(SIGNUP_CREDITS),
       RATE_LIMIT_PER_MINUTE: '100000',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...LOOPBACK_DELIVERY,
     });
   }, 240_000);
   afterAll(async () => {

@@ -81,6 +81,8 @@ describe('export', () => {
       '/voice1.m4a': { file: media('voice1.m4a'), contentType: 'audio/mp4' },
       '/voice2.m4a': { file: media('voice2.m4a'), contentType: 'audio/mp4' },
       '/music.m4a': { file: media('music.m4a'), contentType: 'audio/mp4' },
+      // Answers later than the gateway's RPC_TIMEOUT_MS (3 s in test fleets): an import has its own limit.
+      '/slow.m4a': { file: media('voice1.m4a'), contentType: 'audio/mp4', delayMs: 4000 },
     });
     fleet = await pooledFleet();
     user = await userWithKey(fleet, 'all', 100);
@@ -95,6 +97,12 @@ describe('export', () => {
     if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
+
+  it('answers an import from an origin slower than the RPC timeout with the asset, not a 503', async () => {
+    const { project } = await edit('POST', '', { name: 'Slow origin', aspect_ratio: '16:9' });
+    const { asset } = await edit('POST', `/${project.id}/assets`, { url: `${ref.url}/slow.m4a` });
+    expect(asset).toMatchObject({ id: expect.stringMatching(/^ast_/), kind: 'audio' });
+  });
 
   it('renders 3 videos of different shapes, a still, 2 voice lines and music into one 9:16 mp4, stored as an export asset', async () => {
     const { project } = await edit('POST', '', { name: 'Export me', aspect_ratio: '9:16' });

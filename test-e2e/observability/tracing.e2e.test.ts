@@ -3,7 +3,7 @@ import path from 'node:path';
 import { api, startFleet, userWithKey, type Fleet } from '../support/fleet';
 import { eventually, waitForJob } from '../support/jobs';
 import { SPAN_KIND, startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
-import { startReceiver } from '../support/webhook-receiver';
+import { LOOPBACK_DELIVERY, startReceiver } from '../support/webhook-receiver';
 
 /** A Postgres query's span (the pg instrumentation names the system the stable or the older way). */
 function isQuery(s: ReceivedSpan): boolean {
@@ -61,8 +61,7 @@ describe('tracing (production build, OTLP/HTTP JSON)', () => {
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         // Spans go out every 100 ms rather than every 5 s, so the test waits less.
         OTEL_BSP_SCHEDULE_DELAY: '100',
-        WEBHOOK_ALLOW_HTTP: 'true',
-        WEBHOOK_ALLOW_PRIVATE: 'true',
+        ...LOOPBACK_DELIVERY,
       },
       { form: 'compiled' },
     );

@@ -6,15 +6,11 @@ describe('money and SSRF safety', () => {
   let fleet: Fleet;
 
   beforeAll(async () => {
-    // From the sources: the production build has no fault points (FAULT_POINTS), and jobs is
-    // restarted with one below.
+    // jobs from its sources: the production build has no fault points (FAULT_POINTS), and jobs is
+    // restarted with one below. The rest from the build, as on the pool.
     fleet = await startFleet(
-      {
-        RATE_LIMIT_PER_MINUTE: '100000',
-        SUBMIT_STUCK_AFTER_MS: '1500',
-        SUBMIT_TIMEOUT_MS: '4000',
-      },
-      { form: 'source' },
+      { RATE_LIMIT_PER_MINUTE: '100000', SUBMIT_STUCK_AFTER_MS: '1500', SUBMIT_TIMEOUT_MS: '4000' },
+      { fromSource: ['jobs'] },
     );
   });
   afterAll(async () => {

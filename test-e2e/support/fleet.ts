@@ -83,12 +83,15 @@ export async function startFleet(
   extraEnv: Record<string, string> = {},
   opts: {
     form?: ServiceForm;
+    /** Services run from their sources whatever `form` says (a fault point: the build has none). */
+    fromSource?: readonly ServiceName[];
     keep?: boolean;
     /** AMQP_URL from the test vhost's URL (e.g. a node list with a dead node first); the URL itself by default. */
     amqpUrl?: (vhostUrl: string) => string;
   } = {},
 ): Promise<Fleet> {
   const form = opts.form ?? DEFAULT_FORM;
+  const formOf = (name: ServiceName): ServiceForm => (opts.fromSource?.includes(name) ? 'source' : form);
   const testEnv: TestEnv = await freshTestEnv();
   const ports = {} as Record<ServiceName, number>;
   for (const s of SERVICES) ports[s.name] = await freePort();
@@ -120,12 +123,18 @@ export async function startFleet(
   const spawnService = (name: ServiceName, port: number, logName: string, envOverride: Record<string, string>) => {
     const file = path.join(logDir, `${logName}.log`);
     if (opts.keep) {
-      const proc = startServiceProcess(name, port, { ...env, ...envOverride }, { file }, form);
+      const proc = startServiceProcess(name, port, { ...env, ...envOverride }, { file }, formOf(name));
       proc.child.unref();
       return proc;
     }
     const log = fs.createWriteStream(file, { flags: 'a' });
-    const proc = startServiceProcess(name, port, { ...env, ...envOverride }, (line) => log.write(`${line}\n`), form);
+    const proc = startServiceProcess(
+      name,
+      port,
+      { ...env, ...envOverride },
+      (line) => log.write(`${line}\n`),
+      formOf(name),
+    );
     void proc.exited.then(() => log.end());
     return proc;
   };

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ServiceName } from '@mf/fleet';
 import { dropTestDatabase, dropTestVhost } from '@mf/testing';
 import { runAdmin, startFleet, type Fleet, type FleetResources } from './fleet';
+import { LOOPBACK_DELIVERY } from './webhook-receiver';
 
 /**
  * The pool: one shared fleet per jest worker, started from the production build by the first test
@@ -18,8 +19,7 @@ export const POOL_ENV: Readonly<Record<string, string>> = {
   // Tests import media from https servers on 127.0.0.1 (support/reference-server.ts).
   ALLOW_PRIVATE_URLS: 'true',
   // Tests receive webhooks on plain http servers on 127.0.0.1 (support/webhook-receiver.ts).
-  WEBHOOK_ALLOW_HTTP: 'true',
-  WEBHOOK_ALLOW_PRIVATE: 'true',
+  ...LOOPBACK_DELIVERY,
   WEBHOOK_RETRY_DELAYS_MS: '1000,1500,2000',
   WEBHOOK_TIMEOUT_MS: '1000',
   EXPORT_RATE_LIMIT: '100',

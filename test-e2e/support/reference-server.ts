@@ -6,11 +6,12 @@ import path from 'node:path';
 import { testTls } from './tls';
 
 /**
- * An https server on 127.0.0.1 serving a real PNG at /ref.png (and any `files` given, by path), with the test CA the fleet trusts
- * (NODE_EXTRA_CA_CERTS, set by startFleet from test-e2e/support/tls.ts).
+ * An https server on 127.0.0.1 serving a real PNG at /ref.png (and any `files` given, by path; a
+ * file's `delayMs` holds its answer that long, as a slow origin does), with the test CA the fleet
+ * trusts (NODE_EXTRA_CA_CERTS, set by startFleet from test-e2e/support/tls.ts).
  */
 export async function startReferenceServer(
-  files: Record<string, { file: string; contentType: string }> = {},
+  files: Record<string, { file: string; contentType: string; delayMs?: number }> = {},
 ): Promise<{ url: string; requests: () => string[]; close: () => Promise<void> }> {
   const tls = await testTls();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-ref-'));
@@ -35,8 +36,10 @@ export async function startReferenceServer(
       res.writeHead(200, { 'content-type': 'image/png' });
       fs.createReadStream(png).pipe(res);
     } else if (extra) {
-      res.writeHead(200, { 'content-type': extra.contentType });
-      fs.createReadStream(extra.file).pipe(res);
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': extra.contentType });
+        fs.createReadStream(extra.file).pipe(res);
+      }, extra.delayMs ?? 0);
     } else {
       res.writeHead(404).end();
     }

@@ -9,6 +9,12 @@ export interface ReceivedWebhook {
   answeredWith?: number | 'hang';
 }
 
+/** A fleet's settings that let it deliver to these receivers: plain http on loopback (production refuses both). */
+export const LOOPBACK_DELIVERY: Readonly<Record<string, string>> = {
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+};
+
 /**
  * A customer's webhook endpoint on loopback. `answer` decides the status of each request (by its
  * order), so tests can make it fail, throttle or hang.

@@ -1,6 +1,6 @@
 import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
 import { until, waitForJob } from '../support/jobs';
-import { startReceiver } from '../support/webhook-receiver';
+import { LOOPBACK_DELIVERY, startReceiver } from '../support/webhook-receiver';
 
 /** The acceptance figures for another tenant while one tenant's endpoint never answers. */
 const LIST_WITHIN_MS = 1500;
@@ -20,8 +20,7 @@ describe('webhooks: one tenant’s hanging endpoint and another tenant', () => {
     // Production's time limits (10 s an attempt, 15 s for a test's caller): A's attempts hang for all of it.
     fleet = await startFleet({
       RATE_LIMIT_PER_MINUTE: '100000',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...LOOPBACK_DELIVERY,
       WEBHOOK_RETRY_DELAYS_MS: '60000',
     });
   });

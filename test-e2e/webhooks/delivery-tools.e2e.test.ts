@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { REPO_ROOT } from '@mf/fleet';
 import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
 import { until, waitForJob } from '../support/jobs';
+import { POOL_ENV } from '../support/pool';
 import { startReceiver, verifySignature } from '../support/webhook-receiver';
 
 const run = promisify(execFile);
@@ -15,13 +16,8 @@ describe('webhook delivery tools', () => {
   let fleet: Fleet;
 
   beforeAll(async () => {
-    fleet = await startFleet({
-      RATE_LIMIT_PER_MINUTE: '100000',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      WEBHOOK_RETRY_DELAYS_MS: '1000,1500,2000',
-      WEBHOOK_TIMEOUT_MS: '1000',
-    });
+    // The pool's settings on a fleet of its own: this suite stops and restarts the dispatcher.
+    fleet = await startFleet({ ...POOL_ENV });
   });
   afterAll(async () => {
     await fleet?.shutdown();

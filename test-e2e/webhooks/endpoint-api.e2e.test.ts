@@ -1,7 +1,8 @@
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
-import { api, startFleet, userWithKey, type Fleet } from '../support/fleet';
+import { api, userWithKey } from '../support/fleet';
 import { until, waitForJob } from '../support/jobs';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 import { startReceiver, type ReceivedWebhook } from '../support/webhook-receiver';
 
 const IMAGE = '/api/v1/image/imagegen/generate';
@@ -22,19 +23,11 @@ const jobOf = (hook: ReceivedWebhook) => (JSON.parse(hook.rawBody) as { job_id: 
 
 /** The key's webhook endpoint over REST, its filter, its secret's rotation and its signature schemes, on a real fleet. */
 describe('the webhook endpoint API', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
 
   beforeAll(async () => {
-    fleet = await startFleet({
-      RATE_LIMIT_PER_MINUTE: '100000',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      WEBHOOK_RETRY_DELAYS_MS: '1000,1500,2000',
-      WEBHOOK_TIMEOUT_MS: '2000',
-    });
-  });
-  afterAll(async () => {
-    await fleet?.shutdown();
+    // The pool delivers to http receivers on loopback (support/pool.ts POOL_ENV).
+    fleet = await pooledFleet();
   });
 
   async function imageJob(key: string, prompt: string): Promise<string> {

@@ -35,7 +35,7 @@ describe('Bus metrics', () => {
       charge: async () => Promise.reject(AppError.insufficientCredits(5, 1)),
       refund: async () => Promise.reject(new Error('unused')),
       grant: async () => Promise.reject(new Error('unused')),
-      ledger: async () => ({ entries: [] }),
+      ledger: async () => ({ entries: [], has_more: false }),
     });
     await server.start();
     const clientRegistry = new Registry();

@@ -16,7 +16,7 @@ describe('Bus on quorum queues', () => {
       charge: async () => Promise.reject(new Error('unused')),
       refund: async () => Promise.reject(new Error('unused')),
       grant: async () => Promise.reject(new Error('unused')),
-      ledger: async () => ({ entries: [] }),
+      ledger: async () => ({ entries: [], has_more: false }),
     });
     const attempts: number[] = [];
     await server.consume({

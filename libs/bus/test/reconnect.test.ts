@@ -17,7 +17,7 @@ describe('Bus reconnect', () => {
       charge: async () => ({ charged: 0, credits_remaining: 0, duplicate: false }),
       refund: async () => ({ refunded: 0, credits_remaining: 0, duplicate: false }),
       grant: async () => ({ granted: 0, credits_remaining: 0, duplicate: false }),
-      ledger: async () => ({ entries: [] }),
+      ledger: async () => ({ entries: [], has_more: false }),
     };
     const server = pool.create('billing', { reconnectMinMs: 100 });
     void server.serveRpc(billingRpc, handlers);
@@ -52,7 +52,7 @@ describe('Bus reconnect', () => {
       charge: async () => ({ charged: 0, credits_remaining: 0, duplicate: false }),
       refund: async () => ({ refunded: 0, credits_remaining: 0, duplicate: false }),
       grant: async () => ({ granted: 0, credits_remaining: 0, duplicate: false }),
-      ledger: async () => ({ entries: [] }),
+      ledger: async () => ({ entries: [], has_more: false }),
     });
     await server.start();
     const client = pool.create('jobs', { rpcTimeoutMs: 20_000 });
@@ -70,7 +70,7 @@ describe('Bus reconnect', () => {
       charge: async () => ({ charged: 0, credits_remaining: 0, duplicate: false }),
       refund: async () => ({ refunded: 0, credits_remaining: 0, duplicate: false }),
       grant: async () => ({ granted: 0, credits_remaining: 0, duplicate: false }),
-      ledger: async () => ({ entries: [] }),
+      ledger: async () => ({ entries: [], has_more: false }),
     });
     await restarted.start();
 

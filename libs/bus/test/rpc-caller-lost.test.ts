@@ -26,7 +26,7 @@ function recordingBilling(hold?: Promise<void>) {
     charge: async () => ({ charged: 0, credits_remaining: 0, duplicate: false }),
     refund: async () => ({ refunded: 0, credits_remaining: 0, duplicate: false }),
     grant: async () => ({ granted: 0, credits_remaining: 0, duplicate: false }),
-    ledger: async () => ({ entries: [] }),
+    ledger: async () => ({ entries: [], has_more: false }),
   };
   return { seen, handlers };
 }

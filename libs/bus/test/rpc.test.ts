@@ -24,7 +24,7 @@ function fakeBilling(balances: Record<number, number> = { 1: 100 }) {
     charge,
     refund: async () => ({ refunded: 0, credits_remaining: 0, duplicate: false }),
     grant: async (req) => ({ granted: req.amount, credits_remaining: req.amount, duplicate: false }),
-    ledger: async () => ({ entries: [] }),
+    ledger: async () => ({ entries: [], has_more: false }),
   };
   return { handlers, account, charge };
 }

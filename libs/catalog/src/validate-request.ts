@@ -2,11 +2,9 @@ import {
   imageRequest,
   validateBody,
   videoRequest,
-  type ImageAspectRatio,
-  type Resolution,
+  type ImageParams,
   type Validated,
-  type VideoAspectRatio,
-  type VideoDuration,
+  type VideoParams,
 } from '@mf/contracts';
 
 /**
@@ -15,25 +13,11 @@ import {
  * is not true. An unknown field is an error naming it. An explicit null counts as "not given".
  */
 
-export interface VideoRequest {
-  prompt: string;
-  image_url: string | null;
-  fast: boolean;
-  duration_seconds: VideoDuration;
-  aspect_ratio: VideoAspectRatio;
-  resolution: Resolution;
-  generate_audio: boolean;
-  /** null: pick one at random. */
-  seed: number | null;
-}
+/** A validated request: the params the jobs service takes, but the seed may still be null (pick one at random). */
+type Submitted<P extends { seed: number }> = Omit<P, 'seed'> & { seed: number | null };
 
-export interface ImageRequest {
-  prompt: string;
-  image_urls: string[];
-  num_images: 1 | 2 | 3 | 4;
-  aspect_ratio: ImageAspectRatio;
-  seed: number | null;
-}
+export type VideoRequest = Submitted<VideoParams>;
+export type ImageRequest = Submitted<ImageParams>;
 
 export function validateVideoRequest(body: unknown): Validated<VideoRequest> {
   return validateBody(videoRequest, body);

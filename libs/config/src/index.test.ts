@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/mediaforge',
       AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
       AMQP_QUORUM_QUEUES: false,
+      AMQP_RECONNECT_MAX_MS: 60_000,
       LOG_LEVEL: 'info',
       RPC_TIMEOUT_MS: 5000,
       SHUTDOWN_TIMEOUT_MS: 10_000,

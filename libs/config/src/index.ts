@@ -79,6 +79,11 @@ export const commonEnv = {
   LOG_LEVEL: Joi.string().valid('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent').default('info'),
   /** Declare the broker queues as quorum queues (replicated RabbitMQ clusters); decide before the first deploy. */
   AMQP_QUORUM_QUEUES: Joi.boolean().default(false),
+  /**
+   * Longest wait between two attempts to reach the broker, ms: the back-off doubles from 1 s up to
+   * it. Tests that restart their broker lower it, so the fleet is back soon after the broker is.
+   */
+  AMQP_RECONNECT_MAX_MS: Joi.number().integer().min(1000).max(600_000).default(60_000),
   /** Default timeout of a request/reply call to another service, in ms. */
   RPC_TIMEOUT_MS: Joi.number().integer().min(100).max(600_000).default(5000),
   /** Max time a graceful shutdown may take before the process exits anyway, in ms. */
@@ -184,6 +189,7 @@ export interface ServiceEnv {
   DATABASE_URL: string;
   AMQP_URL: string;
   AMQP_QUORUM_QUEUES: boolean;
+  AMQP_RECONNECT_MAX_MS: number;
   LOG_LEVEL: string;
   RPC_TIMEOUT_MS: number;
   SHUTDOWN_TIMEOUT_MS: number;

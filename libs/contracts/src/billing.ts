@@ -3,6 +3,7 @@ import type * as T from './generated/types';
 import { MAX_CONCURRENT_JOBS_MAX, SPEND_LIMIT_MAX } from './api/key-limits';
 import { QUEUES } from './names';
 import { named } from './schema/rules';
+import { usageRequest } from './api/usage';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
 
 /**
@@ -22,6 +23,9 @@ const duplicate = Joi.boolean()
   .required()
   .description('true when this reference had already been handled: nothing moved this time.');
 
+/** A charge's model in usage: a catalog model id or an editor charge's kind (docs/usage.md). */
+const usageModel = Joi.string().pattern(/^[a-z0-9][a-z0-9.-]{0,63}$/);
+
 export const LEDGER_KINDS = ['charge', 'refund', 'grant'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
@@ -38,6 +42,9 @@ export const chargeRequest = named(
       .description(
         "The API key the charge is made with: the key's spend limit and concurrent-jobs limit apply (402 / 429), and its counters move.",
       ),
+    model: usageModel.description(
+      'What usage groups the charge under: a catalog model id, or the kind of editor charge (editor-turn, editor-voice, editor-music, editor-sfx).',
+    ),
   }),
   'ChargeRequest',
 );
@@ -78,11 +85,15 @@ export const accountReply = named(
   }),
   'AccountReply',
 );
+/** The most ledger entries one page holds. */
+export const LEDGER_PAGE_MAX = 500;
 export const ledgerRequest = named(
   Joi.object({
     user_id: userId,
-    limit: Joi.number().integer().min(1).max(500),
+    limit: Joi.number().integer().min(1).max(LEDGER_PAGE_MAX),
     before_id: Joi.number().integer().min(1),
+    created_gte: Joi.string().isoDate().description('Only entries made at or after this instant.'),
+    created_lte: Joi.string().isoDate().description('Only entries made at or before this instant.'),
   }),
   'LedgerRequest',
 );
@@ -101,11 +112,28 @@ export const ledgerEntry = named(
     ),
     balance_after: credits,
     description: Joi.string().allow(null).required(),
+    model: Joi.string()
+      .allow(null)
+      .required()
+      .description(
+        'What usage counts the entry under: the model (or editor charge kind) of its charge; null for a grant.',
+      ),
+    api_key_id: Joi.number()
+      .integer()
+      .allow(null)
+      .required()
+      .description('The API key its charge was made with; null for a grant or a charge made without a key.'),
     created_at: Joi.string().isoDate().required(),
   }),
   'LedgerEntry',
 );
-export const ledgerReply = named(Joi.object({ entries: Joi.array().items(ledgerEntry).required() }), 'LedgerReply');
+export const ledgerReply = named(
+  Joi.object({
+    entries: Joi.array().items(ledgerEntry).required(),
+    has_more: Joi.boolean().required().description('More entries follow the last one of this page.'),
+  }),
+  'LedgerReply',
+);
 
 const apiKeyId = Joi.number().integer().min(1).required();
 const spendLimit = Joi.number()
@@ -172,5 +200,13 @@ export const billingKeyLimitsRpc = {
   methods: {
     set: rpcMethod<T.SetKeyLimitsRequest, T.KeyLimits>('billing.key-limits.set', setKeyLimitsRequest),
     get: rpcMethod<T.KeyLimitsRequest, T.KeyLimitsReply>('billing.key-limits.get', keyLimitsRequest),
+  },
+} satisfies RpcService<Record<string, AnyRpcMethod>>;
+
+/** Billing's reports over ranges of the ledger (docs/usage.md), on a queue of their own. */
+export const billingReportsRpc = {
+  queue: QUEUES.billingReportsRpc,
+  methods: {
+    usage: rpcMethod<T.UsageRequest, T.UsageReport>('billing.usage', usageRequest),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

@@ -16,6 +16,7 @@ export * from './schema';
 export * from './api/generation';
 export * from './api/editor';
 export * from './api/jobs-list';
+export * from './api/usage';
 export * from './api/key-limits';
 export * from './api/estimate';
 export * from './api/price-table';

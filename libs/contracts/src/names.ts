@@ -11,6 +11,8 @@ export const QUEUES = {
   billingRpc: 'billing.rpc',
   /** Per-key spend and concurrency limits (set, read). */
   billingKeyLimitsRpc: 'billing.key-limits.rpc',
+  /** Usage reports: reads over ranges of the ledger, kept off the money path's queue. */
+  billingReportsRpc: 'billing.reports.rpc',
   jobsRpc: 'jobs.rpc',
   editorRpc: 'editor.rpc',
   exportsRpc: 'exports.rpc',

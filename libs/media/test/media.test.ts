@@ -202,13 +202,18 @@ describe('runFfmpeg', () => {
   });
 
   it('keeps only the last 8 KB of a long stderr', async () => {
-    // showinfo logs a line per frame and an unthrottled source makes thousands of frames a
-    // second: far more than 8 KB by the time the timeout stops it.
+    // showinfo logs a line per frame (~200 bytes): stopped once ffmpeg reports 20 s of output
+    // (500 frames), it has written far more than 8 KB, however slowly the machine ran it.
+    const stop = new AbortController();
     const err = await rejection(
       runFfmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=16x16:r=25', '-vf', 'showinfo', '-f', 'null', '-'], {
         ffmpegPath,
-        timeoutMs: 1000,
+        timeoutMs: 120_000,
         killGraceMs: 500,
+        signal: stop.signal,
+        onProgress: (outTimeUs) => {
+          if (outTimeUs >= 20_000_000) stop.abort();
+        },
       }),
     );
 

@@ -17,6 +17,7 @@ export interface BaseServiceConfig extends TracingSettings {
   DATABASE_URL: string;
   AMQP_URL: string;
   AMQP_QUORUM_QUEUES?: boolean;
+  AMQP_RECONNECT_MAX_MS?: number;
   RPC_TIMEOUT_MS: number;
   SHUTDOWN_TIMEOUT_MS: number;
   REQUEST_TIMEOUT_MS: number;
@@ -85,6 +86,7 @@ export async function startService<C extends BaseServiceConfig>(spec: ServiceSpe
     rpcTimeoutMs: config.RPC_TIMEOUT_MS,
     registry,
     quorumQueues: config.AMQP_QUORUM_QUEUES,
+    reconnectMaxMs: config.AMQP_RECONNECT_MAX_MS,
   });
   let ready = false;
   mountHealth(app, registry, {

@@ -54,7 +54,7 @@ export class FakeBilling {
       period_start: '1970-01-01T00:00:00.000Z',
       period_end: '1970-02-01T00:00:00.000Z',
     }),
-    ledger: async (): Promise<LedgerReply> => ({ entries: [] }),
+    ledger: async (): Promise<LedgerReply> => ({ entries: [], has_more: false }),
   };
 
   balance(user: number): number {

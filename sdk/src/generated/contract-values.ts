@@ -5,3 +5,17 @@ export const EXPORT_ERROR_CODES = ["no_video_clips","corrupt_source","rate_limit
 
 /** The User-Agent of webhook deliveries (`listen` forwards with it too). */
 export const WEBHOOK_USER_AGENT = "Mediaforge-Webhooks/1.0";
+
+/** A field of a submit body: its name, type, whether it is required, and its default. */
+export interface RequestField {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'string[]';
+  required: boolean;
+  default?: string | number | boolean | string[] | null;
+}
+
+/** The video submit body's fields, in its order (the CLI's flags of `generate video`). */
+export const VIDEO_REQUEST_FIELDS: readonly RequestField[] = [{"name":"prompt","type":"string","required":true},{"name":"image_url","type":"string","required":false,"default":null},{"name":"fast","type":"boolean","required":false,"default":false},{"name":"duration_seconds","type":"integer","required":false,"default":5},{"name":"aspect_ratio","type":"string","required":false,"default":"16:9"},{"name":"resolution","type":"string","required":false,"default":"720p"},{"name":"generate_audio","type":"boolean","required":false,"default":true},{"name":"seed","type":"integer","required":false,"default":null}];
+
+/** The image submit body's fields, in its order (the CLI's flags of `generate image`). */
+export const IMAGE_REQUEST_FIELDS: readonly RequestField[] = [{"name":"prompt","type":"string","required":true},{"name":"image_urls","type":"string[]","required":false,"default":[]},{"name":"num_images","type":"integer","required":false,"default":1},{"name":"aspect_ratio","type":"string","required":false,"default":"1:1"},{"name":"seed","type":"integer","required":false,"default":null}];

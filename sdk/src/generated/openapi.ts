@@ -760,6 +760,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your usage by day, model or key
+         * @description What was charged and refunded in [from, to) (at most 366 days), from the ledger, grouped by `day` (UTC), `model` and/or `key`. Each charge and refund counts on the day it was made: a refund made after the range ends counts in the range that holds it. Over any range `totals.credits_net` is exactly what charges and refunds took from the balance (grants apart). With `format=csv` or `Accept: text/csv` the rows are CSV (RFC 4180, UTF-8, a header row), streamed. A bad date, a range over the limit or an unknown grouping is a 400 naming the parameter.
+         *
+         *     Scope: `jobs:read`.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your credit ledger
+         * @description Every charge, refund and grant of the key owner, newest first, with the balance after each. Page with `starting_after` = the last `id` of the previous page while `has_more` is true. With `format=csv` or `Accept: text/csv` the entries are CSV (RFC 4180, UTF-8, a header row), streamed: every entry the filters name unless `limit` is given.
+         *
+         *     Scope: `jobs:read`.
+         */
+        get: operations["listLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/media/{key}": {
         parameters: {
             query?: never;
@@ -1571,6 +1615,71 @@ export interface components {
              * @description Until then every delivery carries a signature by the previous secret too; null with `overlap_hours: 0`.
              */
             previous_secret_expires_at: string | null;
+        };
+        UsageRow: {
+            /** @description YYYY-MM-DD (UTC), when grouped by day. */
+            day?: string;
+            /** @description The catalog model id, or the kind of editor charge (editor-turn, editor-voice, editor-music, editor-sfx), when grouped by model. */
+            model?: string;
+            /** @description The API key, when grouped by key; null for charges made without one (dashboard, editor). */
+            api_key_id?: number | null;
+            /** @description Charges made in the range: jobs, editor turns and editor audio generations. */
+            jobs: number;
+            /** @description Credits charged in the range. */
+            credits_charged: number;
+            /** @description Credits refunded in the range, on the day the refund was made (whenever the charge was). */
+            credits_refunded: number;
+            /** @description credits_charged - credits_refunded: what the range took from the balance (grants apart). Negative when refunds of earlier charges outweigh. */
+            credits_net: number;
+        };
+        UsageReport: {
+            /**
+             * Format: date-time
+             * @description The range start, inclusive.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The range end, exclusive.
+             */
+            to: string;
+            group_by: ("day" | "model" | "key")[];
+            /** @description One per group with any charge or refund, ordered by day, then model, then key. */
+            rows: components["schemas"]["UsageRow"][];
+            /** @description The sums of the rows. */
+            totals: {
+                /** @description Charges made in the range: jobs, editor turns and editor audio generations. */
+                jobs: number;
+                /** @description Credits charged in the range. */
+                credits_charged: number;
+                /** @description Credits refunded in the range, on the day the refund was made (whenever the charge was). */
+                credits_refunded: number;
+                /** @description credits_charged - credits_refunded: what the range took from the balance (grants apart). Negative when refunds of earlier charges outweigh. */
+                credits_net: number;
+            };
+        };
+        LedgerEntry: {
+            id: number;
+            /** @enum {string} */
+            kind: "charge" | "refund" | "grant";
+            reference: string;
+            /** @description The size of the movement, never negative (a refund of 0 closes a reference that was never charged). */
+            amount: number;
+            /** @description The signed change to the balance: -amount for a charge, +amount for a refund or a grant. */
+            delta: number;
+            balance_after: number;
+            description: string | null;
+            /** @description What usage counts the entry under: the model (or editor charge kind) of its charge; null for a grant. */
+            model: string | null;
+            /** @description The API key its charge was made with; null for a grant or a charge made without a key. */
+            api_key_id: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        LedgerReply: {
+            entries: components["schemas"]["LedgerEntry"][];
+            /** @description More entries follow the last one of this page. */
+            has_more: boolean;
         };
     };
     responses: {
@@ -5170,6 +5279,104 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description Start of the range, inclusive; default the first day of this month (UTC) (ISO 8601: a date is midnight UTC). */
+                from?: string;
+                /** @description End of the range, exclusive; default the first day of next month (UTC). At most 366 days after from (ISO 8601: a date is midnight UTC). */
+                to?: string;
+                /** @description `day` (UTC), `model`, `key`; several comma-separated or repeated. Default `day`. */
+                group_by?: string;
+                /** @description `csv` answers CSV (RFC 4180, UTF-8, a header row), as `Accept: text/csv` does. */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage report (JSON), or its rows as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                    /**
+                     * @example day,jobs,credits_charged,credits_refunded,credits_net
+                     *     2026-03-01,3,1235,0,1235
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listLedger: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, 1-100. In CSV: all the entries when not given. */
+                limit?: number;
+                /** @description An entry `id`: the entries older than it. */
+                starting_after?: number;
+                /** @description Only those made at or after this instant (ISO 8601). */
+                "created[gte]"?: string;
+                /** @description Only those made at or before this instant (ISO 8601). */
+                "created[lte]"?: string;
+                /** @description `csv` answers CSV (RFC 4180, UTF-8, a header row), as `Accept: text/csv` does. */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the ledger (JSON), or the entries as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerReply"];
+                    /**
+                     * @example id,created_at,kind,reference,model,api_key_id,amount,delta,balance_after,description
+                     *     42,2026-03-01T10:00:00.000Z,charge,job:job_...,imagegen-2,7,50,-50,950,imagegen-2: 1 image
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

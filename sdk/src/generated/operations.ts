@@ -39,6 +39,8 @@ export const OPERATIONS = {
   streamEvents: { method: 'GET', path: '/events/stream' },
   triggerEvent: { method: 'POST', path: '/events/trigger' },
   streamJobEvents: { method: 'GET', path: '/jobs/{id}/events' },
+  getUsage: { method: 'GET', path: '/usage' },
+  listLedger: { method: 'GET', path: '/ledger' },
 } as const;
 
 export type OperationId = keyof typeof OPERATIONS;

@@ -2,7 +2,7 @@ import { runMain } from '@mf/runtime';
 import { migrations } from '../migrations';
 import { createBatchSizeHistogram } from './billing-metrics';
 import { loadBillingConfig } from './config';
-import { serveBillingRpc, serveKeyLimitsRpc } from './messaging/billing-rpc.server';
+import { serveBillingRpc, serveKeyLimitsRpc, serveReportsRpc } from './messaging/billing-rpc.server';
 import { consumeJobEnds } from './messaging/job-ends.consumer';
 import { GroupCommitter } from './usecases/group-commit';
 
@@ -20,6 +20,7 @@ runMain('billing', loadBillingConfig, (config, logger) => ({
     // No shutdown step of its own: the bus's close waits for in-flight requests, and so for their batches.
     await serveBillingRpc(bus, { db, committer }, config.BILLING_RPC_PREFETCH);
     await serveKeyLimitsRpc(bus, db, 10);
+    await serveReportsRpc(bus, db, 4);
     await consumeJobEnds(bus, committer, config.BILLING_RPC_PREFETCH);
   },
 }));

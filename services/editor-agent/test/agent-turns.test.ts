@@ -37,6 +37,7 @@ import {
   type LlmRequest,
   type Script,
 } from './support/fake-llm';
+import { TEST_SETTINGS } from './support/editor-records';
 
 const run = promisify(execFile);
 
@@ -193,17 +194,11 @@ class SwitchableAudio implements AudioGenerator {
 }
 
 const SETTINGS: EditorSettings = {
+  ...TEST_SETTINGS,
   publicBaseUrl: 'https://media.test',
-  turnPrice: 5,
-  voicePrice: 10,
-  musicPrice: 20,
-  sfxPrice: 10,
-  agentMaxSteps: 8,
-  agentMaxWallMs: 60_000,
   mediaWaitMs: 20_000,
   mediaPollMs: 50,
   turnLockWaitMs: 20_000,
-  importMaxBytes: 10_000_000,
 };
 
 /** The agent against the real database and broker, a scripted model, and fake billing and jobs on the bus. */

@@ -4,15 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { Bus } from '@mf/bus';
 import { jobsRpc, type JobResultReply } from '@mf/contracts';
-import { createDb, migrate, type Knex } from '@mf/db';
 import { AppError } from '@mf/errors';
-import { probe } from '@mf/media';
 import { createStorage, type Storage } from '@mf/storage';
-import { freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
-import { migrations } from '../migrations';
+import { silentLogger } from '@mf/testing';
 import { importJobAsset, importUpload } from '../src/usecases/media-in.usecase';
 import type { EditorContext } from '../src/usecases/context';
 import { createProject } from '../src/usecases/projects.usecase';
+import { editorRecords, type EditorRecords } from './support/editor-records';
 
 const OWNER = 41;
 const OTHER = 42;
@@ -28,9 +26,7 @@ interface FakeJob {
  * for the job and copies the stored result from media storage, with no download.
  */
 describe('media into a project: job results and uploads', () => {
-  let env: TestEnv;
-  let db: Knex;
-  let bus: Bus;
+  let records: EditorRecords;
   let jobsBus: Bus;
   let storage: Storage;
   let ctx: EditorContext;
@@ -53,10 +49,7 @@ describe('media into a project: job results and uploads', () => {
     });
 
   beforeAll(async () => {
-    env = await freshTestEnv();
-    db = createDb({ url: env.databaseUrl, schema: 'editor' });
-    await migrate(db, 'editor', migrations);
-    const logger = silentLogger();
+    records = await editorRecords();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-job-import-int-'));
     storage = createStorage({ driver: 'local', dir: path.join(dir, 'media') });
     const ff = (args: string[], out: string) => {
@@ -74,7 +67,7 @@ describe('media into a project: job results and uploads', () => {
     job('job_processing', OWNER, { type: 'video', status: 'processing' });
     job('job_theirs', OTHER, { type: 'image', result_keys: ['jobs/job_img/0.png'] });
 
-    jobsBus = new Bus({ url: env.amqpUrl, service: 'jobs', logger });
+    jobsBus = new Bus({ url: records.env.amqpUrl, service: 'jobs', logger: silentLogger() });
     await jobsBus.start();
     // Only getResult is called in this flow; the fake serves nothing else (hence the cast).
     const handlers = {
@@ -86,44 +79,18 @@ describe('media into a project: job results and uploads', () => {
       },
     };
     await jobsBus.serveRpc(jobsRpc, handlers as never);
-    bus = new Bus({ url: env.amqpUrl, service: 'editor-agent', logger });
-    await bus.start();
-    ctx = {
-      db,
-      bus,
+    await records.bus.start();
+    ctx = records.context({
       storage,
-      logger,
-      settings: {
-        publicBaseUrl: 'https://api.test',
-        turnPrice: 5,
-        voicePrice: 10,
-        musicPrice: 20,
-        sfxPrice: 10,
-        agentMaxSteps: 8,
-        agentMaxWallMs: 60_000,
-        mediaWaitMs: 60_000,
-        mediaPollMs: 100,
-        turnLockWaitMs: 1000,
-        importMaxBytes: 1e7,
-      },
       download: async () => {
         downloads += 1;
         throw new Error('a job import must not download');
       },
-      probe: (file) => probe(file, { ffprobePath: 'ffprobe' }),
-      llm: null,
-      audio: {
-        voice: async () => Promise.reject(new Error('unused')),
-        music: async () => Promise.reject(new Error('unused')),
-        sfx: async () => Promise.reject(new Error('unused')),
-      },
-    };
+    });
   });
   afterAll(async () => {
-    await bus?.close();
     await jobsBus?.close();
-    await db?.destroy();
-    await env?.teardown();
+    await records?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

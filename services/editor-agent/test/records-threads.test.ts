@@ -1,59 +1,28 @@
-import { Bus } from '@mf/bus';
 import { editorRpc } from '@mf/contracts';
-import { createDb, migrate, type Knex } from '@mf/db';
+import type { Knex } from '@mf/db';
 import { createStorage } from '@mf/storage';
-import { freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
-import { migrations } from '../migrations';
 import { serveEditorRpc } from '../src/messaging/editor-rpc.server';
 import { finishTurn, insertTurn } from '../src/repositories/turns.repository';
 import type { EditorContext } from '../src/usecases/context';
 import { createProject, createVideo, getProjectState } from '../src/usecases/projects.usecase';
 import { projectThreads, THREAD_TURNS_SHOWN } from '../src/usecases/threads.usecase';
-
-const unused = async (): Promise<never> => Promise.reject(new Error('unused'));
+import { editorRecords, type EditorRecords } from './support/editor-records';
 
 /** editor.threads: every video's chat thread as the dashboard shows it, against the real database. */
 describe('project threads', () => {
-  let env: TestEnv;
+  let records: EditorRecords;
   let db: Knex;
-  let bus: Bus;
   let ctx: EditorContext;
   let turnNo = 0;
 
   beforeAll(async () => {
-    env = await freshTestEnv();
-    db = createDb({ url: env.databaseUrl, schema: 'editor' });
-    await migrate(db, 'editor', migrations);
-    bus = new Bus({ url: env.amqpUrl, service: 'editor-agent', logger: silentLogger() });
-    await bus.start();
-    ctx = {
-      db,
-      bus,
-      storage: createStorage({ driver: 'local', dir: '/nonexistent-unused' }),
-      logger: silentLogger(),
-      settings: {
-        publicBaseUrl: 'https://api.test',
-        turnPrice: 5,
-        voicePrice: 10,
-        musicPrice: 20,
-        sfxPrice: 10,
-        agentMaxSteps: 8,
-        agentMaxWallMs: 60_000,
-        mediaWaitMs: 60_000,
-        mediaPollMs: 100,
-        turnLockWaitMs: 1000,
-        importMaxBytes: 1e7,
-      },
-      download: unused,
-      probe: unused,
-      llm: null,
-      audio: { voice: unused, music: unused, sfx: unused },
-    };
+    records = await editorRecords();
+    db = records.db;
+    await records.bus.start();
+    ctx = records.context({ storage: createStorage({ driver: 'local', dir: '/nonexistent-unused' }) });
   });
   afterAll(async () => {
-    await bus?.close();
-    await db?.destroy();
-    await env?.teardown();
+    await records?.close();
   });
 
   /** A turn as instruct records it: running, then done or failed (or left running). */
@@ -135,14 +104,16 @@ describe('project threads', () => {
 
   it("answers 404 for another user's project and a missing one, over RPC as editor.threads", async () => {
     const { project } = await createProject(ctx, { user_id: 3, name: 'Mine', description: null, aspect_ratio: '16:9' });
-    await serveEditorRpc(bus, ctx);
-    const mine = await bus.rpc(editorRpc, 'threads', { user_id: 3, project_id: project.id });
+    await serveEditorRpc(records.bus, ctx);
+    const mine = await records.bus.rpc(editorRpc, 'threads', { user_id: 3, project_id: project.id });
     expect(Object.values(mine.threads)).toEqual([[]]);
-    await expect(bus.rpc(editorRpc, 'threads', { user_id: 4, project_id: project.id })).rejects.toMatchObject({
+    await expect(records.bus.rpc(editorRpc, 'threads', { user_id: 4, project_id: project.id })).rejects.toMatchObject({
       status: 404,
       body: { error: 'Project not found' },
     });
-    await expect(bus.rpc(editorRpc, 'threads', { user_id: 3, project_id: 'prj_missing' })).rejects.toMatchObject({
+    await expect(
+      records.bus.rpc(editorRpc, 'threads', { user_id: 3, project_id: 'prj_missing' }),
+    ).rejects.toMatchObject({
       status: 404,
       body: { error: 'Project not found' },
     });

@@ -2,12 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Bus } from '@mf/bus';
-import { createDb, migrate, type Knex } from '@mf/db';
-import { probe } from '@mf/media';
+import type { Knex } from '@mf/db';
 import { createStorage } from '@mf/storage';
-import { freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
-import { migrations } from '../migrations';
 import { insertAsset } from '../src/repositories/assets.repository';
 import { deleteAsset, importAsset, storeAssetFile } from '../src/usecases/assets.usecase';
 import { addClip, moveClip, removeClip } from '../src/usecases/clips.usecase';
@@ -20,59 +16,33 @@ import {
   listProjects,
   setAspectRatio,
 } from '../src/usecases/projects.usecase';
+import { editorRecords, type EditorRecords } from './support/editor-records';
 
 /** The editor's records against the real database: timeline order, ownership, cascades. */
 describe('editor records', () => {
-  let env: TestEnv;
+  let records: EditorRecords;
   let db: Knex;
-  let bus: Bus;
   let ctx: EditorContext;
   let dir: string;
   let png: string;
 
   beforeAll(async () => {
-    env = await freshTestEnv();
-    db = createDb({ url: env.databaseUrl, schema: 'editor' });
-    await migrate(db, 'editor', migrations);
-    bus = new Bus({ url: env.amqpUrl, service: 'editor-agent', logger: silentLogger() });
+    records = await editorRecords();
+    db = records.db;
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-editor-int-'));
     png = path.join(dir, 'still.png');
     execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=blue:s=320x240', '-frames:v', '1', '-y', png]);
-    ctx = {
-      db,
-      bus,
+    ctx = records.context({
       storage: createStorage({ driver: 'local', dir: path.join(dir, 'media') }),
-      logger: silentLogger(),
-      settings: {
-        publicBaseUrl: 'https://api.test',
-        turnPrice: 5,
-        voicePrice: 10,
-        musicPrice: 20,
-        sfxPrice: 10,
-        agentMaxSteps: 8,
-        agentMaxWallMs: 60_000,
-        mediaWaitMs: 60_000,
-        mediaPollMs: 100,
-        turnLockWaitMs: 1000,
-        importMaxBytes: 1e7,
-      },
       // Imports "download" the local PNG: the SSRF guard has its own tests.
       download: async (_url, dest) => {
         fs.copyFileSync(png, dest);
         return { contentType: 'image/png', bytes: fs.statSync(dest).size };
       },
-      probe: (file) => probe(file, { ffprobePath: 'ffprobe' }),
-      llm: null,
-      audio: {
-        voice: async () => Promise.reject(new Error('unused')),
-        music: async () => Promise.reject(new Error('unused')),
-        sfx: async () => Promise.reject(new Error('unused')),
-      },
-    };
+    });
   });
   afterAll(async () => {
-    await db?.destroy();
-    await env?.teardown();
+    await records?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -12,6 +12,7 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv, RateLimitConfig {
   SUBMIT_TIMEOUT_MS: number;
   INSTRUCT_TIMEOUT_MS: number;
   EXPORT_TIMEOUT_MS: number;
+  ASSET_IMPORT_TIMEOUT_MS: number;
   IMPORT_MAX_BYTES: number;
   WEBHOOK_TEST_TIMEOUT_MS: number;
   PROVIDER_CALLBACK_SECRET: string;
@@ -66,6 +67,11 @@ const schema = Joi.object<GatewayConfig>({
   INSTRUCT_TIMEOUT_MS: Joi.number().integer().min(100).default(900_000),
   /** Longest an export request may take, ms (longer than the editor's EXPORT_REQUEST_TIMEOUT_MS). */
   EXPORT_TIMEOUT_MS: Joi.number().integer().min(1000).default(720_000),
+  /**
+   * Longest an asset import or upload may take (the editor fetches, probes and stores it), ms:
+   * longer than the editor's IMPORT_TIMEOUT_MS, so a slow import is answered, not cut off by a 503.
+   */
+  ASSET_IMPORT_TIMEOUT_MS: Joi.number().integer().min(1000).default(120_000),
   /** The largest media upload, bytes (the editor's limit of a URL import too). */
   IMPORT_MAX_BYTES: Joi.number()
     .integer()

@@ -41,6 +41,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       submitTimeoutMs: config.SUBMIT_TIMEOUT_MS,
       instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS,
       exportTimeoutMs: config.EXPORT_TIMEOUT_MS,
+      importTimeoutMs: config.ASSET_IMPORT_TIMEOUT_MS,
     });
     const loginThrottle = new LoginThrottle(rateLimit.counter, {
       ...DEFAULT_THROTTLE_RULES,
@@ -91,6 +92,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       submitTimeoutMs: config.SUBMIT_TIMEOUT_MS,
       instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS,
       exportTimeoutMs: config.EXPORT_TIMEOUT_MS,
+      importTimeoutMs: config.ASSET_IMPORT_TIMEOUT_MS,
       limiter: rateLimit.limiter,
       falEndpoints: parseFalEndpoints(config.FAL_ENDPOINTS_JSON),
       idempotency: idempotency.middleware,

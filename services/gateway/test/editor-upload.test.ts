@@ -97,6 +97,7 @@ describe('uploading media into a project', () => {
       submitTimeoutMs: 1000,
       instructTimeoutMs: 1000,
       exportTimeoutMs: 1000,
+      importTimeoutMs: 1000,
       publicBaseUrl: 'https://api.test',
       webhookTestTimeoutMs: 1000,
       streams: {} as Streams,

@@ -40,9 +40,13 @@ describe('webhook recover', () => {
       events.push(
         await publishJobEvent(h.client, 'completed', jobEventPayload({ api_key_id: apiKeyId, user_id: user })),
       );
+    // The attempt is recorded before its pending row is dropped, and recover skips an event still
+    // pending: wait for both.
     await waitFor(
-      async () => (await h.db('deliveries').where({ api_key_id: apiKeyId })).length === n,
-      `${n} failed attempts recorded`,
+      async () =>
+        (await h.db('deliveries').where({ api_key_id: apiKeyId })).length === n &&
+        (await h.db('pending_attempts').where({ api_key_id: apiKeyId })).length === 0,
+      `${n} failed attempts recorded and settled`,
     );
     return { apiKeyId, events, since };
   }

@@ -4,11 +4,10 @@ import { SERVICES, type ServiceName } from '@mf/fleet';
 import { startFakeFal, type FakeFal } from '../../../services/jobs/test/support/fake-fal';
 import { startFakeReplicate, type FakeReplicate } from '../../../services/jobs/test/support/fake-replicate';
 import { startFleet, type Fleet } from '../fleet';
-import { audit } from './invariants';
 import { startLoad, type Outcome } from './load';
-import { apiBalances, catchUpStreams, settle } from './settle';
+import { auditRun, FAULT_RUN_ENV, jobEndings, violationLines } from './run';
 import { usersWithWebhooks } from './users';
-import { auditStream, followStream, type StreamFollower } from './stream-audit';
+import { followStream, type StreamFollower } from './stream-audit';
 import { startPrivateBroker, type PrivateBroker } from '../private-broker';
 import { combinedCaFile, testTls } from '../tls';
 import { startReceiver } from '../webhook-receiver';
@@ -22,13 +21,6 @@ import { startReceiver } from '../webhook-receiver';
  * drop, delivered exactly the user's event log.
  * The broker is a private RabbitMQ node, so its crash touches no other test.
  */
-
-const JOB_TIMEOUT_MS = 15_000;
-const SUBMIT_STUCK_AFTER_MS = 15_000;
-/** Webhook attempts a dispatcher makes at once: a SIGKILL can leave at most this many unrecorded. */
-const WEBHOOK_MAX_IN_FLIGHT = 5;
-/** Slack for "past its timeout": the poller and sweeper run every 200-500 ms, but a restart takes seconds. */
-const OVERDUE_GRACE_MS = 20_000;
 
 type Target = ServiceName | 'rabbitmq';
 const FAULTS: Target[] = ['billing', 'jobs', 'webhook-dispatcher', 'gateway', 'rabbitmq'];
@@ -115,18 +107,8 @@ function underFire(_label: string, routes: 1 | 2): void {
       ...routing,
       FAL_KEY: fal.apiKey,
       FAL_QUEUE_URL: fal.url,
-      ALLOW_PRIVATE_URLS: 'true',
       NODE_EXTRA_CA_CERTS: combinedCaFile([fal.caPem, ...(rep ? [rep.caPem!] : []), (await testTls()).cert]),
-      PROVIDER_HTTP_TIMEOUT_MS: '5000',
-      JOB_TIMEOUT_MS: String(JOB_TIMEOUT_MS),
-      SUBMIT_STUCK_AFTER_MS: String(SUBMIT_STUCK_AFTER_MS),
-      SUBMIT_TIMEOUT_MS: '10000',
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      WEBHOOK_RETRY_DELAYS_MS: '500,1000,2000',
-      WEBHOOK_TIMEOUT_MS: '2000',
-      WEBHOOK_MAX_IN_FLIGHT: String(WEBHOOK_MAX_IN_FLIGHT),
+      ...FAULT_RUN_ENV,
     });
     db = new Client({ connectionString: fleet.env.DATABASE_URL });
     await db.connect();
@@ -200,31 +182,14 @@ function underFire(_label: string, routes: 1 | 2): void {
       await load.stop();
       timeline.push(`${at()} load stopped`);
 
-      // Everything settles: every job terminal, every refund paid, every event relayed and delivered.
-      const { snap, violations } = await settle(db, {
-        settleWithinMs: JOB_TIMEOUT_MS + 90_000,
-        overdueGraceMs: OVERDUE_GRACE_MS,
-        submitStuckAfterMs: SUBMIT_STUCK_AFTER_MS,
-      });
-      timeline.push(`${at()} settled`);
-
-      const result = audit({
-        snap,
-        outcomes: load.outcomes,
-        received: receiver.received,
-        secrets,
-        apiBalances: await apiBalances(fleet, users),
-        maxRedeliveredCopies: WEBHOOK_MAX_IN_FLIGHT,
-      });
-      violations.push(...result.violations);
-
-      // Every stream catches up with its user's log, then must match it event for event.
-      const logs = await catchUpStreams(fleet, users, followers, violations);
+      // Everything settles (every job terminal, every refund paid, every event relayed and delivered),
+      // then every stream catches up with its user's log and must match it event for event.
+      const run = await auditRun(db, fleet, { users, secrets }, followers, load, receiver.received);
+      const { snap, violations, logs, jobsOf } = run;
+      timeline.push(`${((run.settledAt - t0) / 1000).toFixed(1)}s settled`);
       const streamLines: string[] = [];
       for (const [i, u] of users.entries()) {
         const f = followers[i];
-        const jobs = snap.jobs.filter((j) => String(j.user_id) === String(u.userId));
-        violations.push(...auditStream({ user: String(u.userId), received: f.received, log: logs[i], jobs }));
         if (f.serverDrops < 1) violations.push(`user ${u.userId}: the stream was never dropped by a crash`);
         // Its gateway missed what was published while it was away from the broker: it must have
         // ended the stream once subscribed again (the client resumes from the log), not gone on.
@@ -233,7 +198,7 @@ function underFire(_label: string, routes: 1 | 2): void {
         if (f.clientDrops < FAULTS.length)
           violations.push(`user ${u.userId}: the client resumed only ${f.clientDrops} times`);
         streamLines.push(
-          `  user ${u.userId}: ${f.received.length} events of ${logs[i].length} logged (${jobs.length} jobs); dropped by the server ${f.serverDrops}, by the client ${f.clientDrops}; failed opens ${f.failedOpens}`,
+          `  user ${u.userId}: ${f.received.length} events of ${logs[i].length} logged (${jobsOf[i].length} jobs); dropped by the server ${f.serverDrops}, by the client ${f.clientDrops}; failed opens ${f.failedOpens}`,
         );
       }
 
@@ -247,14 +212,12 @@ function underFire(_label: string, routes: 1 | 2): void {
             (p) =>
               `  ${p.padEnd(38)} submits ${tally(load.outcomes, p, 'submit')} | cancels ${tally(load.outcomes, p, 'cancel')}`,
           ),
-          `jobs: ${snap.jobs.length} (${['completed', 'failed', 'cancelled', 'rejected'].map((s) => `${s} ${snap.jobs.filter((j) => j.status === s).length}`).join(', ')}; ${snap.jobs.filter((j) => j.error === 'Generation timed out').length} of the failed timed out); webhook copies received: ${receiver.received.length}`,
+          `jobs: ${snap.jobs.length} (${jobEndings(snap)}; ${snap.jobs.filter((j) => j.error === 'Generation timed out').length} of the failed timed out); webhook copies received: ${receiver.received.length}`,
           'checked:',
-          ...result.checked.map((c) => `  ${c}`),
+          ...run.checked.map((c) => `  ${c}`),
           "  event streams: each resumed with Last-Event-ID after every drop; ids = the log's, in order, each once; each ended job's terminal event once",
           ...streamLines,
-          violations.length
-            ? `VIOLATIONS (${violations.length}):\n  ${violations.slice(0, 50).join('\n  ')}`
-            : 'no violations',
+          violationLines(violations),
         ].join('\n'),
       );
 

@@ -114,7 +114,11 @@ const image = {
 export const imageRequest = named(Joi.object(image), 'ImageGenerateRequest');
 
 /** The validated forms, as the jobs service receives them: every field present and the seed chosen. */
-const resolved = (schema: Joi.ObjectSchema, className: string, nullable: string[] = []): Joi.ObjectSchema => {
+export const resolvedParams = (
+  schema: Joi.ObjectSchema,
+  className: string,
+  nullable: string[] = [],
+): Joi.ObjectSchema => {
   const fields = Object.keys((schema.describe() as { keys?: Record<string, unknown> }).keys ?? {}).filter(
     (f) => !nullable.includes(f),
   );
@@ -126,5 +130,5 @@ const resolved = (schema: Joi.ObjectSchema, className: string, nullable: string[
   return named(forked, className);
 };
 
-export const videoParams = resolved(videoRequest, 'VideoParams', ['image_url']);
-export const imageParams = resolved(imageRequest, 'ImageParams');
+export const videoParams = resolvedParams(videoRequest, 'VideoParams', ['image_url']);
+export const imageParams = resolvedParams(imageRequest, 'ImageParams');

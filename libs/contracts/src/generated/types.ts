@@ -189,6 +189,10 @@ export interface ChargeRequest {
    * The API key the charge is made with: the key's spend limit and concurrent-jobs limit apply (402 / 429), and its counters move.
    */
   api_key_id?: number | null;
+  /**
+   * What usage groups the charge under: a catalog model id, or the kind of editor charge (editor-turn, editor-voice, editor-music, editor-sfx).
+   */
+  model?: string;
 }
 
 export interface Clip {
@@ -1171,17 +1175,60 @@ export interface LedgerEntry {
   delta: number;
   balance_after: number;
   description: string | null;
+  /**
+   * What usage counts the entry under: the model (or editor charge kind) of its charge; null for a grant.
+   */
+  model: string | null;
+  /**
+   * The API key its charge was made with; null for a grant or a charge made without a key.
+   */
+  api_key_id: number | null;
   created_at: string;
+}
+
+export interface LedgerQuery {
+  /**
+   * Entries per page, 1-100. In CSV: all the entries when not given.
+   */
+  limit: number;
+  /**
+   * An entry `id`: the entries older than it.
+   */
+  starting_after?: number;
+  /**
+   * Only those made at or after this instant (ISO 8601).
+   */
+  'created[gte]'?: string;
+  /**
+   * Only those made at or before this instant (ISO 8601).
+   */
+  'created[lte]'?: string;
+  /**
+   * `csv` answers CSV (RFC 4180, UTF-8, a header row), as `Accept: text/csv` does.
+   */
+  format?: 'json' | 'csv';
 }
 
 export interface LedgerReply {
   entries: LedgerEntry[];
+  /**
+   * More entries follow the last one of this page.
+   */
+  has_more: boolean;
 }
 
 export interface LedgerRequest {
   user_id: number;
   limit?: number;
   before_id?: number;
+  /**
+   * Only entries made at or after this instant.
+   */
+  created_gte?: string;
+  /**
+   * Only entries made at or before this instant.
+   */
+  created_lte?: string;
 }
 
 export interface ListDeliveriesReply {
@@ -1921,6 +1968,100 @@ export interface UpdateContextRequest {
    * The whole context (Markdown), up to 100000 characters; '' clears it.
    */
   context_md: string;
+}
+
+export interface UsageQuery {
+  /**
+   * Start of the range, inclusive; default the first day of this month (UTC) (ISO 8601: a date is midnight UTC).
+   */
+  from?: string;
+  /**
+   * End of the range, exclusive; default the first day of next month (UTC). At most 366 days after from (ISO 8601: a date is midnight UTC).
+   */
+  to?: string;
+  /**
+   * `day` (UTC), `model`, `key`; several comma-separated or repeated. Default `day`.
+   */
+  group_by?: string;
+  /**
+   * `csv` answers CSV (RFC 4180, UTF-8, a header row), as `Accept: text/csv` does.
+   */
+  format?: 'json' | 'csv';
+}
+
+export interface UsageReport {
+  /**
+   * The range start, inclusive.
+   */
+  from: string;
+  /**
+   * The range end, exclusive.
+   */
+  to: string;
+  group_by: ('day' | 'model' | 'key')[];
+  /**
+   * One per group with any charge or refund, ordered by day, then model, then key.
+   */
+  rows: UsageRow[];
+  /**
+   * The sums of the rows.
+   */
+  totals: {
+    /**
+     * Charges made in the range: jobs, editor turns and editor audio generations.
+     */
+    jobs: number;
+    /**
+     * Credits charged in the range.
+     */
+    credits_charged: number;
+    /**
+     * Credits refunded in the range, on the day the refund was made (whenever the charge was).
+     */
+    credits_refunded: number;
+    /**
+     * credits_charged - credits_refunded: what the range took from the balance (grants apart). Negative when refunds of earlier charges outweigh.
+     */
+    credits_net: number;
+  };
+}
+
+export interface UsageRequest {
+  user_id: number;
+  from: string;
+  to: string;
+  group_by: ('day' | 'model' | 'key')[];
+}
+
+export interface UsageRow {
+  /**
+   * YYYY-MM-DD (UTC), when grouped by day.
+   */
+  day?: string;
+  /**
+   * The catalog model id, or the kind of editor charge (editor-turn, editor-voice, editor-music, editor-sfx), when grouped by model.
+   */
+  model?: string;
+  /**
+   * The API key, when grouped by key; null for charges made without one (dashboard, editor).
+   */
+  api_key_id?: number | null;
+  /**
+   * Charges made in the range: jobs, editor turns and editor audio generations.
+   */
+  jobs: number;
+  /**
+   * Credits charged in the range.
+   */
+  credits_charged: number;
+  /**
+   * Credits refunded in the range, on the day the refund was made (whenever the charge was).
+   */
+  credits_refunded: number;
+  /**
+   * credits_charged - credits_refunded: what the range took from the balance (grants apart). Negative when refunds of earlier charges outweigh.
+   */
+  credits_net: number;
 }
 
 export interface Video {

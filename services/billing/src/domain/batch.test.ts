@@ -79,7 +79,27 @@ describe('planning a batch of charges and refunds', () => {
     expect(plan.outcomes[0]).toEqual({ ok: true, reply: { refunded: 0, credits_remaining: 50, duplicate: false } });
     expect(errorOf(plan.outcomes[1]).body.error).toBe('reference job:x is closed (already refunded)');
     expect(plan.entries).toEqual([
-      { user_id: 1, kind: 'refund', reference: 'job:x', amount: 0, balance_after: 50, description: 'test' },
+      {
+        user_id: 1,
+        kind: 'refund',
+        reference: 'job:x',
+        amount: 0,
+        balance_after: 50,
+        description: 'test',
+        model: null,
+        api_key_id: null,
+      },
+    ]);
+  });
+
+  it('writes the model and key a charge names on its ledger row, for usage to group by', () => {
+    const op: BatchOp = {
+      kind: 'charge',
+      req: { user_id: 1, reference: 'job:m', amount: 10, model: 'imagegen-2', api_key_id: 3 },
+    };
+    const plan = planBatch([op], new Map([[1, 50]]), []);
+    expect(plan.entries).toEqual([
+      expect.objectContaining({ kind: 'charge', amount: 10, balance_after: 40, model: 'imagegen-2', api_key_id: 3 }),
     ]);
   });
 

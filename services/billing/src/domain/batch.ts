@@ -42,6 +42,9 @@ export interface NewEntry {
   amount: number;
   balance_after: number;
   description: string | null;
+  /** What usage counts a charge under (null on refunds: they count for their charge). */
+  model: string | null;
+  api_key_id: number | null;
 }
 
 export interface BatchPlan {
@@ -97,10 +100,24 @@ export function planBatch(
     const charged = rows.find((r) => r.kind === 'charge');
     const refunded = rows.find((r) => r.kind === 'refund');
     const userId = op.req.user_id;
-    const write = (kind: 'charge' | 'refund', amount: number, after: number, description: string | null) => {
+    const write = (
+      kind: 'charge' | 'refund',
+      amount: number,
+      after: number,
+      description: string | null,
+      usage: { model: string | null; api_key_id: number | null } = { model: null, api_key_id: null },
+    ) => {
       balance.set(userId, after);
       changed.add(userId);
-      entries.push({ user_id: userId, kind, reference: op.req.reference, amount, balance_after: after, description });
+      entries.push({
+        user_id: userId,
+        kind,
+        reference: op.req.reference,
+        amount,
+        balance_after: after,
+        description,
+        ...usage,
+      });
       remember({ reference: op.req.reference, kind, user_id: userId, amount });
     };
 
@@ -119,7 +136,10 @@ export function planBatch(
       if (refusal) return fail(refusal);
       const current = balanceOf(userId);
       if (current < req.amount) return fail(AppError.insufficientCredits(req.amount, current));
-      write('charge', req.amount, current - req.amount, req.description ?? null);
+      write('charge', req.amount, current - req.amount, req.description ?? null, {
+        model: req.model ?? null,
+        api_key_id: req.api_key_id ?? null,
+      });
       if (req.api_key_id) keys.charged(req.reference, req.api_key_id, req.amount);
       return { ok: true, reply: { charged: req.amount, credits_remaining: current - req.amount, duplicate: false } };
     }

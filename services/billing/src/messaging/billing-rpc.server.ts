@@ -1,5 +1,5 @@
 import type { Bus } from '@mf/bus';
-import { billingKeyLimitsRpc, billingRpc } from '@mf/contracts';
+import { billingKeyLimitsRpc, billingReportsRpc, billingRpc } from '@mf/contracts';
 import type { Knex } from '@mf/db';
 import { account, ledgerEntries } from '../usecases/account.usecase';
 import { charge } from '../usecases/charge.usecase';
@@ -7,6 +7,7 @@ import { grant } from '../usecases/grant.usecase';
 import type { GroupCommitter } from '../usecases/group-commit';
 import { keyLimits, setKeyLimits } from '../usecases/key-limits.usecase';
 import { refund } from '../usecases/refund.usecase';
+import { usage } from '../usecases/usage.usecase';
 
 /** Binds billing's RPC methods to its use cases. */
 export function serveBillingRpc(
@@ -35,4 +36,9 @@ export function serveKeyLimitsRpc(bus: Bus, db: Knex, prefetch: number): Promise
     { set: (req) => setKeyLimits(db, req), get: (req) => keyLimits(db, req) },
     { prefetch },
   );
+}
+
+/** Binds the usage reports (a queue of their own: range reads never wait behind charges). */
+export function serveReportsRpc(bus: Bus, db: Knex, prefetch: number): Promise<void> {
+  return bus.serveRpc(billingReportsRpc, { usage: (req) => usage(db, req) }, { prefetch });
 }

@@ -103,8 +103,9 @@ export async function writeAndCommit(
      ), key_ended AS (
        UPDATE key_charges SET active = false WHERE reference = ANY ($12::text[])
      )
-     INSERT INTO ledger (user_id, kind, reference, amount, balance_after, description)
-     SELECT * FROM unnest($13::bigint[], $14::text[], $15::text[], $16::bigint[], $17::bigint[], $18::text[])
+     INSERT INTO ledger (user_id, kind, reference, amount, balance_after, description, model, api_key_id)
+     SELECT * FROM unnest($13::bigint[], $14::text[], $15::text[], $16::bigint[], $17::bigint[], $18::text[],
+                          $19::text[], $20::bigint[])
      ON CONFLICT (reference, kind) DO NOTHING`;
   const values = [
     users,
@@ -125,6 +126,8 @@ export async function writeAndCommit(
     entries.map((e) => e.amount),
     entries.map((e) => e.balance_after),
     entries.map((e) => e.description),
+    entries.map((e) => e.model),
+    entries.map((e) => e.api_key_id),
   ];
   await pipelined(conn, [{ name: 'billing_write_batch', text, values }, { text: 'COMMIT' }]);
 }

@@ -68,15 +68,61 @@ export async function usedInPeriod(db: Knex, userId: number, from: Date, to: Dat
   return Number(row?.used ?? 0);
 }
 
-export async function listEntries(db: Knex, userId: number, limit: number, beforeId?: number): Promise<LedgerEntry[]> {
-  const q = db('ledger')
-    .select('id', 'kind', 'reference', 'amount', 'balance_after', 'description', 'created_at')
-    .where({ user_id: userId })
-    .orderBy('id', 'desc')
-    .limit(limit);
-  if (beforeId) q.andWhere('id', '<', beforeId);
-  const rows = await rowsOf<Omit<LedgerEntry, 'created_at' | 'delta'> & { created_at: Date }>(q);
-  return rows.map((r) => ({ ...r, delta: signedDelta(r.kind, r.amount), created_at: r.created_at.toISOString() }));
+export interface EntryFilter {
+  limit: number;
+  beforeId?: number;
+  createdGte?: string;
+  createdLte?: string;
+}
+
+/** A page of the user's entries, newest first, and whether more follow it. */
+export async function listEntries(
+  db: Knex,
+  userId: number,
+  filter: EntryFilter,
+): Promise<{ entries: LedgerEntry[]; has_more: boolean }> {
+  const q = withUsage(db)
+    .select('e.id', 'e.kind', 'e.reference', 'e.amount', 'e.balance_after', 'e.description', 'e.created_at')
+    .where('e.user_id', userId)
+    .orderBy('e.id', 'desc')
+    .limit(filter.limit + 1);
+  if (filter.beforeId) q.andWhere('e.id', '<', filter.beforeId);
+  if (filter.createdGte) q.andWhere('e.created_at', '>=', filter.createdGte);
+  // Entries show their instant to the millisecond: one shown at the bound is at or before it.
+  if (filter.createdLte)
+    q.andWhere('e.created_at', '<', db.raw("?::timestamptz + interval '1 millisecond'", [filter.createdLte]));
+  type Row = Omit<LedgerEntry, 'created_at' | 'delta' | 'api_key_id'> & {
+    created_at: Date;
+    api_key_id: number | string | null;
+  };
+  const rows = await rowsOf<Row>(q);
+  const entries = rows.slice(0, filter.limit).map((r) => ({
+    ...r,
+    amount: Number(r.amount),
+    balance_after: Number(r.balance_after),
+    api_key_id: r.api_key_id === null ? null : Number(r.api_key_id),
+    delta: signedDelta(r.kind, Number(r.amount)),
+    created_at: r.created_at.toISOString(),
+  }));
+  return { entries, has_more: rows.length > filter.limit };
+}
+
+/**
+ * The ledger as `e`, each entry with the model and key usage counts it under: a charge's own, a
+ * refund's from its reference's charge; rows older than those columns fall back to the
+ * reference's prefix (`job`, `turn`, `media`). Grants have neither.
+ */
+export function withUsage(db: Knex): Knex.QueryBuilder {
+  return db('ledger as e')
+    .leftJoin('ledger as c', (on) =>
+      on.on('c.reference', 'e.reference').andOnVal('c.kind', 'charge').andOnVal('e.kind', 'refund'),
+    )
+    .select(
+      db.raw(
+        "CASE WHEN e.kind = 'grant' THEN NULL ELSE COALESCE(c.model, e.model, split_part(e.reference, ':', 1)) END AS model",
+      ),
+      db.raw('COALESCE(c.api_key_id, e.api_key_id) AS api_key_id'),
+    );
 }
 
 /** What an entry did to the balance: charges take credits away, refunds and grants add them. */

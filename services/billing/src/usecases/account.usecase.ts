@@ -24,5 +24,10 @@ export async function account(db: Knex, userId: number, now = new Date()): Promi
 }
 
 export async function ledgerEntries(db: Knex, req: LedgerRequest): Promise<LedgerReply> {
-  return { entries: await ledger.listEntries(db, req.user_id, req.limit ?? 50, req.before_id) };
+  return ledger.listEntries(db, req.user_id, {
+    limit: req.limit ?? 50,
+    beforeId: req.before_id,
+    createdGte: req.created_gte,
+    createdLte: req.created_lte,
+  });
 }

@@ -46,6 +46,7 @@ export async function generateAudio(state: TurnState, kind: AudioKind, args: Arg
         reference,
         amount: price,
         description: `Editor ${AUDIO_LABEL[kind]}`,
+        model: `editor-${kind}`,
       });
     } catch (err) {
       if (isAppError(err) && err.status === 402) throw new TurnAbort(err);

@@ -1,12 +1,7 @@
 import { IMAGE_PRICE, MODELS, type CreditSpec } from '@mf/catalog';
-import {
-  IMAGE_ASPECT_RATIOS,
-  PROMPT_MAX,
-  VIDEO_ASPECT_RATIOS,
-  VIDEO_DURATIONS,
-  VIDEO_RESOLUTIONS,
-} from '@mf/contracts';
+import { imageRequest, videoRequest } from '@mf/contracts';
 import type { EditorSettings } from '../usecases/context';
+import { contractArg } from './contract-args';
 import { AUDIO_PROMPT_MAX, generateAudio, MUSIC_SECONDS, SFX_SECONDS, VOICE_TEXT_MAX } from './audio-tools';
 import { generateImage, generateVideo } from './media-tools';
 import { VIDEO_PROMPT_LAYOUT } from './system-prompt';
@@ -15,6 +10,11 @@ import { fn, type Tool } from './tool-kit';
 const ONE_PER_TURN =
   'This is a media generation: at most one per turn (generate_image, generate_video, generate_voice, generate_music, generate_sfx together).';
 const LIBRARY_ONLY = 'The result goes into the media library only; place it on the timeline with add_clip.';
+
+/** A generation tool's argument: the submit body's field (its type, enum and limits), in the tool's words. */
+const image = (field: string, description: string) => contractArg(imageRequest.extract(field), description);
+const video = (field: string, description: string) => contractArg(videoRequest.extract(field), description);
+const PROJECT_FORMAT = (what: string) => `${what} Omit to use the project's format (4:5 projects get 3:4).`;
 
 const VIDEO_PER_SECOND = (MODELS.find((m) => m.id === 'vidgen-2.0')!.credits as CreditSpec).per_second_by_resolution;
 
@@ -26,17 +26,8 @@ export function mediaTools(settings: EditorSettings): Tool[] {
         'generate_image',
         `Generate one still image from a text prompt (imagegen-2, ${IMAGE_PRICE} credits, about 15 s). ${LIBRARY_ONLY} ${ONE_PER_TURN}`,
         {
-          prompt: {
-            type: 'string',
-            minLength: 1,
-            maxLength: PROMPT_MAX,
-            description: 'What the image shows: subject, setting, style, lighting, composition.',
-          },
-          aspect_ratio: {
-            type: 'string',
-            enum: [...IMAGE_ASPECT_RATIOS],
-            description: "Image aspect ratio. Omit to use the project's format (4:5 projects get 3:4).",
-          },
+          prompt: image('prompt', 'What the image shows: subject, setting, style, lighting, composition.'),
+          aspect_ratio: image('aspect_ratio', PROJECT_FORMAT('Image aspect ratio.')),
         },
         ['prompt'],
       ),
@@ -48,27 +39,10 @@ export function mediaTools(settings: EditorSettings): Tool[] {
         `Generate one video clip with native sound (vidgen-2.0; ${VIDEO_PER_SECOND['720p']} credits per second at 720p, ${VIDEO_PER_SECOND['480p']} at 480p; takes up to a few minutes). ` +
           `Text-to-video, or image-to-video when image_asset_id names an image of the library (the image becomes the first frame). ${LIBRARY_ONLY} ${ONE_PER_TURN}`,
         {
-          prompt: {
-            type: 'string',
-            minLength: 1,
-            maxLength: PROMPT_MAX,
-            description: `The shot description. Recommended layout: ${VIDEO_PROMPT_LAYOUT}`,
-          },
-          duration_seconds: {
-            type: 'integer',
-            enum: [...VIDEO_DURATIONS],
-            description: 'Length in seconds. Cost = seconds x price per second.',
-          },
-          aspect_ratio: {
-            type: 'string',
-            enum: [...VIDEO_ASPECT_RATIOS],
-            description: "Frame aspect ratio. Omit to use the project's format (4:5 projects get 3:4).",
-          },
-          resolution: {
-            type: 'string',
-            enum: [...VIDEO_RESOLUTIONS],
-            description: '720p (default) or the cheaper 480p.',
-          },
+          prompt: video('prompt', `The shot description. Recommended layout: ${VIDEO_PROMPT_LAYOUT}`),
+          duration_seconds: video('duration_seconds', 'Length in seconds. Cost = seconds x price per second.'),
+          aspect_ratio: video('aspect_ratio', PROJECT_FORMAT('Frame aspect ratio.')),
+          resolution: video('resolution', '720p (default) or the cheaper 480p.'),
           image_asset_id: {
             type: 'string',
             description: 'Optional: id of an image asset of the library to animate (image-to-video).',

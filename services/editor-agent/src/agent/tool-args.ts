@@ -58,13 +58,3 @@ export function number(args: Args, field: string, min: number, max: number, inte
   }
   return v;
 }
-
-export function optionalNumber(
-  args: Args,
-  field: string,
-  min: number,
-  max: number,
-  integer = false,
-): number | undefined {
-  return given(args[field]) ? number(args, field, min, max, integer) : undefined;
-}

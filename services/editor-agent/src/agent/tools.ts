@@ -1,4 +1,5 @@
-import { PROJECT_ASPECT_RATIOS, TRACKS, type Track } from '@mf/contracts';
+import { editorFields as F, PROJECT_ASPECT_RATIOS, type Track } from '@mf/contracts';
+import { contractArg, contractValue } from './contract-args';
 import { isAppError } from '@mf/errors';
 import { listClips } from '../repositories/clips.repository';
 import { addClip, moveClip, removeClip } from '../usecases/clips.usecase';
@@ -6,7 +7,7 @@ import type { EditorSettings } from '../usecases/context';
 import { appendContext, requireProject, setAspectRatio } from '../usecases/projects.usecase';
 import type { ToolCall, ToolDefinition } from './llm-client';
 import { mediaTools } from './media-tool-definitions';
-import { number, oneOf, optionalNumber, parseArgs, text, ToolError, type Args } from './tool-args';
+import { oneOf, parseArgs, text, ToolError, type Args } from './tool-args';
 import { fn, type Tool } from './tool-kit';
 import { recordEvent, TurnAbort, type TurnState } from './turn-state';
 
@@ -22,37 +23,23 @@ function tools(settings: EditorSettings): Tool[] {
         "Place a library asset on a track of this video's timeline. Tracks: video (images and videos, played one after another by idx), voice, sfx, music (audio, or the sound of a video asset). " +
           'Clips at or after idx move one place right. Free.',
         {
-          track: { type: 'string', enum: [...TRACKS], description: 'The track.' },
+          track: contractArg(F.track, 'The track.'),
           asset_id: { type: 'string', description: 'Id of a library asset (ast_...).' },
-          idx: {
-            type: 'integer',
-            minimum: 0,
-            description: 'Position on the track, 0 = first. Omit to append at the end.',
-          },
-          duration_sec: {
-            type: 'number',
-            minimum: 0.1,
-            maximum: 600,
-            description: "How long it plays, seconds. Omit for the asset's own length (3 s for a still image).",
-          },
-          start_sec: {
-            type: 'number',
-            minimum: 0,
-            maximum: 3600,
-            description:
-              'Audio tracks only: start time on the timeline in seconds. Omit to start with the video clip of the same idx.',
-          },
-          volume: {
-            type: 'number',
-            minimum: 0,
-            maximum: 2,
-            description: '0-2, 1 = unchanged. E.g. 0.3 for background music under a voice.',
-          },
+          idx: contractArg(F.idx, 'Position on the track, 0 = first. Omit to append at the end.'),
+          duration_sec: contractArg(
+            F.durationSec,
+            "How long it plays, seconds. Omit for the asset's own length (3 s for a still image).",
+          ),
+          start_sec: contractArg(
+            F.startSec,
+            'Audio tracks only: start time on the timeline in seconds. Omit to start with the video clip of the same idx.',
+          ),
+          volume: contractArg(F.volume, '0-2, 1 = unchanged. E.g. 0.3 for background music under a voice.'),
         },
         ['track', 'asset_id'],
       ),
       run: async (state, args) => {
-        const track = oneOf<Track>(args, 'track', TRACKS);
+        const track = contractValue<Track>(args, 'track', F.track.required())!;
         const assetId = text(args, 'asset_id', 100);
         const { clip } = await addClip(state.ctx, {
           user_id: state.userId,
@@ -60,10 +47,10 @@ function tools(settings: EditorSettings): Tool[] {
           video_id: state.videoId,
           track,
           asset_id: assetId,
-          idx: optionalNumber(args, 'idx', 0, 10_000, true),
-          duration_sec: optionalNumber(args, 'duration_sec', 0.1, 600) ?? null,
-          start_sec: optionalNumber(args, 'start_sec', 0, 3600) ?? null,
-          volume: optionalNumber(args, 'volume', 0, 2),
+          idx: contractValue<number>(args, 'idx', F.idx),
+          duration_sec: contractValue<number>(args, 'duration_sec', F.durationSec) ?? null,
+          start_sec: contractValue<number>(args, 'start_sec', F.startSec) ?? null,
+          volume: contractValue<number>(args, 'volume', F.volume),
         });
         state.clipIdsCreated.push(clip.id);
         return {
@@ -86,7 +73,7 @@ function tools(settings: EditorSettings): Tool[] {
         'Move a clip of this video to another position on its own track (0 = first); the other clips close up. Free.',
         {
           clip_id: { type: 'string', description: 'The clip (clp_...).' },
-          idx: { type: 'integer', minimum: 0, description: 'New position on the track.' },
+          idx: contractArg(F.idx, 'New position on the track.'),
         },
         ['clip_id', 'idx'],
       ),
@@ -96,7 +83,7 @@ function tools(settings: EditorSettings): Tool[] {
           user_id: state.userId,
           project_id: state.projectId,
           clip_id: clipId,
-          idx: number(args, 'idx', 0, 10_000, true),
+          idx: contractValue<number>(args, 'idx', F.idx.required())!,
         });
         return {
           summary: `clip ${clip.id} to idx ${clip.idx}`,

@@ -135,6 +135,7 @@ async function chargeTurn(ctx: EditorContext, userId: number, turnId: string): P
       reference,
       amount: ctx.settings.turnPrice,
       description: 'Editor agent turn',
+      model: 'editor-turn',
     });
   } catch (err) {
     // Unconfirmed (a timeout): the turn does not run, so its reference is closed; a 402 moved nothing.

@@ -1,20 +1,9 @@
 import { h, uid } from './dom.js';
 import type { ParamSpec } from './contracts.js';
+import type { FormParam } from './param-form.js';
 
 // Form fields built from a model's `params` (GET /models: type, required, default, enum, limits,
-// format), so the playground asks for exactly what the API takes, within the contract's limits.
-
-const LABELS: Record<string, string> = {
-  prompt: 'Prompt',
-  image_url: 'Reference image URL',
-  image_urls: 'Reference image URLs',
-  duration_seconds: 'Duration (seconds)',
-  aspect_ratio: 'Aspect ratio',
-  resolution: 'Resolution',
-  generate_audio: 'Generate audio',
-  num_images: 'Number of images',
-  seed: 'Seed',
-};
+// format; param-form.ts), so the playground asks for exactly what the API takes, within the contract's limits.
 
 function describe(spec: ParamSpec): string {
   const parts = [spec.description];
@@ -35,20 +24,19 @@ export interface ParamField {
   read: () => ParamValue | undefined;
 }
 
-export function paramField(name: string, spec: ParamSpec, onChange: () => void): ParamField {
-  const label = LABELS[name] || name;
+export function paramField({ name, label, control, spec }: FormParam, onChange: () => void): ParamField {
   const id = uid('param');
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   let read: () => ParamValue | undefined;
-  if (spec.enum) {
+  if (control === 'select') {
     const select = h(
       'select',
       { id, name },
-      spec.enum.map((v) => h('option', { value: String(v), selected: v === spec.default }, String(v))),
+      (spec.enum ?? []).map((v) => h('option', { value: String(v), selected: v === spec.default }, String(v))),
     );
     input = select;
     read = () => (spec.type === 'integer' ? Number(select.value) : select.value);
-  } else if (spec.type === 'boolean') {
+  } else if (control === 'checkbox') {
     const box = h('input', { type: 'checkbox', id, name, checked: spec.default === true });
     read = () => box.checked;
     const el = h(
@@ -59,7 +47,7 @@ export function paramField(name: string, spec: ParamSpec, onChange: () => void):
     );
     box.addEventListener('change', onChange);
     return { name, el, read };
-  } else if (spec.type === 'integer') {
+  } else if (control === 'number') {
     // The catalog gives every integer's limits (the seed's included).
     const min = spec.min ?? 0;
     const max = spec.max ?? Number.MAX_SAFE_INTEGER;
@@ -82,7 +70,7 @@ export function paramField(name: string, spec: ParamSpec, onChange: () => void):
         throw new Error(`${label} must be a whole number from ${min} to ${max}.`);
       return n;
     };
-  } else if (spec.type === 'string[]') {
+  } else if (control === 'lines') {
     const lines = h('textarea', { id, name, rows: '2', spellcheck: 'false', placeholder: 'https://…' });
     input = lines;
     read = () => {
@@ -92,7 +80,7 @@ export function paramField(name: string, spec: ParamSpec, onChange: () => void):
         .filter(Boolean);
       return urls.length ? urls : undefined;
     };
-  } else if (spec.format === 'https-url') {
+  } else if (control === 'url') {
     const url = h('input', { type: 'url', id, name, placeholder: 'https://…', autocomplete: 'off' });
     input = url;
     read = () => url.value.trim() || undefined;

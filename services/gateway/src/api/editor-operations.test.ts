@@ -61,6 +61,7 @@ function buildApp(bus: Bus, auth: AuthContext = { userId: 7, apiKeyId: 70, scope
     falEndpoints: {},
     instructTimeoutMs: INSTRUCT_TIMEOUT_MS,
     exportTimeoutMs: 60_000,
+    importTimeoutMs: 60_000,
   } as unknown as OperationDeps;
   app.use(operationsRouter(operationHandlers(deps)));
   finish(app, logger);

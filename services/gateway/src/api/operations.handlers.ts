@@ -25,9 +25,12 @@ import {
 } from '../core/usecases/webhook-endpoint.usecase';
 import { listEvents } from '../core/events/event-log.usecase';
 import { triggerEvent } from '../core/events/trigger-event.usecase';
+import { ledgerAskOf, ledgerCsvOf, ledgerPageOf } from '../core/reports/ledger.usecase';
+import { usageReportOf, writeUsageCsv } from '../core/reports/usage.usecase';
 import { forwardedIdempotency } from '../http/idempotency.middleware';
 import type { ApiDeps } from './api.router';
 import { eventStreams } from './sse/event-streams';
+import { sendCsv, wantsCsv } from './csv-reply';
 
 /** What a handler gets: the request, its caller, its path parameters and the options of its calls. */
 export interface OperationCall {
@@ -56,6 +59,7 @@ export type OperationDeps = Pick<
   | 'submitTimeoutMs'
   | 'instructTimeoutMs'
   | 'exportTimeoutMs'
+  | 'importTimeoutMs'
   | 'publicBaseUrl'
   | 'webhookTestTimeoutMs'
   | 'streams'
@@ -82,7 +86,7 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
   const streams = eventStreams(bus, deps.streams, deps.logger);
   return {
     // The catalog's bytes are made once, not serialised per request.
-    listModels: (c) => modelsJson(c.auth),
+    listModels: () => modelsJson,
     getAccount: (c) => getAccount(bus, c.auth, c.call.correlationId),
     generateVideo: submit('video'),
     generateImage: submit('image'),
@@ -101,14 +105,11 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
     renameVideo: (c) => editor.renameVideo(bus, c.auth, c.param('id'), c.param('videoId'), c.req.body, c.call),
     importAsset: (c) =>
       c.req.is('multipart/form-data')
-        ? mediaIn.uploadAsset(
-            bus,
-            c.auth,
-            c.param('id'),
-            () => stageUpload(c.req, deps.storage, deps.uploadMaxBytes),
-            c.call,
-          )
-        : mediaIn.importAsset(bus, c.auth, c.param('id'), c.req.body, c.call),
+        ? mediaIn.uploadAsset(bus, c.auth, c.param('id'), () => stageUpload(c.req, deps.storage, deps.uploadMaxBytes), {
+            ...c.call,
+            timeoutMs: deps.importTimeoutMs,
+          })
+        : mediaIn.importAsset(bus, c.auth, c.param('id'), c.req.body, { ...c.call, timeoutMs: deps.importTimeoutMs }),
     deleteAsset: (c) => editor.deleteAsset(bus, c.auth, c.param('id'), c.param('assetId'), c.call),
     addClip: (c) => editor.addClip(bus, c.auth, c.param('id'), c.req.body, c.call),
     moveClip: (c) => editor.moveClip(bus, c.auth, c.param('id'), c.param('clipId'), c.req.body, c.call),
@@ -142,6 +143,19 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
     },
     streamJobEvents: async (c) => {
       await streams.open(c.req, c.res, c.param('id'));
+      return ANSWERED;
+    },
+    getUsage: async (c) => {
+      const { report, format } = await usageReportOf(bus, c.auth, c.req.query, c.call);
+      if (!wantsCsv(c.req, format)) return report;
+      const range = `${report.from.slice(0, 10)}_${report.to.slice(0, 10)}`;
+      await sendCsv(c.res, `usage_${range}.csv`, (sink) => writeUsageCsv(report, sink));
+      return ANSWERED;
+    },
+    listLedger: async (c) => {
+      const ask = ledgerAskOf(c.auth, c.req.query);
+      if (!wantsCsv(c.req, ask.format)) return ledgerPageOf(bus, c.auth, ask, c.call);
+      await sendCsv(c.res, 'ledger.csv', await ledgerCsvOf(bus, c.auth, ask, c.call));
       return ANSWERED;
     },
   };

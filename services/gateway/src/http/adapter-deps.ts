@@ -17,6 +17,8 @@ export interface AdapterDeps {
   /** How long an editor instruct call may wait for the agent's turn. */
   instructTimeoutMs: number;
   exportTimeoutMs: number;
+  /** How long an asset import or upload may take (fetch, probe, store). */
+  importTimeoutMs: number;
   /** For the webhook test event's sample URLs and the MCP resource metadata. */
   publicBaseUrl: string;
   logger: Logger;

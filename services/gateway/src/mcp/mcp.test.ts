@@ -18,7 +18,7 @@ import { mcpRouter } from './router';
 const logger = createLogger('gateway-mcp-test', 'silent');
 const PRJ = 'prj_abc123';
 const ALL = ['models:read', 'video:write', 'image:write', 'jobs:read', 'video-editor:write', 'video-editor:read'];
-const TIMEOUTS = { submitTimeoutMs: 1111, instructTimeoutMs: 2222, exportTimeoutMs: 3333 };
+const TIMEOUTS = { submitTimeoutMs: 1111, instructTimeoutMs: 2222, exportTimeoutMs: 3333, importTimeoutMs: 4444 };
 
 const TOOL_NAMES = [
   'list_models',
@@ -362,7 +362,7 @@ describe('the MCP endpoint', () => {
         { project_id: PRJ, url: 'https://x.test/a.png' },
         'importAsset',
         { url: 'https://x.test/a.png' },
-        undefined,
+        TIMEOUTS.importTimeoutMs,
       ],
       [
         'video_editor_delete_asset',

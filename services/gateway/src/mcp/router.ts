@@ -72,6 +72,7 @@ export function mcpRouter(deps: McpDeps): Router {
         submitTimeoutMs: deps.submitTimeoutMs,
         instructTimeoutMs: deps.instructTimeoutMs,
         exportTimeoutMs: deps.exportTimeoutMs,
+        importTimeoutMs: deps.importTimeoutMs,
         events: deps.events,
       },
       { logger: deps.logger, progressIntervalMs: deps.progressIntervalMs },

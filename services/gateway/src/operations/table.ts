@@ -3,6 +3,7 @@ import { EDITOR_OPERATIONS } from './editor.operations';
 import { EVENT_OPERATIONS } from './event.operations';
 import { ESTIMATE_OPERATIONS, JOB_OPERATIONS } from './jobs.operations';
 import type { Operation } from './operation';
+import { USAGE_OPERATIONS } from './usage.operations';
 import { WEBHOOK_OPERATIONS } from './webhook.operations';
 
 /**
@@ -17,6 +18,7 @@ export const OPERATIONS = [
   ...WEBHOOK_OPERATIONS,
   ...ESTIMATE_OPERATIONS,
   ...EVENT_OPERATIONS,
+  ...USAGE_OPERATIONS,
 ] as const satisfies readonly Operation[];
 
 export type OperationId = (typeof OPERATIONS)[number]['id'];

@@ -12,6 +12,7 @@ import type {
   SubmitJobRequest,
   VideoParams,
 } from '@mf/contracts';
+import { fieldsOf, imageParams, videoParams } from '@mf/contracts';
 import type { Mode } from '../providers/provider';
 import type { AttemptRoute } from '../routing/routing';
 
@@ -118,29 +119,23 @@ export function resultOf(row: Pick<JobRow, 'type' | 'status' | 'result_keys'>, p
   return row.type === 'video' ? { video: urls[0] } : { images: urls };
 }
 
-const VIDEO_INPUT = [
-  'prompt',
-  'image_url',
-  'fast',
-  'duration_seconds',
-  'aspect_ratio',
-  'resolution',
-  'generate_audio',
-  'seed',
-] as const;
-const IMAGE_INPUT = ['prompt', 'image_urls', 'num_images', 'aspect_ratio', 'seed'] as const;
-
 /**
  * The accepted input of a job, as it ran (defaults applied, the seed used), in the order of the
- * submit's fields. Only the request's own fields: nothing internal is stored in params, but a
- * field added there later must not leak into the API by accident.
+ * submit's fields: the fields of its type's params schema and no others. Nothing internal is
+ * stored in params, but a field added there later must not leak into the API by accident.
  */
 export function inputOf(row: Pick<JobRow, 'type' | 'params'>): JobInput {
-  const fields: readonly string[] = row.type === 'video' ? VIDEO_INPUT : IMAGE_INPUT;
-  const params = (row.params ?? {}) as unknown as Record<string, unknown>;
+  return inputBySchema(row.type === 'video' ? videoParams : imageParams, row.params) as unknown as JobInput;
+}
+
+/** The stored params cut to a params schema's fields, in its order (absent ones left out). */
+export function inputBySchema(schema: Parameters<typeof fieldsOf>[0], stored: unknown): Record<string, unknown> {
+  const params = (stored ?? {}) as Record<string, unknown>;
   return Object.fromEntries(
-    fields.filter((f) => params[f] !== undefined).map((f) => [f, params[f]]),
-  ) as unknown as JobInput;
+    fieldsOf(schema)
+      .filter((f) => params[f] !== undefined)
+      .map((f) => [f, params[f]]),
+  );
 }
 
 /** The contract's Job object (model is the display name here) with its input, source and project. */

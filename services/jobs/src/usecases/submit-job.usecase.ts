@@ -61,6 +61,7 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
       reference: chargeReference(job.id),
       amount: job.cost,
       description: chargeDescription(job),
+      model: job.model_id,
       // The key's spend and concurrent-jobs limits apply in billing, with the debit (429 / 402).
       api_key_id: job.api_key_id,
     });

@@ -5,6 +5,7 @@ import { resultFileName } from '../job-input.js';
 import { jobPreview } from '../media.js';
 import { poller } from '../poll.js';
 import { paramField, readParams } from '../param-fields.js';
+import { formParams } from '../param-form.js';
 import { serverPrice } from '../playground-estimate.js';
 import { announce, badge, field, loading, pageHeading, showError, withBusy } from '../ui.js';
 import type { ParamField } from '../param-fields.js';
@@ -193,10 +194,7 @@ export async function playgroundPage(ctx: PageContext): Promise<void> {
   const buildForm = (): void => {
     model = models.find((m) => m.id === modelSelect.value) ?? firstModel;
     modelNote.textContent = model.description;
-    // `fast` selects the model: it is the model choice above, not a parameter here.
-    fields = Object.entries(model.params)
-      .filter(([name]) => name !== 'fast')
-      .map(([name, spec]) => paramField(name, spec, updateCost));
+    fields = formParams(model.params).map((param) => paramField(param, updateCost));
     replace(
       params,
       fields.map((f) => f.el),

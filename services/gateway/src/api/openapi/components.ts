@@ -44,6 +44,8 @@ import {
   webhookEndpointDeleted,
   webhookEndpointSaved,
   webhookSecretRotated,
+  usageReport,
+  ledgerReply,
   type JsonSchema,
 } from '@mf/contracts';
 import {
@@ -101,6 +103,8 @@ const NAMED = [
   webhookEndpointSaved,
   webhookEndpointDeleted,
   webhookSecretRotated,
+  usageReport,
+  ledgerReply,
 ];
 
 /** components.schemas: every named schema and every named part of them (and of the inline request bodies). */

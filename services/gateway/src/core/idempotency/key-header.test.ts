@@ -20,13 +20,14 @@ describe('idempotencyKeyOf', () => {
 });
 
 describe('leaseFor', () => {
-  const t = { submitTimeoutMs: 60_000, instructTimeoutMs: 900_000, exportTimeoutMs: 720_000 };
+  const t = { submitTimeoutMs: 60_000, instructTimeoutMs: 900_000, exportTimeoutMs: 720_000, importTimeoutMs: 120_000 };
 
   it("outlasts each slow route's own time limit", () => {
     expect(leaseFor('/video/vidgen-2/generate', t)).toBeGreaterThan(60_000);
     expect(leaseFor('/image/imagegen/generate', t)).toBe(leaseFor('/video/vidgen-2/generate', t));
     expect(leaseFor('/media-studio/projects/prj_1/instruct', t)).toBeGreaterThan(900_000);
     expect(leaseFor('/media-studio/projects/prj_1/export', t)).toBeGreaterThan(720_000);
+    expect(leaseFor('/media-studio/projects/prj_1/assets', t)).toBeGreaterThan(120_000);
   });
 
   it('gives every other POST a minute and a margin', () => {

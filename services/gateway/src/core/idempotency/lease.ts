@@ -1,8 +1,9 @@
-/** The gateway's own limits of its slow routes (config: SUBMIT_, INSTRUCT_, EXPORT_TIMEOUT_MS). */
+/** The gateway's own limits of its slow routes (config: SUBMIT_, INSTRUCT_, EXPORT_, ASSET_IMPORT_TIMEOUT_MS). */
 export interface RouteTimeouts {
   submitTimeoutMs: number;
   instructTimeoutMs: number;
   exportTimeoutMs: number;
+  importTimeoutMs: number;
 }
 
 /** Every other POST is one RPC call (RPC_TIMEOUT_MS, 5 s by default): 60 s is ample. */
@@ -19,5 +20,6 @@ export function leaseFor(path: string, t: RouteTimeouts): number {
   if (/\/generate$/.test(path)) return t.submitTimeoutMs + LEASE_MARGIN_MS;
   if (/\/instruct$/.test(path)) return t.instructTimeoutMs + LEASE_MARGIN_MS;
   if (/\/export$/.test(path)) return t.exportTimeoutMs + LEASE_MARGIN_MS;
+  if (/\/assets$/.test(path)) return t.importTimeoutMs + LEASE_MARGIN_MS;
   return DEFAULT_ROUTE_MS + LEASE_MARGIN_MS;
 }

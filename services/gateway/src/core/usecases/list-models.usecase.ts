@@ -28,12 +28,9 @@ export function listModelsFor(auth: AuthContext, falEndpoints: FalEndpoints): { 
 
 /**
  * GET /models as JSON text, serialised once: the body depends on the catalog and configuration
- * only, so no request pays for building and stringifying it. The caller still needs models:read.
+ * only, so no request pays for building and stringifying it. Its scope (models:read) is the
+ * operation table's, checked by the router before the handler runs.
  */
-export function modelsJsonFor(falEndpoints: FalEndpoints): (auth: AuthContext) => Buffer {
-  const json = Buffer.from(JSON.stringify(listModels(falEndpoints)));
-  return (auth) => {
-    assertScope(auth, scopeOf('listModels'));
-    return json;
-  };
+export function modelsJsonFor(falEndpoints: FalEndpoints): Buffer {
+  return Buffer.from(JSON.stringify(listModels(falEndpoints)));
 }

@@ -34,7 +34,8 @@ export const EDITOR_LIBRARY_TOOLS: readonly ToolSpec[] = [
     ]),
     output: assetReply,
     annotations: { ...EDIT, openWorldHint: true },
-    run: async ({ project_id, ...body }, ctx) => mediaIn.importAsset(ctx.bus, ctx.auth, project_id, body, opts(ctx)),
+    run: async ({ project_id, ...body }, ctx) =>
+      mediaIn.importAsset(ctx.bus, ctx.auth, project_id, body, opts(ctx, ctx.importTimeoutMs)),
   },
   {
     name: 'video_editor_delete_asset',

@@ -24,6 +24,7 @@ import { getJob, JOB_ID, listJobs } from '../../core/usecases/jobs.usecase';
 import { scopeOf } from '../../operations/table';
 import { listModelsWithPrices } from '../../core/usecases/price-table.usecase';
 import { toolArgs } from '../schemas';
+import { fieldList, generationArgs, type GenerationArgsWording } from './generation-args';
 import { list, opts, READ_ONLY, scopeLine, type ToolSpec } from './tool';
 
 /**
@@ -52,9 +53,43 @@ const costs = {
   image: imageCost(1),
 };
 const POLLING = 'Then call job_status with the job_id every 2-5 seconds while status is processing.';
+/** What the description's parameter lists say of some fields (the others are named only). */
+const IMAGE_NOTES: Record<string, string> = {
+  image_urls: `1-${IMAGE_URLS_MAX} https reference images: the request becomes an edit of them`,
+  num_images: `1-${NUM_IMAGES_MAX}, default 1`,
+  aspect_ratio: `${list(IMAGE_ASPECT_RATIOS)}; default 1:1`,
+};
+const VIDEO_NOTES: Record<string, string> = {
+  image_url: 'https: animates that image, image-to-video',
+  fast: 'true: the faster text-to-video model vidgen-2.0-fast, not with image_url',
+  duration_seconds: `${list(VIDEO_DURATIONS)}; default 5`,
+  aspect_ratio: `${list(VIDEO_ASPECT_RATIOS)}; default 16:9`,
+  resolution: `${list(VIDEO_RESOLUTIONS)}; default 720p`,
+  generate_audio: 'native sound effects and ambience; default true',
+};
+
+/** generate_media's own wording of some arguments; every other field keeps the contract's description. */
+const GENERATE_MEDIA_WORDING: GenerationArgsWording = {
+  args: {
+    image_urls: `up to ${IMAGE_URLS_MAX} https URLs of reference images; when non-empty the request edits them. Default [].`,
+    num_images: `how many images, 1-${NUM_IMAGES_MAX}.`,
+    image_url: 'https URL of a start image (image-to-video). Not with fast.',
+    fast: 'the faster, cheaper text-to-video model (no image_url).',
+    duration_seconds: 'length in seconds.',
+    resolution: 'output resolution.',
+    generate_audio: 'native sound effects and ambient audio.',
+    seed: 'For reproducible output; random when omitted (the job keeps the one used).',
+  },
+  merged: {
+    aspect_ratio: Joi.string()
+      .valid(...new Set<string>([...VIDEO_ASPECT_RATIOS, ...IMAGE_ASPECT_RATIOS]))
+      .description(
+        `Frame shape. Image: ${list(IMAGE_ASPECT_RATIOS)} (default 1:1). Video: ${list(VIDEO_ASPECT_RATIOS)} (default 16:9).`,
+      ),
+  },
+};
+
 const listOnly = (field: string, what: string) => listJobsQuery.extract(field).description(`List only: ${what}`);
-const video = (field: string, what: string) => videoRequest.extract(field).description(`Video only: ${what}`);
-const image = (field: string, what: string) => imageRequest.extract(field).description(`Image only: ${what}`);
 
 /** job_status answers one job (with job_id) or a page of jobs (without): one object schema, every field optional. */
 const jobStatusResult = allOptional(jobView)
@@ -116,8 +151,8 @@ export const GENERATION_TOOLS: readonly ToolSpec[] = [
     description: [
       'Start generating an image or a video from a prompt. Returns at once with a job_id (status processing) and the credits charged; the media is made in the background.',
       `${POLLING} When completed, job_status gives the https URL(s) of the result.`,
-      `type "image" (model imagegen-2; needs scope ${generationScope('image')}): prompt; optional image_urls (1-${IMAGE_URLS_MAX} https reference images: the request becomes an edit of them), num_images (1-${NUM_IMAGES_MAX}, default 1), aspect_ratio (${list(IMAGE_ASPECT_RATIOS)}; default 1:1), seed. Costs ${costs.image} credits per image.`,
-      `type "video" (model vidgen-2.0, or vidgen-2.0-fast with fast; needs scope ${generationScope('video')}): prompt; optional image_url (https: animates that image, image-to-video), fast (true: the faster text-to-video model vidgen-2.0-fast, not with image_url), duration_seconds (${list(VIDEO_DURATIONS)}; default 5), aspect_ratio (${list(VIDEO_ASPECT_RATIOS)}; default 16:9), resolution (${list(VIDEO_RESOLUTIONS)}; default 720p), generate_audio (native sound effects and ambience; default true), seed.`,
+      `type "image" (model imagegen-2; needs scope ${generationScope('image')}): ${fieldList(imageRequest, IMAGE_NOTES)}. Costs ${costs.image} credits per image.`,
+      `type "video" (model vidgen-2.0, or vidgen-2.0-fast with fast; needs scope ${generationScope('video')}): ${fieldList(videoRequest, VIDEO_NOTES)}.`,
       `Video costs per second: ${costs.video720} credits at 720p, ${costs.video480} at 480p, ${costs.fast} with fast (e.g. 5 s at 720p = ${costs.example}).`,
       'Arguments of the other type are refused by name. Credits are charged at submission (not enough: an error with credits_required and credits_remaining) and refunded if the job fails or is cancelled. Not idempotent: each call starts (and charges) a new job.',
       "Video prompts work best as a line 'Total: <duration>s / <shot count> shot(s) / <aspect ratio>', then one line per shot (camera position, one camera move, subject action, a lens or lighting note), then an 'Audio:' line (sound effects, ambience, music intent or NO MUSIC).",
@@ -125,25 +160,7 @@ export const GENERATION_TOOLS: readonly ToolSpec[] = [
     input: toolArgs(
       {
         type: Joi.string().valid('image', 'video').description('What to generate.'),
-        prompt: videoRequest.extract('prompt'),
-        image_urls: image(
-          'image_urls',
-          `up to ${IMAGE_URLS_MAX} https URLs of reference images; when non-empty the request edits them. Default [].`,
-        ),
-        num_images: image('num_images', `how many images, 1-${NUM_IMAGES_MAX}.`),
-        image_url: video('image_url', 'https URL of a start image (image-to-video). Not with fast.'),
-        fast: video('fast', 'the faster, cheaper text-to-video model (no image_url).'),
-        duration_seconds: video('duration_seconds', 'length in seconds.'),
-        resolution: video('resolution', 'output resolution.'),
-        generate_audio: video('generate_audio', 'native sound effects and ambient audio.'),
-        aspect_ratio: Joi.string()
-          .valid(...new Set<string>([...VIDEO_ASPECT_RATIOS, ...IMAGE_ASPECT_RATIOS]))
-          .description(
-            `Frame shape. Image: ${list(IMAGE_ASPECT_RATIOS)} (default 1:1). Video: ${list(VIDEO_ASPECT_RATIOS)} (default 16:9).`,
-          ),
-        seed: videoRequest
-          .extract('seed')
-          .description('For reproducible output; random when omitted (the job keeps the one used).'),
+        ...generationArgs({ video: videoRequest, image: imageRequest }, GENERATE_MEDIA_WORDING),
       },
       ['type', 'prompt'],
     ),

@@ -15,6 +15,7 @@ export interface ToolContext {
   submitTimeoutMs: number;
   instructTimeoutMs: number;
   exportTimeoutMs: number;
+  importTimeoutMs: number;
   /** This replica's live job events: long tools report their generation's real progress from them. */
   events?: EventHub;
 }
