@@ -3,6 +3,7 @@
  * jobs, export-renderer and webhook-dispatcher in the prod overlay, the gateway's CPU HPA kept, and
  * exactly one owner of every Deployment's replica count.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { QUEUES } from '../../libs/contracts/src/names';
 import { k8sErrors, type K8sObject } from './support/k8s';
@@ -50,6 +51,26 @@ describeRendered('KEDA component in the prod overlay', () => {
       expect(so.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
       expect(so.spec.maxReplicaCount).toBeGreaterThan(so.spec.minReplicaCount);
     }
+  });
+
+  it('scales webhook-dispatcher on its lane backlog too: a Prometheus trigger on the largest webhook_attempts_pending', () => {
+    const [dispatcher] = of(prod, 'ScaledObject').filter((s) => s.spec.scaleTargetRef.name === 'webhook-dispatcher');
+    const prometheus = dispatcher.spec.triggers.filter((t: AnyObj) => t.type === 'prometheus');
+    expect(prometheus).toHaveLength(1);
+    const { serverAddress, query, threshold } = prometheus[0].metadata;
+    expect(new URL(serverAddress).protocol).toBe('http:');
+    // Every replica reports the same count (the lanes are shared): max, not sum.
+    expect(query).toBe('max(webhook_attempts_pending{namespace="mediaforge"})');
+    expect(Number(threshold)).toBeGreaterThan(0);
+    // The metric is the one the dispatcher exports.
+    const metrics = fs.readFileSync(
+      path.join(__dirname, '../../services/webhook-dispatcher/src/lanes/lane-metrics.ts'),
+      'utf8',
+    );
+    expect(metrics).toContain("name: 'webhook_attempts_pending'");
+    // Only the dispatcher's backlog lives outside its queue.
+    for (const so of of(prod, 'ScaledObject').filter((s) => s !== dispatcher))
+      expect(so.spec.triggers.map((t: AnyObj) => t.type)).not.toContain('prometheus');
   });
 
   it('reads the broker URL from a Secret the overlay never contains', () => {

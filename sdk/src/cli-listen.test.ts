@@ -1,5 +1,6 @@
+import { Webhook } from 'standardwebhooks';
 import type { MediaforgeClient } from './client';
-import { forwardedBody, forwardedHeaders } from './cli-listen';
+import { forwardedBody, forwardedHeaders, sessionSecret } from './cli-listen';
 import type { EventsPage, JobEvent } from './types';
 import { verifyWebhook } from './webhooks';
 
@@ -47,13 +48,13 @@ describe('what listen forwards', () => {
       type: 'job.completed',
       data: job,
     });
-    expect(body).toBe(deliveryBody);
+    expect(body).toEqual({ body: deliveryBody, test: false });
     expect(asked).toEqual([{ after: 'evt_0000000000000041', limit: 1 }]);
   });
 
   it('sends a listen-only event with the Job object as the stream shows it', async () => {
     const e: JobEvent = { id: 'evt_0000000000000040', type: 'job.processing', data: { ...job, status: 'processing' } };
-    expect(JSON.parse(await forwardedBody(clientWithLog([]), e))).toMatchObject({
+    expect(JSON.parse((await forwardedBody(clientWithLog([]), e)).body)).toMatchObject({
       job_id: 'job_a',
       status: 'processing',
     });
@@ -70,5 +71,23 @@ describe('what listen forwards', () => {
     });
     const verified = verifyWebhook({ payload: deliveryBody, headers, secret: 'whsec_test', now: 1_700_000_000_000 });
     expect(verified).toMatchObject({ type: 'job.completed', id: 'evt_0000000000000042', attempt: 1 });
+  });
+
+  it('signs with Standard Webhooks headers under --signature-scheme standard, verified by the standardwebhooks package', () => {
+    const e: JobEvent = { id: 'evt_0000000000000042', type: 'job.completed', data: job };
+    const secret = sessionSecret('standard');
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = forwardedHeaders(e, deliveryBody, secret, timestamp, 'standard');
+    expect(headers).toMatchObject({
+      'User-Agent': 'Mediaforge-Webhooks/1.0',
+      'X-Service-Event': 'job.completed',
+      'X-Service-Event-Id': 'evt_0000000000000042',
+      'X-Service-Delivery-Attempt': '1',
+      'webhook-id': 'evt_0000000000000042',
+      'webhook-timestamp': String(timestamp),
+    });
+    expect(headers).not.toHaveProperty('X-Service-Signature');
+    expect(new Webhook(secret).verify(deliveryBody, headers)).toEqual(JSON.parse(deliveryBody));
+    expect(() => new Webhook(sessionSecret('standard')).verify(deliveryBody, headers)).toThrow();
   });
 });

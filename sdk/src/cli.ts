@@ -13,7 +13,13 @@ import { ledgerCommand, printReport, USAGE_USAGE, usageCommand } from './cli-usa
 import { WEBHOOK_USAGE, webhookCommand } from './cli-webhook';
 import { estimateOfImage, estimateOfVideo } from './estimate';
 import { ApiError, JobFailedError } from './errors';
-import { DELIVERED_EVENT_TYPES, listen, LISTEN_ONLY_EVENT_TYPES } from './cli-listen';
+import {
+  DELIVERED_EVENT_TYPES,
+  listen,
+  LISTEN_ONLY_EVENT_TYPES,
+  LISTEN_SIGNATURE_SCHEMES,
+  type ListenSignatureScheme,
+} from './cli-listen';
 import type { Job, JobEventType, ListJobsParams, SubmitResponse } from './types';
 
 const USAGE = `Usage: mediaforge <command> [options]
@@ -33,10 +39,11 @@ Commands:
 ${USAGE_USAGE}
 ${TRIGGER_USAGE}
 ${WEBHOOK_USAGE}
-  listen --forward-to URL [--events job.completed,...]
+  listen --forward-to URL [--events job.completed,...] [--signature-scheme stripe|standard]
                   POST each job event to URL exactly as a webhook delivery of it (prints the
                   secret it signs with); job.completed, job.failed, job.cancelled unless --events
-                  names others (job.processing and job.progress are sent to listen only)
+                  names others (job.processing and job.progress are sent to listen only);
+                  --signature-scheme standard signs with Standard Webhooks headers
 
 Environment: MEDIAFORGE_API_KEY (required), MEDIAFORGE_BASE_URL (default http://localhost:8080).
 Output is JSON on stdout; progress and errors go to stderr. --out implies --wait.`;
@@ -231,7 +238,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         print(await client.listModels());
         return 0;
       case 'listen': {
-        checkFlags(p, ['forward-to', 'events']);
+        checkFlags(p, ['forward-to', 'events', 'signature-scheme']);
         const forwardTo = str(p, 'forward-to');
         if (!forwardTo) throw new UsageError('--forward-to is required');
         const events = str(p, 'events')?.split(',');
@@ -239,9 +246,17 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         const unknown = events?.find((t) => !known.includes(t));
         if (unknown !== undefined)
           throw new UsageError(`--events: unknown event type ${unknown} (one of ${known.join(', ')})`);
+        const scheme = str(p, 'signature-scheme') ?? 'stripe';
+        if (!(LISTEN_SIGNATURE_SCHEMES as readonly string[]).includes(scheme))
+          throw new UsageError(`--signature-scheme must be one of ${LISTEN_SIGNATURE_SCHEMES.join(', ')}`);
         const stop = new AbortController();
         process.once('SIGINT', () => stop.abort());
-        await listen(client, { forwardTo, events: events as JobEventType[] | undefined, signal: stop.signal });
+        await listen(client, {
+          forwardTo,
+          events: events as JobEventType[] | undefined,
+          scheme: scheme as ListenSignatureScheme,
+          signal: stop.signal,
+        });
         return 0;
       }
       case 'account':

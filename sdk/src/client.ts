@@ -96,8 +96,10 @@ export class MediaforgeClient {
     this.http = new HttpTransport(settings);
     const transport = streamTransport(settings.baseUrl, settings.apiKey, settings.userAgent, settings.fetchImpl);
     this.jobs = jobsStreams(transport);
-    this.events = eventsApi(transport, (query, signal) =>
-      this.request({ ...route('listEvents'), query, opts: { signal } }),
+    this.events = eventsApi(
+      transport,
+      (query, signal) => this.request({ ...route('listEvents'), query, opts: { signal } }),
+      (type, signal) => this.request({ ...route('triggerEvent'), body: { type }, opts: { signal } }),
     );
   }
 

@@ -1,7 +1,7 @@
 import { followStream, type StreamOptions, type StreamTransport } from './event-stream';
 import { JobFailedError, WaitTimeoutError } from './errors';
 import { route } from './generated/operations';
-import type { EventsPage, Job, JobEvent, StreamedEvent } from './types';
+import type { EventsPage, Job, JobEvent, StreamedEvent, TriggerEventResponse, TriggerEventType } from './types';
 import { sleep } from './transport';
 
 /** `client.jobs`: a job's events as they happen. */
@@ -22,6 +22,11 @@ export interface EventsApi {
   stream(options?: StreamOptions): AsyncGenerator<StreamedEvent>;
   /** A page of the event log, oldest first after `after` (next_cursor null at the end). */
   list(params?: { after?: string; limit?: number }, opts?: { signal?: AbortSignal }): Promise<EventsPage>;
+  /**
+   * Records a sample of the event in the log, marked `test` (`mediaforge trigger`): the streams
+   * (a running `listen`) and the key's webhook endpoint then get it as any event.
+   */
+  trigger(type: TriggerEventType, opts?: { signal?: AbortSignal }): Promise<TriggerEventResponse>;
 }
 
 export function streamTransport(
@@ -47,8 +52,10 @@ export function jobsStreams(t: StreamTransport): JobsStreams {
 export function eventsApi(
   t: StreamTransport,
   list: (query: Record<string, string | undefined>, signal?: AbortSignal) => Promise<EventsPage>,
+  trigger: (type: TriggerEventType, signal?: AbortSignal) => Promise<TriggerEventResponse>,
 ): EventsApi {
   return {
+    trigger: (type, opts = {}) => trigger(type, opts.signal),
     stream: (options = {}) => followStream(t, route('streamEvents').path, { ...options, endsAfterTerminal: false }),
     list: (params = {}, opts = {}) =>
       list({ after: params.after, limit: params.limit === undefined ? undefined : String(params.limit) }, opts.signal),

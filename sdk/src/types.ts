@@ -137,3 +137,7 @@ export function isJobEvent(e: StreamedEvent): e is JobEvent {
 }
 export type LogEvent = Schemas['LogEvent'];
 export type EventsPage = Schemas['EventsPage'];
+/** POST /api/v1/events/trigger: the test event as recorded in the log. */
+export type TriggerEventResponse = Schemas['TriggerEventReply'];
+/** The events `trigger` can record a sample of. */
+export type TriggerEventType = Body<'/api/v1/events/trigger', 'post'>['type'];

@@ -74,6 +74,22 @@ export function signWebhook(
 }
 
 /**
+ * Builds a Standard Webhooks `webhook-signature` value, `v1,<base64 HMAC-SHA256>` of
+ * "<id>.<timestamp>.<body>" keyed with the bytes the base64 after `whsec_` encodes (for tests and
+ * local tooling; receivers of that scheme verify with the `standardwebhooks` package).
+ */
+export function signStandardWebhook(
+  secret: string,
+  id: string,
+  payload: string | Buffer,
+  timestamp = Math.floor(Date.now() / 1000),
+): string {
+  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+  const content = Buffer.concat([Buffer.from(`${id}.${timestamp}.`, 'utf8'), Buffer.from(payload)]);
+  return `v1,${createHmac('sha256', key).update(content).digest('base64')}`;
+}
+
+/**
  * Verifies a webhook delivery (docs/webhooks.md, "Verifying a delivery") and returns the event.
  * Throws WebhookVerificationError for a missing or malformed signature header, a timestamp more
  * than toleranceSec away from now (either way), a signature that does not match (compared in

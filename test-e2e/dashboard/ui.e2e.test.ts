@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
+import Stripe from 'stripe';
 import { REPO_ROOT } from '@mf/fleet';
 import { launchBrowser, newWatchedContext, type WatchedContext } from '../support/browser';
 import { api } from '../support/fleet';
@@ -31,6 +32,16 @@ const SHOTS = path.join(REPO_ROOT, 'test-artifacts', 'dashboard');
 const PASSWORD = 'correct horse battery';
 const ffmpeg = (...args: string[]) => execFileSync('ffmpeg', ['-v', 'error', '-y', ...args]);
 const run = promisify(execFile);
+const stripe = new Stripe('sk_test_unused');
+/** Whether Stripe's own library accepts a delivery under `secret`. */
+function stripeAccepts(hook: { rawBody: string; headers: Record<string, unknown> }, secret: string): boolean {
+  try {
+    stripe.webhooks.constructEvent(hook.rawBody, String(hook.headers['x-service-signature']), secret);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The dashboard driven in a real browser (Debian's Chromium) against the whole fleet: the issue's
@@ -497,6 +508,67 @@ describe('dashboard in the browser', () => {
     await page.getByRole('button', { name: 'Resend failed events since then' }).click();
     await waitForStatus(page, 'No failed events since then.');
     expect(receiver.received.length).toBe(before + 1);
+  });
+
+  it('rolls the signing secret with the overlap chosen: a delivery then verifies with the old and the new secret', async () => {
+    await go(page, `#/keys/${keyId}`);
+    // The first attempt (the earlier resend is a row of its own, above it): any row resends the same event.
+    const completedRow = page
+      .locator('tbody tr[data-event="job.completed"][data-test="false"]', { hasText: videoJobId })
+      .last();
+    await completedRow.waitFor();
+    type StatusWindow = { __statusLog?: string[] };
+    /** Runs the action and waits for the status region to say `text` after it (earlier messages do not count). */
+    const saysAfter = async (action: () => Promise<void>, text: string) => {
+      const seen = await page.evaluate(() => ((globalThis as unknown as StatusWindow).__statusLog ?? []).length);
+      await action();
+      await page.waitForFunction(
+        ([from, expected]) =>
+          ((globalThis as unknown as StatusWindow).__statusLog ?? []).slice(from).some((m) => m.includes(expected)),
+        [seen, text] as const,
+        { timeout: 30_000 },
+      );
+    };
+    /** Rolls with the given overlap through the dialog and returns the new secret the page shows once. */
+    const roll = async (overlap: string, note: RegExp) => {
+      await page.getByLabel('Keep the old secret signing for').selectOption(overlap);
+      await saysAfter(async () => {
+        await page.getByRole('button', { name: 'Roll secret' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Roll the signing secret?' });
+        await dialog.getByRole('button', { name: 'Roll secret' }).click();
+      }, 'Signing secret rolled. Copy the new secret now: it is shown only once.');
+      const box = page.getByRole('region', { name: 'New signing secret' });
+      expect(await box.textContent()).toMatch(note);
+      return page.getByTestId('webhook-secret').inputValue();
+    };
+    /** Resends the job's event from the log and returns the delivery the receiver got. */
+    const resend = async () => {
+      const before = receiver.received.length;
+      await saysAfter(
+        () => completedRow.getByRole('button', { name: 'Resend' }).click(),
+        'Event sent again: your server answered HTTP 200.',
+      );
+      expect(receiver.received.length).toBe(before + 1);
+      return receiver.received[before];
+    };
+
+    const old = webhookSecret;
+    const rolled = await roll('1', /The old secret keeps signing until/);
+    expect(rolled).toMatch(/^whsec_/);
+    expect(rolled).not.toBe(old);
+    const during = await resend();
+    expect(String(during.headers['x-service-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(stripeAccepts(during, rolled)).toBe(true);
+    expect(stripeAccepts(during, old)).toBe(true);
+
+    // "Stops now": the next delivery carries the newest secret's signature only.
+    const latest = await roll('0', /The old secret no longer signs/);
+    const after = await resend();
+    expect(stripeAccepts(after, latest)).toBe(true);
+    expect(stripeAccepts(after, rolled)).toBe(false);
+    expect(stripeAccepts(after, old)).toBe(false);
+    webhookSecret = latest;
+    await shot(page, 'key-rolled');
   });
 
   it("sets the key's spend limit and concurrent-jobs limit, showing what the key spent this month against them", async () => {

@@ -1,11 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { REPO_ROOT } from '@mf/fleet';
 import { api, userWithKey, type TestUser } from '../support/fleet';
 import { pooledFleet, type PooledFleet } from '../support/pool';
 import { eventually, waitForJob } from '../support/jobs';
 import { startReceiver, verifySignature, type ReceivedWebhook } from '../support/webhook-receiver';
+
+const run = promisify(execFile);
 
 /** `mediaforge listen --forward-to <url>` against the started fleet (docs/sdk.md, docs/events.md). */
 describe('mediaforge listen', () => {
@@ -21,7 +24,7 @@ describe('mediaforge listen', () => {
     if (child && child.exitCode === null) child.kill('SIGTERM');
   });
 
-  it('forwards each event exactly as its webhook delivery is sent, signed with the printed session secret', async () => {
+  it('forwards each event exactly as its webhook delivery is sent, signed with the printed session secret; a triggered test event reaches it and the endpoint alike', async () => {
     const listener = await startReceiver(() => 204);
     const endpoint = await startReceiver(() => 200);
     try {
@@ -29,27 +32,17 @@ describe('mediaforge listen', () => {
       const hook = await api(fleet, 'PUT', '/api/v1/webhook', { key: user.key, body: { url: endpoint.url } });
       expect(hook.status).toBe(201);
       const endpointSecret = String(hook.body.secret);
+      const cli = ['--import', pathToFileURL(require.resolve('tsx')).href, path.join(REPO_ROOT, 'sdk/src/cli.ts')];
+      const cliEnv = {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        MEDIAFORGE_API_KEY: user.key,
+        MEDIAFORGE_BASE_URL: fleet.baseUrl,
+      };
       child = spawn(
         process.execPath,
-        [
-          '--import',
-          pathToFileURL(require.resolve('tsx')).href,
-          path.join(REPO_ROOT, 'sdk/src/cli.ts'),
-          'listen',
-          '--forward-to',
-          listener.url,
-          '--events',
-          'job.processing,job.completed',
-        ],
-        {
-          cwd: REPO_ROOT,
-          env: {
-            PATH: process.env.PATH,
-            HOME: process.env.HOME,
-            MEDIAFORGE_API_KEY: user.key,
-            MEDIAFORGE_BASE_URL: fleet.baseUrl,
-          },
-        },
+        [...cli, 'listen', '--forward-to', listener.url, '--events', 'job.processing,job.completed'],
+        { cwd: REPO_ROOT, env: cliEnv },
       );
       let stdout = '';
       let stderr = '';
@@ -119,6 +112,43 @@ describe('mediaforge listen', () => {
       const lines = stdout.trim().split('\n').slice(seen.lines);
       expect(lines[0]).toContain(`job.processing ${jobId} ${String(got[0].headers['x-service-event-id'])} -> 204`);
       expect(lines[1]).toContain(`job.completed ${jobId} ${String(got[1].headers['x-service-event-id'])} -> 204`);
+
+      // `mediaforge trigger` goes the same way as a real event: the log, then both receivers, the
+      // endpoint whatever its filter (here it takes job.failed only), each signed with its own secret.
+      const filtered = await api(fleet, 'PUT', '/api/v1/webhook', {
+        key: user.key,
+        body: { url: endpoint.url, events: ['job.failed'] },
+      });
+      expect(filtered.status).toBe(200);
+      const { stdout: triggered } = await run(process.execPath, [...cli, 'trigger', 'job.completed'], {
+        cwd: REPO_ROOT,
+        env: cliEnv,
+      });
+      const { event } = JSON.parse(triggered) as {
+        event: { id: string; type: string; job_id: string; test: boolean; webhook_body: string };
+      };
+      expect(event).toMatchObject({ type: 'job.completed', test: true, job_id: expect.stringMatching(/^job_test/) });
+      const byId = (r: ReceivedWebhook) => r.headers['x-service-event-id'] === event.id;
+      expect(await eventually(() => listener.received.some(byId) && endpoint.received.some(byId), 60_000)).toBe(true);
+      const forwardedTest = listener.received.find(byId)!;
+      const deliveredTest = endpoint.received.find(byId)!;
+      expect(forwardedTest.rawBody).toBe(deliveredTest.rawBody);
+      expect(forwardedTest.rawBody).toBe(event.webhook_body);
+      const testHeaders = [...compared, 'x-service-test', 'x-service-delivery-attempt'];
+      const pickTest = (r: ReceivedWebhook) => Object.fromEntries(testHeaders.map((h) => [h, r.headers[h]]));
+      expect(pickTest(forwardedTest)).toEqual(pickTest(deliveredTest));
+      expect(forwardedTest.headers['x-service-test']).toBe('true');
+      expect(
+        verifySignature(secret, forwardedTest.headers['x-service-signature'] as string, forwardedTest.rawBody),
+      ).toBe(true);
+      expect(
+        verifySignature(endpointSecret, deliveredTest.headers['x-service-signature'] as string, deliveredTest.rawBody),
+      ).toBe(true);
+      // The endpoint's log records it as a test attempt.
+      const log = await api(fleet, 'GET', '/api/v1/webhook/deliveries', { key: user.key });
+      expect(log.body.deliveries).toContainEqual(
+        expect.objectContaining({ event_id: event.id, event_type: 'job.completed', test: true, succeeded: true }),
+      );
     } finally {
       child?.kill('SIGTERM');
       await api(fleet, 'DELETE', '/api/v1/webhook', { key: user.key });

@@ -71,6 +71,7 @@ describe('bad input in request bodies, on every /api/v1 operation', () => {
       videoId,
       assetId: 'ast_doesnotexist1',
       clipId: 'clp_doesnotexist1',
+      exportId: 'exp_doesnotexist1',
     });
   }
 

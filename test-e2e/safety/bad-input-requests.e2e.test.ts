@@ -30,8 +30,12 @@ function notFoundMessage(op: Operation, param: string): string {
     return 'Project not found';
   }
   return (
-    { videoId: 'Video not found', assetId: 'Asset not found', clipId: 'Clip not found' }[param] ??
-    `unknown parameter ${param}`
+    {
+      videoId: 'Video not found',
+      assetId: 'Asset not found',
+      clipId: 'Clip not found',
+      exportId: 'Export not found',
+    }[param] ?? `unknown parameter ${param}`
   );
 }
 
@@ -68,6 +72,7 @@ describe('bad input in paths, query strings and headers', () => {
     videoId,
     assetId: 'ast_doesnotexist1',
     clipId: 'clp_doesnotexist1',
+    exportId: 'exp_doesnotexist1',
   });
   const bodyOf = (op: Operation): string | undefined => (op.body ? JSON.stringify(BASE_BODIES[op.id]) : undefined);
 

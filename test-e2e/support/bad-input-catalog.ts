@@ -141,6 +141,7 @@ export const BASE_BODIES: Record<string, Record<string, unknown>> = {
   setAspectRatio: { aspect_ratio: '16:9' },
   recoverWebhookDeliveries: { since: '2026-01-01T00:00:00Z' },
   sendWebhookTest: { type: 'job.completed' },
+  triggerEvent: { type: 'job.completed' },
   setWebhook: { url: 'https://example.com/hooks/mediaforge' },
   rotateWebhookSecret: { overlap_hours: 24 },
 };

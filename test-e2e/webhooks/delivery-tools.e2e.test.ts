@@ -170,7 +170,7 @@ describe('webhook delivery tools', () => {
     expect(none).toMatchObject({ status: 404, body: { error: 'Webhook endpoint not found' } });
   });
 
-  it('`mediaforge trigger` sends a signed sample of the event to the key’s webhook, marked as a test', async () => {
+  it('`mediaforge trigger` sends a signed sample of the event through the log to the key’s webhook, marked as a test; POST /webhook/test sends one straight there', async () => {
     const receiver = await startReceiver();
     try {
       const u = await userWithKey(fleet, 'all');
@@ -179,9 +179,16 @@ describe('webhook delivery tools', () => {
         env: { ...process.env, MEDIAFORGE_API_KEY: u.key, MEDIAFORGE_BASE_URL: fleet.baseUrl },
       });
       const printed = JSON.parse(out.stdout);
-      expect(printed.delivery).toMatchObject({ event_type: 'job.failed', status_code: 200, test: true, attempt: 1 });
-      expect(receiver.received).toHaveLength(1);
+      expect(printed.event).toMatchObject({
+        type: 'job.failed',
+        test: true,
+        id: expect.stringMatching(/^evt_\d{16}$/),
+      });
+      // Recorded first, then delivered as any event is: wait for it.
+      await until('the triggered event at the receiver', () => receiver.received.length === 1);
       const hook = receiver.received[0];
+      expect(hook.headers['x-service-event-id']).toBe(printed.event.id);
+      expect(hook.rawBody).toBe(printed.event.webhook_body);
       expect(hook.headers['x-service-test']).toBe('true');
       expect(hook.headers['x-service-event']).toBe('job.failed');
       expect(verifySignature(String(secret), String(hook.headers['x-service-signature']), hook.rawBody)).toBe(true);

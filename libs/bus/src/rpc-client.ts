@@ -19,17 +19,23 @@ import type { AnyRpcService } from './types';
  */
 const REPLY_QUEUE = { exclusive: true, autoDelete: true, durable: false, arguments: { 'x-queue-type': 'classic' } };
 
+/** Calls timed out in a row, with no reply on their channel meanwhile, before the channel is replaced. */
+const SILENT_TIMEOUTS_BEFORE_FRESH_CHANNEL = 2;
+
 interface PendingCall {
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
   timer: NodeJS.Timeout;
   method: string;
+  /** The calling channel it was sent on, and how many replies that channel had had by then. */
+  channel: Channel;
+  repliesBefore: number;
 }
 
 /** Calls other services' RPC queues and matches their replies to the waiting callers. */
 export class RpcClient {
   /** The calling channel and the reply queue it consumes, once both are set up. */
-  private current: { channel: Channel; replyTo: string } | null = null;
+  private current: { channel: Channel; replyTo: string; replies: number; silentTimeouts: number } | null = null;
   private readonly pending = new Map<string, PendingCall>();
 
   constructor(
@@ -63,12 +69,42 @@ export class RpcClient {
       ),
     );
     const { queue } = await channel.assertQueue('', REPLY_QUEUE);
-    await channel.consume(queue, (msg) => (msg ? this.onReply(msg) : closeCancelled(channel, this.log, queue)), {
-      noAck: true,
-    });
-    this.current = { channel, replyTo: queue };
+    const calling = { channel, replyTo: queue, replies: 0, silentTimeouts: 0 };
+    await channel.consume(
+      queue,
+      (msg) => {
+        if (!msg) return closeCancelled(channel, this.log, queue);
+        calling.replies++;
+        calling.silentTimeouts = 0;
+        this.onReply(msg);
+      },
+      { noAck: true },
+    );
+    this.current = calling;
     return channel;
   };
+
+  /**
+   * Two calls in a row timed out on a channel that had no reply at all since they were sent: the
+   * channel, not the server, is the likely fault. A cluster node keeps, per channel, the leader of
+   * each quorum queue the channel publishes to; a channel that first published while a lost node's
+   * queues were still electing can keep sending to a leader that is gone, and all it sends then
+   * vanishes while the connection looks healthy (seen in `npm run test:cluster`). Closing the
+   * channel makes the connection open a fresh one, with a fresh reply queue, after the usual
+   * back-off; calls still waiting on it fail as 503, as on any closed channel. A server that is
+   * down or slow costs a fresh channel per two timeouts; any reply keeps the channel.
+   */
+  private onTimeout(call: PendingCall, correlationId: string, timeoutMs: number): void {
+    this.fail(correlationId, new RpcTimeoutError(call.method, timeoutMs));
+    const current = this.current;
+    if (!current || current.channel !== call.channel || current.replies !== call.repliesBefore) return;
+    if (++current.silentTimeouts < SILENT_TIMEOUTS_BEFORE_FRESH_CHANNEL) return;
+    this.log.warn(
+      { method: call.method, timeoutMs, timeouts: current.silentTimeouts },
+      'rpc calls timed out on a channel that got no reply since; opening a fresh one',
+    );
+    current.channel.close().catch(() => undefined);
+  }
 
   /**
    * Calls a method of another service and waits for its reply. A typed AppError raised remotely is
@@ -94,8 +130,15 @@ export class RpcClient {
     const correlationId = randomUUID();
     const body = envelope(def.type, def.version, request, { correlationId: opts.correlationId ?? correlationId });
     const result = new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => this.fail(correlationId, new RpcTimeoutError(def.type, timeoutMs)), timeoutMs);
-      this.pending.set(correlationId, { resolve, reject, timer, method: def.type });
+      const call: PendingCall = {
+        resolve,
+        reject,
+        timer: setTimeout(() => this.onTimeout(call, correlationId, timeoutMs), timeoutMs),
+        method: def.type,
+        channel: calling.channel,
+        repliesBefore: calling.replies,
+      };
+      this.pending.set(correlationId, call);
     });
     try {
       calling.channel.sendToQueue(service.queue, encode(body), {

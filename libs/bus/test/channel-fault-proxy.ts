@@ -23,6 +23,13 @@ export interface ChannelFaultProxy {
   closeConsumerChannel: (queue: string, code?: number, text?: string) => void;
   /** Closes, from the broker's side, the channel on which the bus publishes with confirms. */
   closeConfirmChannel: (code?: number, text?: string) => void;
+  /**
+   * From now on drops, unanswered, what the channels that have published to `queue` so far publish
+   * to it, as a cluster node does with a channel whose state for a quorum queue still names a leader
+   * that is gone: the connection and the channel stay up, the messages go nowhere. A channel opened
+   * later publishes normally. Returns how many channels it stalled.
+   */
+  stallPublishers: (queue: string) => number;
   close: () => Promise<void>;
 }
 
@@ -36,6 +43,9 @@ const QUEUE_BIND = 20;
 const BASIC = 60;
 const BASIC_CONSUME = 20;
 const BASIC_CANCEL = 30;
+const BASIC_PUBLISH = 40;
+const FRAME_HEADER = 2;
+const FRAME_BODY = 3;
 const CONFIRM = 85;
 const CONFIRM_SELECT = 10;
 
@@ -113,6 +123,12 @@ class ProxiedConnection {
   readonly confirmChannels = new Set<number>();
   /** Queues bound to an exchange through this connection. */
   readonly bound = new Set<string>();
+  /** Per channel, the queues it has published to (default exchange). */
+  readonly publishedTo = new Map<number, Set<string>>();
+  /** Per channel, the queues whose publishes the proxy drops. */
+  readonly stalled = new Map<number, Set<string>>();
+  /** Channels whose current message (its header and body frames) is being dropped. */
+  private readonly dropping = new Set<number>();
   private readonly closing = new Map<number, Closing>();
 
   constructor(
@@ -141,6 +157,19 @@ class ProxiedConnection {
   private forgetChannel(channel: number): void {
     this.consumers.delete(channel);
     this.confirmChannels.delete(channel);
+    this.publishedTo.delete(channel);
+    this.stalled.delete(channel);
+    this.dropping.delete(channel);
+  }
+
+  stall(queue: string): number {
+    let n = 0;
+    for (const [channel, queues] of this.publishedTo)
+      if (queues.has(queue)) {
+        this.stalled.set(channel, new Set([...(this.stalled.get(channel) ?? []), queue]));
+        n++;
+      }
+    return n;
   }
 
   private clientFrame(f: Frame): void {
@@ -158,7 +187,23 @@ class ProxiedConnection {
       closing.held.push(f.raw);
       return;
     }
-    if (method?.[0] === BASIC && method[1] === BASIC_CONSUME) {
+    if (f.type === FRAME_HEADER || f.type === FRAME_BODY) {
+      if (!this.dropping.has(f.channel)) this.broker.write(f.raw);
+      return;
+    }
+    this.dropping.delete(f.channel);
+    if (method?.[0] === BASIC && method[1] === BASIC_PUBLISH) {
+      // ticket (2 bytes), exchange, routing key: a publish to the default exchange names its queue.
+      const exchange = shortString(f.payload, 6);
+      const queue = exchange === '' ? shortString(f.payload, 7) : null;
+      if (queue !== null) {
+        this.publishedTo.set(f.channel, new Set([...(this.publishedTo.get(f.channel) ?? []), queue]));
+        if (this.stalled.get(f.channel)?.has(queue)) {
+          this.dropping.add(f.channel);
+          return;
+        }
+      }
+    } else if (method?.[0] === BASIC && method[1] === BASIC_CONSUME) {
       const queue = shortString(f.payload, 6);
       this.consumers.set(f.channel, new Set([...(this.consumers.get(f.channel) ?? []), queue]));
     } else if (method?.[0] === QUEUE && method[1] === QUEUE_BIND) {
@@ -262,6 +307,7 @@ export async function startChannelFaultProxy(brokerUrl: string): Promise<Channel
       if (!hit) throw new Error('no channel publishes with confirms');
       hit.c.closeChannel(hit.ch, code, text);
     },
+    stallPublishers: (queue) => [...live].reduce((n, c) => n + c.stall(queue), 0),
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

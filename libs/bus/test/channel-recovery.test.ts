@@ -1,6 +1,6 @@
 import { billingRpc, jobEvents, ROUTING_KEYS } from '@mf/contracts';
 import { recordingLogger } from '@mf/testing';
-import { BusUnavailableError, eventHandler, type RpcHandlers } from '../src';
+import { BusUnavailableError, eventHandler, RpcTimeoutError, type RpcHandlers } from '../src';
 import { startChannelFaultProxy, type ChannelFaultProxy } from './channel-fault-proxy';
 import { accountReply, eventually, jobCompleted, rawConnection, TEST_TIMEOUT_MS, useVhostAndBuses } from './support';
 
@@ -87,6 +87,33 @@ describe('Bus channels closed by the broker', () => {
     );
     expect(again).toEqual(accountReply(3));
     expect(proxy.connectionsAccepted()).toBe(1);
+  });
+
+  it('replaces a calling channel whose requests vanish while its connection stays up, and calls are answered again', async () => {
+    const server = pool.create('billing', { quorumQueues: true });
+    void server.serveRpc(billingRpc, handlers);
+    await server.start();
+    const { logger, lines } = recordingLogger();
+    const client = pool.create('jobs', { url: proxy.url, logger });
+    await client.start();
+    expect(await client.rpc(billingRpc, 'account', { user_id: 1 })).toEqual(accountReply(1));
+
+    // What a node does with a channel still sending to a quorum queue's lost leader: nothing comes back.
+    expect(proxy.stallPublishers('billing.rpc')).toBe(1);
+    for (const user_id of [2, 3])
+      await expect(client.rpc(billingRpc, 'account', { user_id }, { timeoutMs: 300 })).rejects.toBeInstanceOf(
+        RpcTimeoutError,
+      );
+
+    const again = await eventually('a call answered on a fresh calling channel', () =>
+      client.rpc(billingRpc, 'account', { user_id: 4 }, { timeoutMs: 2000 }).catch(() => null),
+    );
+    expect(again).toEqual(accountReply(4));
+    expect(
+      lines.some((l) => l.msg === 'rpc calls timed out on a channel that got no reply since; opening a fresh one'),
+    ).toBe(true);
+    expect(proxy.connectionsAccepted()).toBe(1);
+    expect(client.connected).toBe(true);
   });
 
   it('publishes with confirms again after the broker closes its confirm channel', async () => {

@@ -38,3 +38,17 @@ export const listEventsRequest = named(
   }),
   'ListEventsRequest',
 );
+
+/**
+ * The jobs service's RPC: writes a test event (a sample job, built by the gateway) into the user's
+ * log, from where it goes out as any event does. `sample` is a job event payload with its `job`;
+ * the jobs service checks it against the job event schema (which this module cannot import: that
+ * schema is built on the Job view, whose module names these RPCs).
+ */
+export const recordTestEventRequest = named(
+  Joi.object({
+    type: Joi.string().valid('job.completed', 'job.failed', 'job.cancelled').required(),
+    sample: Joi.object().unknown(true).required().description('A JobEventPayload with `job`, for this user and key.'),
+  }),
+  'RecordTestEventRequest',
+);

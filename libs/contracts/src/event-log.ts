@@ -40,8 +40,33 @@ export const logEvent = named(
     webhook_body: Joi.string().description(
       'Terminal events only: the exact body a webhook delivery of this event carries (what `mediaforge listen` forwards).',
     ),
+    test: Joi.boolean().description(
+      'Only on test events (`mediaforge trigger`, POST /api/v1/events/trigger): `true`. Their `job_id` starts `job_test` and names no job.',
+    ),
   }),
   'LogEvent',
+);
+
+/** POST /api/v1/events/trigger: the type of the sample event to record. */
+export const triggerEventBody = named(
+  Joi.object({
+    type: says(
+      Joi.string()
+        .valid(...TERMINAL_EVENT_TYPES)
+        .required(),
+      `type must be one of ${TERMINAL_EVENT_TYPES.join(', ')}`,
+    ).description('The event to record a sample of.'),
+  }),
+  'TriggerEventBody',
+);
+
+export const triggerEventReply = named(
+  Joi.object({
+    event: logEvent
+      .required()
+      .description('The test event as the log holds it (`test: true`); streams and the key’s endpoint get it next.'),
+  }),
+  'TriggerEventReply',
 );
 
 export const eventsPage = named(

@@ -44,6 +44,9 @@ export const jobEventSchema = Joi.object({
   job: jobView.description(
     'The Job object at this event (as GET /api/v1/jobs/:id): what streams send. Absent in events written before it existed.',
   ),
+  test: Joi.boolean().description(
+    'A test event (`mediaforge trigger`, POST /api/v1/events/trigger): a sample job in the shape of a real one, sent to the key’s endpoint marked `X-Service-Test: true`. Absent on real events.',
+  ),
 })
   .id('JobEventPayload')
   .meta({ className: 'JobEventPayload' });

@@ -3,7 +3,7 @@ import { imageParams, videoParams } from './api/generation';
 import type * as T from './generated/types';
 import { QUEUES } from './names';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
-import { listEventsRequest } from './event-log-request';
+import { listEventsRequest, recordTestEventRequest } from './event-log-request';
 import { appendExportEventRequest } from './export-event-request';
 import { named } from './schema/rules';
 
@@ -272,5 +272,7 @@ export const jobsRpc = {
       'jobs.append-export-event',
       appendExportEventRequest,
     ),
+    /** Writes a test event (a sample job) into the user's log: it then goes out as any event does. */
+    recordTestEvent: rpcMethod<T.RecordTestEventRequest, T.LogEvent>('jobs.record-test-event', recordTestEventRequest),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

@@ -768,6 +768,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event through your event log (mediaforge trigger)
+         * @description Records a sample `job.completed`, `job.failed` or `job.cancelled` in your event log, marked `test: true` (its `job_id` starts `job_test` and names no job), and answers with it. It then goes where every event goes, as `stripe trigger` does: your streams (so a running `mediaforge listen` forwards it) and this key’s webhook endpoint, both with the same body and the same `X-Service-Event-Id`, marked `X-Service-Test: true`. The endpoint gets it whatever its `events` filter, once, never retried; a key without an endpoint (or a disabled one) sends it to the streams only. `POST /api/v1/webhook/test` still sends a sample to the endpoint alone and answers with the attempt.
+         *
+         *     Scope: none (any active key).
+         */
+        post: operations["triggerEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs/{id}/events": {
         parameters: {
             query?: never;
@@ -1341,6 +1363,7 @@ export interface components {
              */
             completed_at: string | null;
         };
+        /** @description The test event as the log holds it (`test: true`); streams and the key’s endpoint get it next. */
         LogEvent: {
             /** @description The event id (`evt_` and 16 digits): ids sort. */
             id: string;
@@ -1361,12 +1384,17 @@ export interface components {
             data: components["schemas"]["Job"] | components["schemas"]["ExportStatus"];
             /** @description Terminal events only: the exact body a webhook delivery of this event carries (what `mediaforge listen` forwards). */
             webhook_body?: string;
+            /** @description Only on test events (`mediaforge trigger`, POST /api/v1/events/trigger): `true`. Their `job_id` starts `job_test` and names no job. */
+            test?: boolean;
         };
         EventsPage: {
             /** @description Oldest first, after the cursor. */
             events: components["schemas"]["LogEvent"][];
             /** @description Pass as `after` for the next page; null at the end (for now). */
             next_cursor: string | null;
+        };
+        TriggerEventReply: {
+            event: components["schemas"]["LogEvent"];
         };
         CancelJobReply: {
             job_id: string;
@@ -5238,6 +5266,160 @@ export interface operations {
             };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    triggerEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a repeat of the same request with the same key replays the first answer instead of running again (kept 24 h, per user). 1-255 characters, else 400. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event to record a sample of.
+                     * @enum {string}
+                     */
+                    type: "job.completed" | "job.failed" | "job.cancelled";
+                };
+            };
+        };
+        responses: {
+            /** @description The test event, recorded; on its way. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerEventReply"];
+                };
+            };
+            /** @description Validation error; the message names the field (`Invalid JSON body`, `Request body must be a JSON object`, `prompt is required (non-empty string)`, `unknown field: ...`, `Malformed URL`, `prompt must not contain control characters`, `JSON body nested too deeply (max 64 levels)`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Missing Authorization header` or `Invalid or revoked API key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the operation’s scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopeError"];
+                };
+            };
+            /** @description Not found (`Job not found`, `Project not found`, `Video not found`, `Asset not found`, `Clip not found`, `Not found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body whose Content-Type is not application/json (or a +json type), or in a charset other than UTF-8. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request: `Idempotency-Key has already been used with a different request (endpoint or body); use a new key for a new request`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over 60 requests in the key’s current minute. A refused request counts as used. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After-Required"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Internal error; retry with exponential backoff. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerError"];
+                };
+            };
+            /** @description A service the request needs did not answer in time, or the language-model credential is not configured (instruct). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerError"];
+                };
+            };
         };
     };
     streamJobEvents: {

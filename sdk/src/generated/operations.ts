@@ -39,6 +39,7 @@ export const OPERATIONS = {
   estimateCost: { method: 'POST', path: '/estimate' },
   listEvents: { method: 'GET', path: '/events' },
   streamEvents: { method: 'GET', path: '/events/stream' },
+  triggerEvent: { method: 'POST', path: '/events/trigger' },
   streamJobEvents: { method: 'GET', path: '/jobs/{id}/events' },
   getUsage: { method: 'GET', path: '/usage' },
   listLedger: { method: 'GET', path: '/ledger' },

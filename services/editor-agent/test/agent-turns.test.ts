@@ -138,6 +138,9 @@ class FakeJobs {
     appendExportEvent: async () => {
       throw new Error('not used');
     },
+    recordTestEvent: async () => {
+      throw new Error('not used');
+    },
   };
 
   private async finish(job: FakeJob, outcome: 'complete' | 'fail'): Promise<void> {

@@ -58,6 +58,7 @@ describe('background exports', () => {
       providerCallback: unused,
       attempts: unused,
       events: unused,
+      recordTestEvent: unused,
       appendExportEvent: async (req) => {
         logged.push(req);
         return { event_id: `evt_${String(logged.length).padStart(16, '0')}` };

@@ -2,7 +2,7 @@ import { ROUTING_KEYS, webhookBody, type JobEventPayload } from '@mf/contracts';
 import { addToOutbox } from '../src/repositories/outbox.repository';
 import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
 import { cancelJob } from '../src/usecases/cancel-job.usecase';
-import { listEvents } from '../src/usecases/event-log.usecase';
+import { listEvents, recordTestEvent } from '../src/usecases/event-log.usecase';
 import { getJob } from '../src/usecases/read-jobs.usecase';
 import { submitJob } from '../src/usecases/submit-job.usecase';
 import { producedFile, startHarness, type Harness } from './support/jobs-harness';
@@ -147,6 +147,43 @@ describe('progress and the per-user event log against the real database', () => 
     const row = await h.db('outbox').where({ job_id, routing_key: ROUTING_KEYS.jobCancelled }).first();
     expect(events[1].webhook_body).toBe(webhookBody(row.payload as JobEventPayload));
     expect(JSON.parse(events[1].webhook_body ?? '{}')).toMatchObject({ job_id, status: 'cancelled' });
+  });
+
+  it('records a test event (trigger) in the user’s log, marked test, with its delivery body; refuses a sample that is not one', async () => {
+    const u = newUser(500);
+    const { job_id } = await submitJob(h.ctx, image(u));
+    const { events: before } = await listEvents(h.ctx, { user_id: u, limit: 100 });
+    const completed = await getJob(h.ctx, { user_id: u, job_id });
+    const sample: JobEventPayload = {
+      job_id: 'job_testABC123',
+      user_id: u,
+      api_key_id: 1,
+      status: 'completed',
+      model_id: 'imagegen-2',
+      upstream_model: 'fal-ai/imagegen-2',
+      type: 'image',
+      credits_consumed: 50,
+      created_at: '2026-01-01T00:00:00.000Z',
+      completed_at: '2026-01-01T00:00:05.000Z',
+      result: { images: ['https://media.test/job_testABC123/0.png'] },
+      error: null,
+      source: 'api',
+      project_id: null,
+    };
+    const job = { ...completed, job_id: sample.job_id, status: 'completed' as const, progress: 100 };
+    const event = await recordTestEvent(h.ctx, { type: 'job.completed', sample: { ...sample, job } });
+    expect(event).toMatchObject({ type: 'job.completed', job_id: 'job_testABC123', test: true });
+    expect(event.webhook_body).toBe(webhookBody(sample));
+    const { events } = await listEvents(h.ctx, { user_id: u, after: before.at(-1)!.id, limit: 100 });
+    expect(events).toEqual([event]);
+    expect(before.every((e) => e.test === undefined)).toBe(true);
+
+    await expect(recordTestEvent(h.ctx, { type: 'job.failed', sample: { ...sample, job } })).rejects.toMatchObject({
+      status: 400,
+    });
+    await expect(
+      recordTestEvent(h.ctx, { type: 'job.completed', sample: { ...sample, job_id } }),
+    ).rejects.toMatchObject({ status: 400 });
   });
 
   it("draws a user's event id only once the user's earlier event committed, so ids become visible in order", async () => {

@@ -128,6 +128,20 @@ describe('deliverJobEvent', () => {
     expect(post.calls).toHaveLength(1);
   });
 
+  it('sends a test event (trigger) whatever the filter, marked as a test, once: a failure is recorded, not retried', async () => {
+    const { apiKeyId, userId } = await endpointFor('https://hooks.example.com/t', secrets, { events: ['job.failed'] });
+    const post = fakePoster({ kind: 'response', status: 503 });
+    const d = { ...delivery(apiKeyId, userId), payload: { ...delivery(apiKeyId, userId).payload, test: true } };
+    expect(await deliverJobEvent(deps(post), d)).toBe('ack');
+    expect(post.calls).toHaveLength(1);
+    expect(post.calls[0].headers).toMatchObject({ 'X-Service-Test': 'true', 'X-Service-Event': 'job.completed' });
+    expect(await db('deliveries').where({ event_id: d.eventId }).select('test', 'status_code', 'succeeded')).toEqual([
+      { test: true, status_code: 503, succeeded: false },
+    ]);
+    // Tests never count towards the endpoint's health.
+    expect((await db('endpoints').where({ api_key_id: apiKeyId }).first()).failing_since).toBeNull();
+  });
+
   it('signs with the previous secret too until its overlap ends, verified by stripe under either', async () => {
     const previous = 'whsec_previous-secret';
     const { apiKeyId, userId } = await endpointFor('https://hooks.example.com/r', secrets, {

@@ -1085,6 +1085,10 @@ export interface JobEventPayload {
    * The Job object at this event (as GET /api/v1/jobs/:id): what streams send. Absent in events written before it existed.
    */
   job?: Job;
+  /**
+   * A test event (`mediaforge trigger`, POST /api/v1/events/trigger): a sample job in the shape of a real one, sent to the key’s endpoint marked `X-Service-Test: true`. Absent on real events.
+   */
+  test?: boolean;
 }
 
 export type JobInput = VideoParams | ImageParams;
@@ -1483,6 +1487,10 @@ export interface LogEvent {
    * Terminal events only: the exact body a webhook delivery of this event carries (what `mediaforge listen` forwards).
    */
   webhook_body?: string;
+  /**
+   * Only on test events (`mediaforge trigger`, POST /api/v1/events/trigger): `true`. Their `job_id` starts `job_test` and names no job.
+   */
+  test?: boolean;
 }
 
 export interface Model {
@@ -1697,6 +1705,19 @@ export interface RateLimitError {
    * Seconds, as in Retry-After.
    */
   retry_after: number;
+}
+
+export interface RecordTestEventRequest {
+  type: 'job.completed' | 'job.failed' | 'job.cancelled';
+  /**
+   * A JobEventPayload with `job`, for this user and key.
+   */
+  sample: {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  };
 }
 
 export interface RecoverAccepted {
@@ -2026,6 +2047,20 @@ export interface TimelineClip {
    * Gain of an audio clip, 0-2.
    */
   volume: number;
+}
+
+export interface TriggerEventBody {
+  /**
+   * The event to record a sample of.
+   */
+  type: 'job.completed' | 'job.failed' | 'job.cancelled';
+}
+
+export interface TriggerEventReply {
+  /**
+   * The test event as the log holds it (`test: true`); streams and the key’s endpoint get it next.
+   */
+  event: LogEvent;
 }
 
 export interface TurnStreamEvent {

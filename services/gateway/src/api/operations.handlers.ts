@@ -25,6 +25,7 @@ import {
   rotateWebhookSecretOf,
 } from '../core/usecases/webhook-endpoint.usecase';
 import { listEvents } from '../core/events/event-log.usecase';
+import { triggerEvent } from '../core/events/trigger-event.usecase';
 import { ledgerAskOf, ledgerCsvOf, ledgerPageOf } from '../core/reports/ledger.usecase';
 import { usageReportOf, writeUsageCsv } from '../core/reports/usage.usecase';
 import { forwardedIdempotency } from '../http/idempotency.middleware';
@@ -161,6 +162,7 @@ export function operationHandlers(deps: OperationDeps): Record<OperationId, Oper
     sendWebhookTest: (c) => sendWebhookTestOf(bus, c.auth, c.req.body, webhookTest, c.call),
     estimateCost: (c) => estimateCost(bus, c.auth, c.req.body, c.call.correlationId),
     listEvents: (c) => listEvents(bus, c.auth, c.req.query, c.call),
+    triggerEvent: (c) => triggerEvent(bus, c.auth, c.req.body, webhookTest, c.call),
     streamEvents: async (c) => {
       await streams.open(c.req, c.res);
       return ANSWERED;

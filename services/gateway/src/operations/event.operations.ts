@@ -1,4 +1,4 @@
-import { EXPORT_EVENT_TYPES, JOB_EVENT_TYPES, listEventsQuery } from '@mf/contracts';
+import { EXPORT_EVENT_TYPES, JOB_EVENT_TYPES, listEventsQuery, triggerEventBody } from '@mf/contracts';
 import {
   errorResponse,
   jsonContent,
@@ -87,6 +87,20 @@ export const EVENT_OPERATIONS = [
     parameters: [lastEventId],
     reply: { status: 200, description: 'The event stream.', schema: { response: eventStream('The event stream.') } },
     statuses: streamLimits,
+  },
+  {
+    id: 'triggerEvent',
+    method: 'post',
+    path: '/events/trigger',
+    summary: 'Send a test event through your event log (mediaforge trigger)',
+    tag: 'Events',
+    description: [
+      'Records a sample `job.completed`, `job.failed` or `job.cancelled` in your event log, marked `test: true` (its `job_id` starts `job_test` and names no job), and answers with it.',
+      'It then goes where every event goes, as `stripe trigger` does: your streams (so a running `mediaforge listen` forwards it) and this key’s webhook endpoint, both with the same body and the same `X-Service-Event-Id`, marked `X-Service-Test: true`.',
+      'The endpoint gets it whatever its `events` filter, once, never retried; a key without an endpoint (or a disabled one) sends it to the streams only. `POST /api/v1/webhook/test` still sends a sample to the endpoint alone and answers with the attempt.',
+    ].join(' '),
+    body: triggerEventBody,
+    reply: { status: 202, description: 'The test event, recorded; on its way.', schema: 'TriggerEventReply' },
   },
   {
     id: 'streamJobEvents',

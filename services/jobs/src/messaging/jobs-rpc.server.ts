@@ -3,7 +3,7 @@ import { jobsRpc } from '@mf/contracts';
 import type { CallbackPolls } from '../usecases/callback-poll.usecase';
 import type { JobsContext } from '../usecases/context';
 import { cancelJob } from '../usecases/cancel-job.usecase';
-import { listEvents } from '../usecases/event-log.usecase';
+import { listEvents, recordTestEvent } from '../usecases/event-log.usecase';
 import { appendExportEvent } from '../usecases/export-events.usecase';
 import {
   getJob,
@@ -38,5 +38,6 @@ export function serveJobsRpc(
     attempts: (req) => getJobAttempts(ctx, req),
     events: (req) => listEvents(ctx, req),
     appendExportEvent: (req) => appendExportEvent(ctx, req),
+    recordTestEvent: (req) => recordTestEvent(ctx, req),
   });
 }

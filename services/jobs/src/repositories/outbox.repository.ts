@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ExportEventPayload, JobEventPayload } from '@mf/contracts';
-import { pipelined, type Knex, type RawConnection } from '@mf/db';
+import { pipelined, rawRowsOf, type Knex, type RawConnection } from '@mf/db';
 
 export interface OutboxRow {
   id: number;
@@ -50,6 +50,20 @@ export async function addToOutbox(
     ],
   );
   return Number(rows[0].id);
+}
+
+/**
+ * Writes a test event (no job changes with it) under the user's lock, as addToOutbox does, and
+ * returns its row for the log.
+ */
+export async function addTestEvent(db: Knex, routingKey: string, payload: JobEventPayload): Promise<LogRow> {
+  return db.transaction(async (trx) => {
+    const id = await addToOutbox(trx, routingKey, payload);
+    const [row] = await rawRowsOf<LogRow>(
+      trx.raw('SELECT id, routing_key, job_id, payload, created_at FROM outbox WHERE id = ?', [id]),
+    );
+    return row;
+  });
 }
 
 /**

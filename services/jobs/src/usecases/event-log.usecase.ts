@@ -2,6 +2,9 @@ import {
   EVENTS_PAGE_DEFAULT,
   eventIdOf,
   EXPORT_EVENT_TYPES,
+  jobEventSchema,
+  validateValue,
+  type RecordTestEventRequest,
   JOB_EVENT_TYPES,
   rowIdOf,
   TERMINAL_EVENT_TYPES,
@@ -15,9 +18,10 @@ import {
   type ListEventsRequest,
   type LogEvent,
 } from '@mf/contracts';
+import { AppError } from '@mf/errors';
 import { toView } from '../domain/job';
 import { findJob } from '../repositories/jobs.repository';
-import { listLogRows, type LogRow } from '../repositories/outbox.repository';
+import { addTestEvent, listLogRows, type LogRow } from '../repositories/outbox.repository';
 import type { JobsContext } from './context';
 
 const TYPES: readonly string[] = JOB_EVENT_TYPES;
@@ -45,6 +49,22 @@ export async function listEvents(ctx: JobsContext, req: ListEventsRequest): Prom
   return { events, next_cursor: rows.length === limit && last ? eventIdOf(last.id) : null };
 }
 
+/**
+ * Writes a test event (the gateway's sample job, for `mediaforge trigger`) into the user's log,
+ * marked `test`: the relay publishes it like any event, so the user's streams (and `listen`) and
+ * the key's webhook endpoint get it the way they get a real one.
+ */
+export async function recordTestEvent(ctx: JobsContext, req: RecordTestEventRequest): Promise<LogEvent> {
+  const checked = validateValue(jobEventSchema, { ...req.sample, test: true });
+  if (!checked.ok) throw AppError.badRequest(`the sample is not a job event: ${checked.error}`);
+  const sample = checked.value as JobEventPayload;
+  if (!sample.job || `job.${sample.status}` !== req.type || !sample.job_id.startsWith('job_test'))
+    throw AppError.badRequest(`a ${req.type} test needs a job_test sample in that status, with its job`);
+  const event = await toLogEvent(ctx, await addTestEvent(ctx.db, req.type, sample));
+  if (!event) throw new Error('a test event just written is not in the log');
+  return event;
+}
+
 async function toLogEvent(ctx: JobsContext, row: LogRow): Promise<LogEvent | null> {
   if (EXPORT_TYPES.includes(row.routing_key)) {
     const p = row.payload as ExportEventPayload;
@@ -70,6 +90,7 @@ async function toLogEvent(ctx: JobsContext, row: LogRow): Promise<LogEvent | nul
     data,
     // Built from the stored payload by the dispatcher's own builder, so `listen` forwards what a delivery carries.
     ...(TERMINAL_EVENT_TYPES.includes(type) ? { webhook_body: webhookBody(payload) } : {}),
+    ...(payload.test ? { test: true } : {}),
   };
 }
 

@@ -38,6 +38,9 @@ export async function deliverJobEvent(deps: DeliveryDeps, delivery: JobEventDeli
     // No webhook for this key, or (never expected) a row of another user: nothing to send.
     if (!found || found.endpoint.user_id !== payload.user_id) return 'ack';
     const { endpoint } = found;
+    // A test event (`mediaforge trigger`) goes out as test events do: whatever the filter, once
+    // (never retried), marked `X-Service-Test: true`.
+    const test = payload.test === true;
     // Disabled after failing without a break: no more attempts until its URL is saved again.
     if (endpoint.disabled_at !== null) {
       deps.logger.info({ eventId, apiKeyId }, 'webhook endpoint is disabled; event not sent');
@@ -48,7 +51,7 @@ export async function deliverJobEvent(deps: DeliveryDeps, delivery: JobEventDeli
       return 'ack';
     }
     // Filtered out: not sent and not recorded as an attempt (the event log keeps it).
-    if (!endpoint.events.includes(delivery.event)) return 'ack';
+    if (!endpoint.events.includes(delivery.event) && !test) return 'ack';
     let secrets: string[];
     try {
       secrets = signingSecrets(deps.secrets, endpoint, deps.now());
@@ -68,11 +71,13 @@ export async function deliverJobEvent(deps: DeliveryDeps, delivery: JobEventDeli
       endpoint,
       secrets,
       event: delivery.event,
+      test,
       eventId,
       jobId: payload.job_id,
       attempt,
       rawBody: webhookBody(payload),
     });
+    if (test) return 'ack';
     const outcome = outcomeOf(result);
     if (!succeeded(result)) deps.logger.warn({ eventId, attempt, result, outcome }, 'webhook delivery failed');
     // The failure that disabled the endpoint is its last attempt: no retry is scheduled after it.
