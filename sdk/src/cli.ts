@@ -1,13 +1,9 @@
 // The mediaforge CLI: `node --import tsx sdk/src/cli.ts <command>` (or the `mediaforge` bin).
 // Reads MEDIAFORGE_API_KEY and MEDIAFORGE_BASE_URL (default http://localhost:8080).
-import fs from 'node:fs';
-import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { checkFlags, didYouMean, int, parseArgs, str, UsageError, type Parsed } from './cli-args';
 import { IMAGE_PARAM_FLAGS, imageParams, VIDEO_PARAM_FLAGS, videoParams } from './cli-params';
 import { MediaforgeClient } from './client';
-import { unreachable } from './transport';
+import { print, submitted } from './cli-submitted';
 import { TRIGGER_USAGE, trigger } from './cli-trigger';
 import { ledgerCommand, printReport, USAGE_USAGE, usageCommand } from './cli-usage';
 import { WEBHOOK_USAGE, webhookCommand } from './cli-webhook';
@@ -20,7 +16,7 @@ import {
   LISTEN_SIGNATURE_SCHEMES,
   type ListenSignatureScheme,
 } from './cli-listen';
-import type { Job, JobEventType, ListJobsParams, SubmitResponse } from './types';
+import type { Job, JobEventType, ListJobsParams } from './types';
 
 const USAGE = `Usage: mediaforge <command> [options]
 
@@ -48,51 +44,6 @@ ${WEBHOOK_USAGE}
 Environment: MEDIAFORGE_API_KEY (required), MEDIAFORGE_BASE_URL (default http://localhost:8080).
 Output is JSON on stdout; progress and errors go to stderr. --out implies --wait.`;
 
-const print = (v: unknown): void => {
-  process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
-};
-
-const SPINNER = ['|', '/', '-', '\\'];
-
-/** Waits for the job with a progress indicator on stderr: a spinner line on a TTY, a line per status change otherwise. */
-async function waitWithProgress(client: MediaforgeClient, jobId: string): Promise<Job> {
-  const err = process.stderr;
-  const tty = Boolean(err.isTTY);
-  const started = Date.now();
-  let status = 'processing';
-  let frame = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const render = (): void => {
-    const secs = ((Date.now() - started) / 1000).toFixed(0);
-    err.write(`\r\x1b[2K${SPINNER[frame++ % SPINNER.length]} ${jobId} ${status} ${secs}s`);
-  };
-  if (tty) {
-    render();
-    timer = setInterval(render, 120);
-  } else err.write(`${jobId}: ${status}\n`);
-  try {
-    return await client.waitForJob(jobId, {
-      intervalMs: 500,
-      maxIntervalMs: 5000,
-      timeoutMs: 30 * 60_000,
-      onPoll: (job) => {
-        // The percentage when the provider tells (the job's event stream carries every step).
-        const now = job.status === 'processing' && job.progress !== null ? `processing ${job.progress}%` : job.status;
-        if (now !== status) {
-          status = now;
-          if (!tty) err.write(`${jobId}: ${status} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
-        }
-      },
-    });
-  } finally {
-    if (timer) clearInterval(timer);
-    if (tty) {
-      render();
-      err.write('\n');
-    }
-  }
-}
-
 const COMMANDS = [
   'generate',
   'estimate',
@@ -111,45 +62,6 @@ const COMMANDS = [
 const VIDEO_FLAGS = [...VIDEO_PARAM_FLAGS, 'wait', 'out'];
 const IMAGE_FLAGS = [...IMAGE_PARAM_FLAGS, 'wait', 'out'];
 const JOBS_FLAGS = ['status', 'model', 'type', 'limit', 'starting-after', 'all'];
-
-async function download(url: string, out: string): Promise<number> {
-  let res: Response;
-  try {
-    res = await fetch(url);
-  } catch (err) {
-    throw new Error(`download ${url}: ${unreachable(new URL(url).origin, err)}`);
-  }
-  if (!res.ok || !res.body) throw new Error(`download ${url}: HTTP ${res.status}`);
-  fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
-  const tmp = `${out}.part`;
-  await pipeline(Readable.fromWeb(res.body), fs.createWriteStream(tmp));
-  fs.renameSync(tmp, out);
-  return fs.statSync(out).size;
-}
-
-/** The downloads for a completed job: one file for a video; for images, out, out-2.png, ... */
-function outputs(job: Job, out: string): { url: string; file: string }[] {
-  const r = job.result;
-  if (!r) return [];
-  if ('video' in r) return [{ url: r.video, file: out }];
-  const ext = path.extname(out);
-  const stem = out.slice(0, out.length - ext.length);
-  return r.images.map((url, i) => ({ url, file: i === 0 ? out : `${stem}-${i + 1}${ext}` }));
-}
-
-async function submitted(client: MediaforgeClient, p: Parsed, sub: SubmitResponse): Promise<void> {
-  const out = str(p, 'out');
-  if (!p.flags.has('wait') && !out) return print(sub);
-  const job = await waitWithProgress(client, sub.job_id);
-  const files: { file: string; bytes: number }[] = [];
-  if (out) {
-    for (const o of outputs(job, out)) {
-      files.push({ file: o.file, bytes: await download(o.url, o.file) });
-      process.stderr.write(`saved ${o.file}\n`);
-    }
-  }
-  print(out ? { ...job, files } : job);
-}
 
 /** `jobs`: one page (the API's answer as is), or with --all every matching job as one array. */
 async function listJobs(client: MediaforgeClient, p: Parsed): Promise<void> {
