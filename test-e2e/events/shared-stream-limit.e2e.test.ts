@@ -3,8 +3,12 @@ import { startFleet, userWithKey, type Fleet, type Replica } from '../support/fl
 import { openSse, type SseStream } from '../support/sse-client';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** Short leases, so a killed replica's slots expire within the test. */
-const SLOT_TTL_MS = 1500;
+/**
+ * Short leases, so a killed replica's slots expire within the test; long enough that a live
+ * replica's renewal (every third of it) still lands when a loaded machine stalls its event loop
+ * for a second or two: a lapsed lease of an open stream rightly admits one stream too many.
+ */
+const SLOT_TTL_MS = 4000;
 const REFUSAL = { error: 'Too many open event streams for this API key (limit 10)' };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
