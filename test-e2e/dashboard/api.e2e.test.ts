@@ -370,6 +370,8 @@ describe('dashboard API end to end', () => {
             delta: 5000,
             balance_after: 5000,
             description: 'admin grant',
+            model: null,
+            api_key_id: null,
             created_at: expect.any(String),
           },
         ]);
@@ -470,7 +472,7 @@ describe('dashboard API end to end', () => {
         expect((await bob.get('/keys')).body).toEqual({ keys: [] });
         expect((await bob.get('/jobs')).body).toEqual({ jobs: [], has_more: false });
         expect((await bob.get('/projects')).body).toEqual({ projects: [] });
-        expect((await bob.get('/ledger')).body).toEqual({ entries: [] });
+        expect((await bob.get('/ledger')).body).toEqual({ entries: [], has_more: false });
         expect((await bob.get('/balance')).body.credits_remaining).toBe(0);
 
         const aliceJobs = (await alice.get('/jobs')).body.jobs;

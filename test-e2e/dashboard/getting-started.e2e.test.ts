@@ -74,6 +74,8 @@ describe('getting started on the dashboard API', () => {
         delta: SIGNUP_CREDITS,
         balance_after: SIGNUP_CREDITS,
         description: 'sign-up credits',
+        model: null,
+        api_key_id: null,
         created_at: expect.any(String),
       },
     ]);

@@ -269,7 +269,7 @@ export interface paths {
         put?: never;
         /**
          * Export a video of the project as one mp4
-         * @description Stitches the multi-track timeline (video, voice, sfx, music) into one mp4. Synchronous (typically 30 s to 3 min). The export is also added to the library as an asset of kind `export`. With the header `Prefer: respond-async` it runs in the background instead: 202 `{export_id, status: "rendering", progress: 0}` (404 and 400 `no_video_clips` are still answered at once), then follow it with GET .../exports/{exportId} or the `export.progress`, `export.completed` and `export.failed` events (docs/events.md). A background export that fails ends `failed` with the error body this call would have answered.
+         * @description Stitches the multi-track timeline (video, voice, sfx, music) into one mp4. Synchronous (typically 30 s to 3 min). The export is also added to the library as an asset of kind `export`. With the header `Prefer: respond-async` it runs in the background instead: 202 `{export_id, status: "rendering", progress: 0}` (404 and 400 `no_video_clips` are still answered at once), then follow it with GET .../exports/{exportId} or the `export.progress`, `export.completed` and `export.failed` events of `GET /api/v1/events` and its stream. A background export that fails ends `failed` with the error body this call would have answered.
          *
          *     Scope: `video-editor:write`.
          */

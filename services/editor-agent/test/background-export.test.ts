@@ -21,6 +21,7 @@ import { failRunningExports, getExport, startExport } from '../src/usecases/back
 import { addClip } from '../src/usecases/clips.usecase';
 import type { EditorContext } from '../src/usecases/context';
 import { createProject } from '../src/usecases/projects.usecase';
+import { TEST_SETTINGS } from './support/editor-records';
 
 const unused = () => Promise.reject(new Error('unused'));
 
@@ -73,20 +74,7 @@ describe('background exports', () => {
       bus,
       storage: createStorage({ driver: 'local', dir: path.join(dir, 'media') }),
       logger,
-      settings: {
-        publicBaseUrl: 'https://api.test',
-        turnPrice: 5,
-        voicePrice: 10,
-        musicPrice: 20,
-        sfxPrice: 10,
-        agentMaxSteps: 8,
-        agentMaxWallMs: 60_000,
-        mediaWaitMs: 60_000,
-        mediaPollMs: 100,
-        turnLockWaitMs: 1000,
-        importMaxBytes: 1e7,
-        exportTimeoutMs: 60_000,
-      },
+      settings: { ...TEST_SETTINGS, exportTimeoutMs: 60_000 },
       download: unused,
       probe: unused,
       llm: null,

@@ -291,6 +291,22 @@ describe('jobs lifecycle against the real database and broker', () => {
     await parkJobsOf(u);
   });
 
+  it('makes one job of two submits of one idempotency key arriving together, charging once', async () => {
+    const u = newUser(500);
+    const idempotency = { key: 'd'.repeat(64), window_hours: 24 };
+    const answers = await Promise.allSettled([
+      submitJob(h.ctx, { ...image(u, 'together'), idempotency }),
+      submitJob(h.ctx, { ...image(u, 'together'), idempotency }),
+    ]);
+    // The second waits for the first's row: the same job, or a retryable 503 while it is submitting.
+    const jobIds = answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value.job_id] : []));
+    for (const a of answers) if (a.status === 'rejected') expect(a.reason).toMatchObject({ status: 503 });
+    expect(new Set(jobIds).size).toBe(1);
+    expect(await h.db('jobs').where({ user_id: u }).count({ n: '*' }).first()).toEqual({ n: 1 });
+    expect(h.billing.balance(u)).toBe(450);
+    await parkJobsOf(u);
+  });
+
   it('answers a resubmit a retryable 503 while the first is still submitting, and submits afresh after a rejected one', async () => {
     const u = newUser(500);
     const idempotency = { key: 'c'.repeat(64), window_hours: 24 };

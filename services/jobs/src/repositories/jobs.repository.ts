@@ -58,6 +58,24 @@ export async function insertJobOnFirstAttempt(
 }
 
 /**
+ * Inserts the job unless its user submitted one under its idempotency key since `since` (answered
+ * instead), one submit of a key at a time: a redelivered request and its retry make one job.
+ */
+export async function insertJobUnlessKeyed(
+  db: Knex,
+  row: NewJobRow & { idempotency_key: string },
+  attempt: { provider_type: string | null; upstream_model: string | null },
+  since: Date,
+): Promise<{ job: JobRow; inserted: boolean }> {
+  return db.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`jobs.submit:${row.user_id}:${row.idempotency_key}`]);
+    const earlier = await findJobByIdempotencyKey(trx, row.user_id, row.idempotency_key, since);
+    if (earlier) return { job: earlier, inserted: false };
+    return { job: await insertJobOnFirstAttempt(trx, row, attempt), inserted: true };
+  });
+}
+
+/**
  * The newest job of `userId` submitted under `key` since `since`, unless its submit was rejected
  * (a rejected submit charged nothing that stays, so a retry may submit afresh).
  */

@@ -6,7 +6,9 @@ import {
   deleteJob,
   findJobByIdempotencyKey,
   insertJobOnFirstAttempt,
+  insertJobUnlessKeyed,
   transition,
+  type NewJobRow,
 } from '../repositories/jobs.repository';
 import { launchAttempts } from './attempts.usecase';
 import type { JobsContext } from './context';
@@ -23,8 +25,8 @@ export const PROVIDER_SUBMIT_FAILED =
  * leaves a submitting row that the sweeper refunds. One charge per job, whatever the attempts.
  */
 export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promise<SubmitJobReply> {
-  if (req.idempotency) {
-    const since = new Date(Date.now() - req.idempotency.window_hours * 3_600_000);
+  const since = req.idempotency ? new Date(Date.now() - req.idempotency.window_hours * 3_600_000) : null;
+  if (req.idempotency && since) {
     const earlier = await findJobByIdempotencyKey(ctx.db, req.user_id, req.idempotency.key, since);
     if (earlier) return resubmitted(ctx, earlier);
   }
@@ -32,27 +34,35 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
   await checkReferences(ctx, req);
   const plan = planJob(req);
   const routes = ctx.routing.routesFor(plan.modelId, plan.mode);
-  const job = await insertJobOnFirstAttempt(
-    ctx.db,
-    {
-      id: newJobId(),
-      user_id: req.user_id,
-      api_key_id: req.api_key_id,
-      type: req.type,
-      model_id: plan.modelId,
-      upstream_model: routes[0].model ?? routes[0].provider,
-      params: req.params,
-      cost: plan.cost,
-      status: 'submitting',
-      idempotency_key: req.idempotency?.key ?? null,
-      source: req.source ?? 'api',
-      project_id: req.source === 'editor' ? (req.project_id ?? null) : null,
-      provider: routes[0].provider,
-      routes,
-      deadline_at: new Date(Date.now() + ctx.settings.jobTimeoutMs),
-    },
-    { provider_type: ctx.routing.spec(routes[0].provider)?.type ?? null, upstream_model: routes[0].model },
-  );
+  const row: NewJobRow = {
+    id: newJobId(),
+    user_id: req.user_id,
+    api_key_id: req.api_key_id,
+    type: req.type,
+    model_id: plan.modelId,
+    upstream_model: routes[0].model ?? routes[0].provider,
+    params: req.params,
+    cost: plan.cost,
+    status: 'submitting',
+    idempotency_key: req.idempotency?.key ?? null,
+    source: req.source ?? 'api',
+    project_id: req.source === 'editor' ? (req.project_id ?? null) : null,
+    provider: routes[0].provider,
+    routes,
+    deadline_at: new Date(Date.now() + ctx.settings.jobTimeoutMs),
+  };
+  const attempt = {
+    provider_type: ctx.routing.spec(routes[0].provider)?.type ?? null,
+    upstream_model: routes[0].model,
+  };
+  // Under a key, the check above is repeated under the key's lock with the insert: another submit
+  // of the key may have got there in between.
+  const keyed =
+    req.idempotency && since
+      ? await insertJobUnlessKeyed(ctx.db, { ...row, idempotency_key: req.idempotency.key }, attempt, since)
+      : { job: await insertJobOnFirstAttempt(ctx.db, row, attempt), inserted: true };
+  if (!keyed.inserted) return resubmitted(ctx, keyed.job);
+  const job = keyed.job;
 
   let creditsRemaining: number;
   try {
