@@ -76,11 +76,15 @@ describe('ClipCache.obtain', () => {
   function slowMaker(file: string) {
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
+    let began!: () => void;
     const state = {
       runs: 0,
       open,
+      /** Resolves once making has begun (the cache has registered it by then). */
+      started: new Promise<void>((r) => (began = r)),
       make: async () => {
         state.runs++;
+        began();
         await gate;
         await writeFile(file, 'made');
       },
@@ -127,6 +131,7 @@ describe('ClipCache.obtain', () => {
     const cache = new ClipCache(dir, 1000, silentLogger());
     const maker = slowMaker(path.join(scratch, 'slow'));
     const slow = cache.obtain(key('r'), '.m4a', path.join(scratch, 'slow'), maker.make, never);
+    await maker.started; // the other export is making it: this one waits
     const stop = new AbortController();
     const waiting = cache.obtain(key('r'), '.m4a', path.join(scratch, 'other'), () => Promise.resolve(), stop.signal);
     stop.abort();
