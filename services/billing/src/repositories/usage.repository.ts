@@ -12,12 +12,17 @@ export interface UsageSums {
   credits_refunded: number | string;
 }
 
-/** The SQL of each grouping: fixed expressions, never built from input. */
-const COLUMNS: Record<UsageGrouping, { expr: string; alias: string }> = {
-  day: { expr: "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')", alias: 'day' },
-  model: { expr: 'model', alias: 'model' },
-  key: { expr: 'api_key_id', alias: 'api_key_id' },
-};
+/** The column of each grouping: fixed SQL, never built from input. */
+function groupColumn(db: Knex, g: UsageGrouping): Knex.Raw {
+  switch (g) {
+    case 'day':
+      return db.raw("to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day");
+    case 'model':
+      return db.raw('model AS model');
+    case 'key':
+      return db.raw('api_key_id AS api_key_id');
+  }
+}
 
 /**
  * The user's charges and refunds made in [from, to), summed per group. Each movement counts on the
@@ -38,11 +43,11 @@ export async function usageSums(
     .andWhere('e.amount', '>', 0)
     .andWhere('e.created_at', '>=', range.from)
     .andWhere('e.created_at', '<', range.to);
-  const groups = groupBy.map((g) => COLUMNS[g]);
+  const groups = groupBy.map((g) => groupColumn(db, g));
   const q = db
     .with('moves', moves)
     .from('moves')
-    .select(groups.map((g) => db.raw(`${g.expr} AS ${g.alias}`)))
+    .select(groups)
     .select(
       db.raw("COUNT(*) FILTER (WHERE kind = 'charge')::int AS jobs"),
       db.raw("COALESCE(SUM(amount) FILTER (WHERE kind = 'charge'), 0)::bigint AS credits_charged"),
