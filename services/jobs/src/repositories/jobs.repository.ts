@@ -205,25 +205,41 @@ export function transitionStatement(
   return q.returning('*');
 }
 
+/** Which due jobs a claim takes: one provider's polls, or every job but those providers' polls. */
+export type DueJobsOf = { provider: string } | { notPolledAt: string[] };
+
 /**
- * Claims due processing jobs for this replica: SKIP LOCKED keeps two replicas from taking the
- * same rows, and pushing next_poll_at past the lease keeps them off the job while it is handled.
+ * Claims due jobs for one poller round (SKIP LOCKED: two replicas never take the same rows). Each
+ * is leased (not due again) for `leaseMs`, so a poller that dies mid-round leaves them to the next,
+ * but never past the job's deadline (plus a few seconds), so a job whose poller died is still timed
+ * out on time. `of` narrows the claim to jobs whose poll asks one provider (a rate-limited
+ * upstream's share of the round), or to every job but those (jobs without an upstream request ask
+ * no provider and are always in this share). Oldest due first.
  */
-/**
- * Claims due jobs for one poller round: each is leased (not due again) for `leaseMs`, so a poller
- * that dies mid-round leaves them to the next, but never past the job's deadline (plus a few
- * seconds), so a job whose poller died is still timed out on time.
- */
-export async function claimDueJobs(db: Knex, limit: number, leaseMs: number): Promise<JobRow[]> {
-  return rawRowsOf<JobRow>(
-    db.raw(
-      `UPDATE jobs SET next_poll_at = LEAST(now() + (? * interval '1 millisecond'), GREATEST(deadline_at, now() + interval '5 seconds'))
-      WHERE id IN (
-        SELECT id FROM jobs WHERE status = 'processing' AND next_poll_at <= now()
-         ORDER BY next_poll_at LIMIT ? FOR UPDATE SKIP LOCKED)
-      RETURNING *`,
-      [leaseMs, limit],
-    ),
+export async function claimDueJobs(db: Knex, limit: number, leaseMs: number, of?: DueJobsOf): Promise<JobRow[]> {
+  const due = db('jobs')
+    .select('id')
+    .where({ status: 'processing' })
+    .andWhere('next_poll_at', '<=', db.fn.now())
+    .orderBy('next_poll_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked();
+  if (of && 'provider' in of) due.andWhere({ provider: of.provider }).whereNotNull('provider_request_id');
+  else if (of && of.notPolledAt.length)
+    due.andWhere((w) =>
+      w.whereNull('provider_request_id').orWhereNull('provider').orWhereNotIn('provider', of.notPolledAt),
+    );
+  return rowsOf<JobRow>(
+    db('jobs')
+      .update({
+        next_poll_at: db.raw(
+          `LEAST(now() + (? * interval '1 millisecond'), GREATEST(deadline_at, now() + interval '5 seconds'))`,
+          [leaseMs],
+        ),
+      })
+      .whereIn('id', due)
+      .returning('*'),
   );
 }
 

@@ -1,0 +1,127 @@
+/**
+ * Scale benchmark: how the fleet holds when its work grows (bench/README.md). Five scenarios on the
+ * bench fleet with the fake upstream: 1) 10,000 jobs in flight completed by callback over 60 s;
+ * 2) 1,000 jobs at an upstream without callbacks, found by polling under the status-call limit (a
+ * fleet of its own); 3) 1,000 live streams while 100 jobs a second complete; 4) 1,000 completions
+ * over 100 webhook endpoints answering after 1 s; 5) one endpoint that never answers, 500 owed to
+ * it, beside another tenant's 100 jobs at 10/s. Each prints its detail; the bench ends with the
+ * table of figures and goals. Figures only; no pass/fail.
+ *
+ *   npm run bench -- scale             (node --import tsx bench/scale/run.ts)
+ *
+ * Knobs: SCALE_FACTOR (1; 0.1 runs in a minute or two), BENCH_SCALE_POLL_RATE (200).
+ */
+import { envNumber, machineLine } from '../lib/env';
+import { runBench, startBenchFleet } from '../lib/fleet';
+import { num } from '../lib/stats';
+import { openTenants } from '../lib/tenants';
+import { besideHangingEndpoint, throughputOverEndpoints } from '../webhooks/scenarios';
+import { benchPool, SCALE, scaled, waitOutboxDrained } from './common';
+import { jobsInFlight } from './in-flight';
+import { pollOnly } from './poll-only';
+import { fleetWebhookTarget } from './receivers';
+import { liveStreams } from './streams';
+
+const TIMEOUT_MS = envNumber('BENCH_WEBHOOK_TIMEOUT_SEC', 120) * 1000;
+
+interface Figure {
+  label: string;
+  value: number;
+  text: string;
+  goal: string;
+  met: boolean;
+  /** How far from the goal, for the closing note. */
+  by: string;
+}
+
+const atLeast = (label: string, value: number, goal: number, digits = 0): Figure => ({
+  label,
+  value,
+  text: Number.isFinite(value) ? value.toFixed(digits) : '-',
+  goal: `>= ${goal}`,
+  met: value >= goal,
+  by: `${num(goal / value)}x short`,
+});
+const below = (label: string, value: number, goal: number, digits = 0): Figure => ({
+  label,
+  value,
+  text: Number.isFinite(value) ? value.toFixed(digits) : '-',
+  goal: `< ${goal}`,
+  met: value < goal,
+  by: `${num(value / goal)}x the goal`,
+});
+
+async function main(): Promise<void> {
+  console.log(`scale bench: SCALE_FACTOR=${SCALE}; ${machineLine()}`);
+  const fleet = await startBenchFleet();
+  let failed = true;
+  const figures: Figure[] = [];
+  try {
+    for (const note of fleet.notes) console.log(`  fleet: ${note}`);
+    const tenants = await openTenants(fleet);
+    const pool = benchPool(fleet);
+    try {
+      const s1 = await jobsInFlight(fleet, tenants);
+      await waitOutboxDrained(pool);
+      const s3 = await liveStreams(fleet, tenants);
+      await waitOutboxDrained(pool);
+
+      const receivers = scaled(1000);
+      const endpoints = scaled(100);
+      console.log(`\n4) slow receivers: ${receivers} completions over ${endpoints} endpoints answering after 1 s`);
+      const s4 = await throughputOverEndpoints(
+        fleetWebhookTarget(fleet, tenants, (i) => Math.ceil((receivers - i) / endpoints)),
+        { jobs: receivers, endpoints, answerAfterMs: 1000, timeoutMs: TIMEOUT_MS },
+      );
+      console.log(
+        `  delivered ${s4.delivered}/${receivers} in ${num(s4.seconds)} s (completed at the upstream in ${num(s4.completeSeconds)} s); ${s4.peakOpen.all} requests open at most, ${s4.peakOpen.perPath} at one endpoint`,
+      );
+      await waitOutboxDrained(pool);
+
+      const owed = scaled(500);
+      const neighbour = scaled(100, 20);
+      console.log(`\n5) noisy neighbour: ${owed} owed to an endpoint that never answers; another tenant's ${neighbour} jobs at 10/s`);
+      const s5 = await besideHangingEndpoint(
+        fleetWebhookTarget(fleet, tenants, (i) => (i === 0 ? owed : neighbour)),
+        { owed, jobs: neighbour, perSecond: 10, timeoutMs: TIMEOUT_MS },
+      );
+      console.log(
+        `  completion -> delivery: p50 ${num(s5.latency.p50)}, p99 ${num(s5.latency.p99)}, max ${num(s5.latency.max)} ms (${s5.delivered}/${neighbour}); ${s5.hangingPeakOpen} open at the hanging endpoint`,
+      );
+      await pool.end();
+      await tenants.close();
+      failed = false;
+      await fleet.shutdown();
+
+      const s2 = await pollOnly();
+      figures.push(
+        atLeast('jobs in flight at once', s1.inFlight, 10_000),
+        below('callback completion -> job completed p99 ms', s1.latency.p99, 1000),
+        below(`poll-only (${scaled(1000)} in flight) completion -> job completed p99 s`, s2.latency.p99 / 1000, 10, 1),
+        below(`${s3.streams} streams: event p99 ms`, s3.latency.p99, 250),
+        below(`slow receivers: ${receivers} deliveries done in s`, s4.seconds, 15, 1),
+        below('noisy neighbour: other tenant delivery p99 ms', s5.latency.p99, 500),
+      );
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      await tenants.close().catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    if (failed) await fleet.shutdown({ failed });
+  }
+
+  console.log('');
+  console.log(`${'scale figure'.padEnd(62)}${'value'.padEnd(8)}goal`);
+  for (const f of figures) console.log(`${f.label.padEnd(62)}${f.text.padEnd(8)}${f.goal}`);
+  const missed = figures.filter((f) => !f.met);
+  console.log('');
+  if (SCALE !== 1) console.log(`SCALE_FACTOR=${SCALE}: counts scaled; the goals are those of the full size.`);
+  console.log(
+    missed.length
+      ? `goals missed: ${missed.map((f) => `${f.label} ${f.text} (${f.goal}; ${f.by})`).join('; ')}`
+      : 'every goal met',
+  );
+}
+
+runBench(main);

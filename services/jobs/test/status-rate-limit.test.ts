@@ -1,0 +1,83 @@
+import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
+import type { JobsContext } from '../src/usecases/context';
+import { submitJob } from '../src/usecases/submit-job.usecase';
+import { StatusCallBudget } from '../src/routing/status-call-budget';
+import { routingOf, ScriptedProvider, startHarness, type Harness } from './support/jobs-harness';
+
+const image = (user: number, prompt: string) => ({
+  user_id: user,
+  api_key_id: 1,
+  type: 'image' as const,
+  params: { prompt, image_urls: [], num_images: 1 as const, aspect_ratio: '1:1' as const, seed: 1 },
+});
+
+/** The most instants of `at` (ms) that fall in one window of `windowMs`. */
+function busiestWindow(at: number[], windowMs: number): number {
+  const sorted = [...at].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; j < sorted.length; j++) {
+    while (sorted[j] - sorted[i] >= windowMs) i++;
+    most = Math.max(most, j - i + 1);
+  }
+  return most;
+}
+
+describe('the poller under a per-provider limit on status calls (real database)', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('rounds running at once never call a limited upstream more than its limit in any second, and every job is polled; an unlimited one is not held back', async () => {
+    const limited = new ScriptedProvider('limited');
+    const free = new ScriptedProvider('free');
+    const u = 9001;
+    h.billing.balances.set(u, 50 * 60);
+    // Jobs are due again 50 ms after each poll (the harness' poll interval): far more than 20 a second are due.
+    const submitTo = async (p: ScriptedProvider, n: number) => {
+      const ctx: JobsContext = { ...h.ctx, routing: routingOf([p]) };
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) ids.push((await submitJob(ctx, image(u, `rate ${p.name}`))).job_id);
+      return ids;
+    };
+    const limitedIds = await submitTo(limited, 30);
+    const freeIds = await submitTo(free, 10);
+    const ctx: JobsContext = { ...h.ctx, routing: routingOf([limited, free]) };
+
+    const budget = new StatusCallBudget(new Map([['limited', 20]]));
+    const taken: number[] = [];
+    const take = budget.take.bind(budget);
+    budget.take = (provider, n) => {
+      for (let i = 0; i < n; i++) if (provider === 'limited') taken.push(Date.now());
+      take(provider, n);
+    };
+    const polled = (p: ScriptedProvider, ids: string[], times: number) =>
+      ids.every((id) => (p.statusCalls.get(`limited-${id}-1`) ?? p.statusCalls.get(`free-${id}-1`) ?? 0) >= times);
+
+    const done = () => polled(limited, limitedIds, 2);
+    // Three rounds at once, as overlapping pollers of one process would run, sharing its budget.
+    await Promise.all(
+      Array.from({ length: 3 }, async () => {
+        while (!done()) {
+          const handled = await advanceDueJobs(ctx, 7, undefined, budget);
+          // As the service's poller does: back when the limited upstream has a call again.
+          if (!handled) await new Promise((r) => setTimeout(r, budget.msUntilNextFrees() ?? 20));
+        }
+      }),
+    );
+
+    const calls = [...limited.statusCalls.values()].reduce((s, n) => s + n, 0);
+    // Every status call the limited upstream got went through the budget, and the budget never let
+    // more than 20 through in any one second.
+    expect(calls).toBe(taken.length);
+    expect(calls).toBeGreaterThanOrEqual(60);
+    expect(busiestWindow(taken, 1000)).toBeLessThanOrEqual(20);
+    // The unlimited provider's jobs were polled meanwhile, many times more often.
+    expect(polled(free, freeIds, 4)).toBe(true);
+    await h.db('jobs').update({ status: 'cancelled', next_poll_at: null }).where({ user_id: u });
+  });
+});
