@@ -75,7 +75,9 @@ export async function completedAt(pool: Pool, ids: string[]): Promise<Map<string
 }
 
 /** The jobs in processing now, and the database's rows and size. */
-export async function footprint(pool: Pool): Promise<{ processing: number; rows: number; jobRows: number; mib: number }> {
+export async function footprint(
+  pool: Pool,
+): Promise<{ processing: number; rows: number; jobRows: number; mib: number }> {
   const [processing, rows, size] = await Promise.all([
     pool.query<{ n: string }>(`SELECT count(*) AS n FROM jobs.jobs WHERE status = 'processing'`),
     pool.query<{ rows: string; jobs: string }>(
@@ -109,7 +111,9 @@ export const randomInstants = (n: number, spanMs: number): number[] =>
 export async function waitOutboxDrained(pool: Pool, timeoutMs = 120_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM jobs.outbox WHERE published_at IS NULL`);
+    const { rows } = await pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM jobs.outbox WHERE published_at IS NULL`,
+    );
     if (Number(rows[0].n) === 0 || Date.now() > end) return;
     await sleep(250);
   }

@@ -83,7 +83,9 @@ export async function pollOnly(): Promise<PollOnlyResult> {
     say(
       `status calls at the upstream while completing: ${calls.length}, ${num(meanPerSecond)} per s on average, ${busiestSecond} in the busiest second (limit ${POLL_RATE})`,
     );
-    say(`bound: each job is polled every max(${POLL_INTERVAL_MS / 1000} s, jobs in flight / limit) = ${num(Math.max(POLL_INTERVAL_MS / 1000, jobs / POLL_RATE))} s`);
+    say(
+      `bound: each job is polled every max(${POLL_INTERVAL_MS / 1000} s, jobs in flight / limit) = ${num(Math.max(POLL_INTERVAL_MS / 1000, jobs / POLL_RATE))} s`,
+    );
     sayLoad('after');
     failed = false;
     return { latency, busiestSecond, meanPerSecond };

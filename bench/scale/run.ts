@@ -80,7 +80,9 @@ async function main(): Promise<void> {
 
       const owed = scaled(500);
       const neighbour = scaled(100, 20);
-      console.log(`\n5) noisy neighbour: ${owed} owed to an endpoint that never answers; another tenant's ${neighbour} jobs at 10/s`);
+      console.log(
+        `\n5) noisy neighbour: ${owed} owed to an endpoint that never answers; another tenant's ${neighbour} jobs at 10/s`,
+      );
       const s5 = await besideHangingEndpoint(
         fleetWebhookTarget(fleet, tenants, (i) => (i === 0 ? owed : neighbour)),
         { owed, jobs: neighbour, perSecond: 10, timeoutMs: TIMEOUT_MS },

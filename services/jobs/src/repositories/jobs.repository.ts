@@ -227,8 +227,8 @@ export async function claimDueJobs(db: Knex, limit: number, leaseMs: number, of?
     .skipLocked();
   if (of && 'provider' in of) due.andWhere({ provider: of.provider }).whereNotNull('provider_request_id');
   else if (of && of.notPolledAt.length)
-    due.andWhere((w) =>
-      w.whereNull('provider_request_id').orWhereNull('provider').orWhereNotIn('provider', of.notPolledAt),
+    due.andWhere(
+      db.raw(`(provider_request_id IS NULL OR provider IS NULL OR NOT (provider = ANY(?::text[])))`, [of.notPolledAt]),
     );
   return rowsOf<JobRow>(
     db('jobs')

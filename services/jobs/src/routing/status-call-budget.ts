@@ -30,12 +30,23 @@ export class StatusCallBudget {
     return calls ? this.limits.get(provider)! - calls.length : Infinity;
   }
 
-  /** Records `n` calls made now (never more than available() allowed). */
-  take(provider: string, n: number): void {
+  /**
+   * Takes up to `want` of the provider's calls now, and says how many it got: taken before the
+   * caller's await, so rounds that run at once never share one slot.
+   */
+  reserve(provider: string, want: number): number {
     const calls = this.window(provider);
-    if (!calls) return;
+    if (!calls) return want;
+    const n = Math.max(0, Math.min(want, this.limits.get(provider)! - calls.length));
     const at = this.now();
     for (let i = 0; i < n; i++) calls.push(at);
+    return n;
+  }
+
+  /** Gives back `n` of the calls reserved last (they were not made). */
+  giveBack(provider: string, n: number): void {
+    const calls = this.window(provider);
+    if (calls && n > 0) calls.splice(Math.max(0, calls.length - n), n);
   }
 
   /** Milliseconds until the provider may get a call again (0: now). */

@@ -41,11 +41,16 @@ export async function advanceDueJobs(
 ): Promise<number> {
   const jobs: JobRow[] = [];
   for (const provider of budget?.limited() ?? []) {
-    const n = Math.min(batch - jobs.length, budget!.available(provider));
+    if (jobs.length >= batch) break;
+    const n = budget!.reserve(provider, batch - jobs.length);
     if (n <= 0) continue;
-    const claimed = await claimDueJobs(ctx.db, n, LEASE_MS, { provider });
-    // Taken when claimed: a claimed job is polled now (or ended without a call, which only wastes a slot).
-    budget!.take(provider, claimed.length);
+    let claimed: JobRow[] = [];
+    try {
+      claimed = await claimDueJobs(ctx.db, n, LEASE_MS, { provider });
+    } finally {
+      // A claimed job is polled now (or ends without a call, which only wastes its slot).
+      budget!.giveBack(provider, n - claimed.length);
+    }
     jobs.push(...claimed);
   }
   if (jobs.length < batch)
