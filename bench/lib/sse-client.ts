@@ -1,10 +1,14 @@
 import http from 'node:http';
 
-/** One open stream: calls `onEvent` with each event's type and data as they are read. */
+/**
+ * One open stream: calls `onEvent` with each event's type and data as they are read, and `onEnd`
+ * if the server ends or drops it (never after close()).
+ */
 export function openStream(
   baseUrl: string,
   key: string,
   onEvent: (type: string, data: string) => void,
+  onEnd: () => void = () => undefined,
 ): Promise<{ close: () => void }> {
   return new Promise((resolve, reject) => {
     const req = http.get(
@@ -24,8 +28,17 @@ export function openStream(
             if (type && data) onEvent(type, data);
           }
         });
+        let closing = false;
         res.on('error', () => undefined);
-        resolve({ close: () => req.destroy() });
+        res.on('close', () => {
+          if (!closing) onEnd();
+        });
+        resolve({
+          close: () => {
+            closing = true;
+            req.destroy();
+          },
+        });
       },
     );
     req.on('error', reject);

@@ -33,24 +33,33 @@ export async function liveStreams(fleet: BenchFleet, tenants: Tenants): Promise<
   const members = await Promise.all(Array.from({ length: users }, () => tenants.make()));
   const gatewayPid = fleet.procs.gateway.child.pid!;
   const rssBefore = await idleRss(gatewayPid);
-  // Per job id, the instants its job.completed was read, one per stream.
+  // Per job id, the instants its job.completed was read, one per stream (a stream's repeat is not).
   const reads = new Map<string, number[]>();
-  let expected = 0;
+  let repeats = 0;
+  let ended = 0;
   const streams: Array<{ close: () => void }> = [];
   try {
     for (const m of members)
       streams.push(
         ...(await Promise.all(
-          Array.from({ length: STREAMS_PER_USER }, () =>
-            openStream(fleet.baseUrl, m.key, (type, data) => {
-              if (type !== 'job.completed') return;
-              const at = performance.now();
-              const id = (JSON.parse(data) as { job_id: string }).job_id;
-              const list = reads.get(id);
-              if (list) list.push(at);
-              else reads.set(id, [at]);
-            }),
-          ),
+          Array.from({ length: STREAMS_PER_USER }, () => {
+            const seen = new Set<string>();
+            return openStream(
+              fleet.baseUrl,
+              m.key,
+              (type, data) => {
+                if (type !== 'job.completed') return;
+                const at = performance.now();
+                const id = (JSON.parse(data) as { job_id: string }).job_id;
+                if (seen.has(id)) return void (repeats += 1);
+                seen.add(id);
+                const list = reads.get(id);
+                if (list) list.push(at);
+                else reads.set(id, [at]);
+              },
+              () => (ended += 1),
+            );
+          }),
         )),
       );
     const rssStreams = await idleRss(gatewayPid);
@@ -71,14 +80,16 @@ export async function liveStreams(fleet: BenchFleet, tenants: Tenants): Promise<
       submitted.ids.map((_, i) => (i * 1000) / PER_SECOND),
       (i) => completedAt.set(submitted.ids[i], fleet.provider.complete(submitted.ids[i])),
     );
-    expected = jobs * STREAMS_PER_USER;
+    const expected = jobs * STREAMS_PER_USER;
     const count = () => [...reads.values()].reduce((s, l) => s + l.length, 0);
     const deadline = Date.now() + 120_000;
     while (count() < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const samples: number[] = [];
     for (const [id, at] of completedAt) for (const read of reads.get(id) ?? []) samples.push(read - at);
     const latency = summarize(samples);
-    say(`upstream completion -> event read on each stream: ${spread(latency)} (${samples.length}/${expected} events)`);
+    say(
+      `upstream completion -> event read on each stream: ${spread(latency)} (${samples.length}/${expected} events; ${repeats} repeated; ${ended} streams ended by the gateway)`,
+    );
     const rssAfter = await idleRss(gatewayPid);
     say(`gateway RSS after: ${num(rssAfter)} MiB`);
     sayLoad('after');
