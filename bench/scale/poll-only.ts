@@ -72,14 +72,16 @@ export async function pollOnly(): Promise<PollOnlyResult> {
     await firedAt(randomInstants(jobs, spanMs), (i) =>
       upstreamAt.set(order[i], epochOf(fleet.provider.complete(order[i]))),
     );
-    await waitAllEnded(pool, submitted.ids, 300_000);
+    const left = await waitAllEnded(pool, submitted.ids);
     const endedAt = performance.now();
     const done = await completedAt(pool, submitted.ids);
     const latency = summarize([...done].map(([id, t]) => t - upstreamAt.get(id)!));
     const calls = fleet.provider.statusCallTimes().filter((t) => t >= startedAt && t <= endedAt);
     const busiestSecond = busiestWindow(calls, 1000);
     const meanPerSecond = calls.length / ((endedAt - startedAt) / 1000);
-    say(`upstream completion -> job completed: ${spread(latency)} (${done.size}/${jobs} completed)`);
+    say(
+      `upstream completion -> job completed: ${spread(latency)} (${done.size}/${jobs} completed${left ? `; ${left} still processing, none done for a minute` : ''})`,
+    );
     say(
       `status calls at the upstream while completing: ${calls.length}, ${num(meanPerSecond)} per s on average, ${busiestSecond} in the busiest second (limit ${POLL_RATE})`,
     );

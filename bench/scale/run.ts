@@ -42,7 +42,7 @@ const atLeast = (label: string, value: number, goal: number, digits = 0): Figure
   text: Number.isFinite(value) ? value.toFixed(digits) : '-',
   goal: `>= ${goal}`,
   met: value >= goal,
-  by: `${num(goal / value)}x short`,
+  by: Number.isFinite(value) ? `${num(goal / value)}x short` : 'not measured',
 });
 const below = (label: string, value: number, goal: number, digits = 0): Figure => ({
   label,
@@ -50,7 +50,7 @@ const below = (label: string, value: number, goal: number, digits = 0): Figure =
   text: Number.isFinite(value) ? value.toFixed(digits) : '-',
   goal: `< ${goal}`,
   met: value < goal,
-  by: `${num(value / goal)}x the goal`,
+  by: Number.isFinite(value) ? `${num(value / goal)}x the goal` : 'more than 1% never arrived',
 });
 
 /** BENCH_SCALE_ONLY=1,3: only those scenarios (the others' figures print as "-"). */
@@ -138,7 +138,8 @@ async function main(): Promise<void> {
   console.log('');
   console.log(`${'scale figure'.padEnd(62)}${'value'.padEnd(8)}goal`);
   for (const f of figures) console.log(`${f.label.padEnd(62)}${f.text.padEnd(8)}${f.goal}`);
-  const missed = figures.filter((f) => !f.met && Number.isFinite(f.value));
+  const scenarioOf = [1, 1, 2, 3, 4, 5];
+  const missed = figures.filter((f, i) => !f.met && ONLY.has(scenarioOf[i]));
   console.log('');
   if (SCALE !== 1) console.log(`SCALE_FACTOR=${SCALE}: counts scaled; the goals are those of the full size.`);
   console.log(

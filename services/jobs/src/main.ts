@@ -115,7 +115,7 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
       },
       logger,
     );
-    const callbackPolls = new CallbackPolls(ctx, () => poller.kick());
+    const callbackPolls = new CallbackPolls(ctx, () => poller.kick(), config.POLL_BATCH);
     const sweeper = periodic(
       'sweeper',
       config.SWEEP_INTERVAL_MS,
