@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { OPERATIONS } from '../../services/gateway/src/operations/table';
+import type { Operation } from '../../services/gateway/src/operations/operation';
+import { OPERATIONS as TABLE } from '../../services/gateway/src/operations/table';
 import { MediaforgeClient } from '../../sdk/src/client';
 
+const OPERATIONS: readonly Operation[] = TABLE;
 const SDK_SRC = path.join(__dirname, '..', '..', 'sdk', 'src');
 const handWritten = fs
   .readdirSync(SDK_SRC)
