@@ -69,7 +69,7 @@ async function onSharedFleet(fleet: BenchFleet, tenants: Tenants, pool: Pool) {
   if (ONLY.has(4)) {
     console.log(`\n4) slow receivers: ${receivers} completions over ${endpoints} endpoints answering after 1 s`);
     const r = await throughputOverEndpoints(
-      fleetWebhookTarget(fleet, tenants, (i) => Math.ceil((receivers - i) / endpoints)),
+      fleetWebhookTarget(fleet, tenants, pool, (i) => Math.ceil((receivers - i) / endpoints)),
       { jobs: receivers, endpoints, answerAfterMs: 1000, timeoutMs: TIMEOUT_MS },
     );
     console.log(
@@ -87,7 +87,7 @@ async function onSharedFleet(fleet: BenchFleet, tenants: Tenants, pool: Pool) {
       `\n5) noisy neighbour: ${owed} owed to an endpoint that never answers; another tenant's ${neighbour} jobs at 10/s`,
     );
     const r = await besideHangingEndpoint(
-      fleetWebhookTarget(fleet, tenants, (i) => (i === 0 ? owed : neighbour)),
+      fleetWebhookTarget(fleet, tenants, pool, (i) => (i === 0 ? owed : neighbour)),
       { owed, jobs: neighbour, perSecond: 10, timeoutMs: TIMEOUT_MS },
     );
     console.log(

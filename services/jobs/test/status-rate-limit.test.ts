@@ -1,4 +1,5 @@
 import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
+import { CallbackPolls } from '../src/usecases/callback-poll.usecase';
 import type { JobsContext } from '../src/usecases/context';
 import { submitJob } from '../src/usecases/submit-job.usecase';
 import { StatusCallBudget } from '../src/routing/status-call-budget';
@@ -22,7 +23,7 @@ function busiestWindow(at: number[], windowMs: number): number {
   return most;
 }
 
-describe('the poller under a per-provider limit on status calls (real database)', () => {
+describe('polling under limits (real database)', () => {
   let h: Harness;
 
   beforeAll(async () => {
@@ -86,6 +87,37 @@ describe('the poller under a per-provider limit on status calls (real database)'
     expect(busiestWindow(taken, 1000)).toBeLessThanOrEqual(20);
     // The unlimited provider's jobs were polled meanwhile, many times more often.
     expect(polled(free, freeIds, 4)).toBe(true);
+    await h.db('jobs').update({ status: 'cancelled', next_poll_at: null }).where({ user_id: u });
+  });
+
+  it('callback polls claim every job at once but advance at most their limit at a time, then all', async () => {
+    const slow = new ScriptedProvider('slow');
+    const u = 9002;
+    h.billing.balances.set(u, 50 * 6);
+    const ctx: JobsContext = { ...h.ctx, routing: routingOf([slow]) };
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await submitJob(ctx, image(u, 'callback burst'))).job_id);
+    let open = 0;
+    let most = 0;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    slow.next = async () => {
+      most = Math.max(most, ++open);
+      await held;
+      open--;
+      return { state: 'running' };
+    };
+    const polls = new CallbackPolls(ctx, () => undefined, 2);
+    // Every callback is answered (its job claimed) though only two jobs are being advanced.
+    expect(await Promise.all(ids.map((id) => polls.pollNow(id)))).toEqual(ids.map(() => true));
+    for (let i = 0; i < 500 && open < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(open).toBe(2);
+    expect(polls.inFlight.size).toBe(6);
+    release();
+    await polls.drain();
+    expect(most).toBe(2);
+    expect([...slow.statusCalls.values()].reduce((a, n) => a + n, 0)).toBe(6);
+    expect(polls.inFlight.size).toBe(0);
     await h.db('jobs').update({ status: 'cancelled', next_poll_at: null }).where({ user_id: u });
   });
 });

@@ -48,8 +48,11 @@ export async function advanceDueJobs(
     try {
       claimed = await claimDueJobs(ctx.db, n, LEASE_MS, { provider });
     } finally {
-      // A claimed job is polled now (or ends without a call, which only wastes its slot).
-      budget!.giveBack(provider, n - claimed.length);
+      // The slots are counted from now, when the calls are made, not from before the claim (which
+      // may take a while): the upstream never sees more than the limit in a second because a slow
+      // claim bunched the calls up. In one tick, so no other round takes them meanwhile.
+      budget!.giveBack(provider, n);
+      budget!.reserve(provider, claimed.length);
     }
     jobs.push(...claimed);
   }
