@@ -50,18 +50,12 @@ describe('polling under limits (real database)', () => {
     const ctx: JobsContext = { ...h.ctx, routing: routingOf([limited, free]) };
 
     const budget = new StatusCallBudget(new Map([['limited', 20]]));
-    // The instants of the slots the rounds kept (reserved and not given back).
+    // The instants of the slots the rounds kept (as settled: from when their calls were made).
     const taken: number[] = [];
-    const reserve = budget.reserve.bind(budget);
-    const giveBack = budget.giveBack.bind(budget);
-    budget.reserve = (provider, want) => {
-      const n = reserve(provider, want);
-      if (provider === 'limited') for (let i = 0; i < n; i++) taken.push(Date.now());
-      return n;
-    };
-    budget.giveBack = (provider, n) => {
-      if (provider === 'limited' && n > 0) taken.splice(taken.length - n, n);
-      giveBack(provider, n);
+    const settle = budget.settle.bind(budget);
+    budget.settle = (provider, reservation, used) => {
+      if (provider === 'limited') for (let i = 0; i < used; i++) taken.push(Date.now());
+      settle(provider, reservation, used);
     };
     const polled = (p: ScriptedProvider, ids: string[], times: number) =>
       ids.every((id) => (p.statusCalls.get(`limited-${id}-1`) ?? p.statusCalls.get(`free-${id}-1`) ?? 0) >= times);

@@ -4,6 +4,12 @@
  * start of the next never add up past the limit, as they would with a token bucket's burst). Per
  * process: every replica of the jobs service keeps its own.
  */
+/** Slots taken at once: how many, and when. */
+export interface Reservation {
+  n: number;
+  at: number;
+}
+
 export class StatusCallBudget {
   /** Per limited provider: the instants of its calls in the last second, oldest first. */
   private readonly recent = new Map<string, number[]>();
@@ -31,22 +37,33 @@ export class StatusCallBudget {
   }
 
   /**
-   * Takes up to `want` of the provider's calls now, and says how many it got: taken before the
+   * Takes up to `want` of the provider's calls now; `n` says how many it got: taken before the
    * caller's await, so rounds that run at once never share one slot.
    */
-  reserve(provider: string, want: number): number {
-    const calls = this.window(provider);
-    if (!calls) return want;
-    const n = Math.max(0, Math.min(want, this.limits.get(provider)! - calls.length));
+  reserve(provider: string, want: number): Reservation {
     const at = this.now();
+    const calls = this.window(provider);
+    if (!calls) return { n: want, at };
+    const n = Math.max(0, Math.min(want, this.limits.get(provider)! - calls.length));
     for (let i = 0; i < n; i++) calls.push(at);
-    return n;
+    return { n, at };
   }
 
-  /** Gives back `n` of the calls reserved last (they were not made). */
-  giveBack(provider: string, n: number): void {
+  /**
+   * Keeps `used` of a reservation's slots, counted from now (when the calls are made), and gives
+   * the others back. The slots of other reservations are left as they are.
+   */
+  settle(provider: string, reservation: Reservation, used: number): void {
     const calls = this.window(provider);
-    if (calls && n > 0) calls.splice(Math.max(0, calls.length - n), n);
+    if (!calls) return;
+    let left = reservation.n;
+    for (let i = calls.length - 1; i >= 0 && left > 0; i--)
+      if (calls[i] === reservation.at) {
+        calls.splice(i, 1);
+        left--;
+      }
+    const at = this.now();
+    for (let i = 0; i < Math.min(used, reservation.n); i++) calls.push(at);
   }
 
   /** Milliseconds until the provider may get a call again (0: now). */

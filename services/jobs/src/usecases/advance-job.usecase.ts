@@ -42,17 +42,15 @@ export async function advanceDueJobs(
   const jobs: JobRow[] = [];
   for (const provider of budget?.limited() ?? []) {
     if (jobs.length >= batch) break;
-    const n = budget!.reserve(provider, batch - jobs.length);
-    if (n <= 0) continue;
+    const reservation = budget!.reserve(provider, batch - jobs.length);
+    if (reservation.n <= 0) continue;
     let claimed: JobRow[] = [];
     try {
-      claimed = await claimDueJobs(ctx.db, n, LEASE_MS, { provider });
+      claimed = await claimDueJobs(ctx.db, reservation.n, LEASE_MS, { provider });
     } finally {
-      // The slots are counted from now, when the calls are made, not from before the claim (which
-      // may take a while): the upstream never sees more than the limit in a second because a slow
-      // claim bunched the calls up. In one tick, so no other round takes them meanwhile.
-      budget!.giveBack(provider, n);
-      budget!.reserve(provider, claimed.length);
+      // The slots count from now, when the calls are made, not from before the claim (which may
+      // take a while): a slow claim never bunches more than the limit into the upstream's second.
+      budget!.settle(provider, reservation, claimed.length);
     }
     jobs.push(...claimed);
   }

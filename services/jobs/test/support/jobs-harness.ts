@@ -66,10 +66,7 @@ export function routingOf(
   const config: RoutingConfig = {
     providers: new Map(providers.map((p) => [p.name, { name: p.name, type: p.type, breaker, attemptTimeoutMs }])),
     routes: Object.fromEntries(
-      MODEL_IDS.map((m) => [
-        m,
-        providers.map((p) => ({ provider: p.name, models: null })),
-      ]),
+      MODEL_IDS.map((m) => [m, providers.map((p) => ({ provider: p.name, models: null }))]),
     ) as RoutingConfig['routes'],
   };
   return new Routing(
