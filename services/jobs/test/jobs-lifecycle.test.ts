@@ -194,9 +194,7 @@ describe('jobs lifecycle against the real database and broker', () => {
         created_at: new Date(Date.now() - 10_000),
       })
       .returning('*');
-    // The charge landed before the crash.
-    await h.billing.handlers.charge({ user_id: u, reference: `job:${row.id}`, amount: 50 });
-    expect(h.billing.balance(u)).toBe(50);
+    // The submit crashed before its charge reached billing: the sweeper's refund closes the reference.
     expect(await sweepStuckSubmits(h.ctx, 5000)).toBe(1);
     expect(h.billing.balance(u)).toBe(100);
     expect(await h.db('jobs').first('status', 'refund_state').where({ id: row.id })).toEqual({
@@ -204,10 +202,10 @@ describe('jobs lifecycle against the real database and broker', () => {
       refund_state: 'done',
     });
     await expect(getJob(h.ctx, { user_id: u, job_id: row.id })).rejects.toMatchObject({ status: 404 });
-    // A charge of that reference arriving now (a retry still in flight from the crashed submit) is refused.
+    // The charge arriving now (a retry still in flight from the crashed submit) is refused.
     await expect(
       h.billing.handlers.charge({ user_id: u, reference: `job:${row.id}`, amount: 50 }),
-    ).rejects.toMatchObject({ status: 409 });
+    ).rejects.toMatchObject({ body: { error: `reference job:${row.id} is closed (already refunded)` } });
     expect(h.billing.balance(u)).toBe(100);
   });
 
