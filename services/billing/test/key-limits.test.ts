@@ -74,7 +74,7 @@ describe("billing: an API key's spend limit and concurrent-jobs limit", () => {
     );
     expect(statuses(outcomes)).toEqual([...Array(3).fill('ok'), ...Array(7).fill(429)]);
     const refused = outcomes[5];
-    expect(!refused.ok && refused.error.headers).toEqual({ 'Retry-After': '5' });
+    expect(!refused.ok && refused.error.details).toEqual({ retryAfterSec: 5 });
     expect((await limitsOf(user, key)).active_jobs).toBe(3);
   });
 
@@ -126,7 +126,7 @@ describe("billing: an API key's spend limit and concurrent-jobs limit", () => {
     const { key } = await keyWith(10, 5, null);
     await expect(
       setKeyLimits(db, { user_id: 99_999, api_key_id: key, spend_limit: null, max_concurrent_jobs: null }),
-    ).rejects.toMatchObject({ status: 404 });
+    ).rejects.toMatchObject({ kind: 'not_found' });
     expect(await keyLimits(db, { user_id: 99_999, api_key_ids: [key] })).toEqual({
       keys: [{ api_key_id: key, spend_limit: null, max_concurrent_jobs: null, spent_this_period: 0, active_jobs: 0 }],
     });

@@ -14,7 +14,7 @@ import {
   type SubmitJobRequest,
 } from '@mf/contracts';
 import { createDb, migrate, type Knex } from '@mf/db';
-import { AppError, isAppError } from '@mf/errors';
+import { AppError, isAppError, kindOfHttpStatus } from '@mf/errors';
 import { probe } from '@mf/media';
 import { createStorage, type Storage } from '@mf/storage';
 import { FakeBilling, freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
@@ -84,7 +84,7 @@ class FakeJobs {
       });
       if (this.submitStatus) {
         await this.billing.handlers.refund({ user_id: req.user_id, reference: `job:${id}` });
-        throw new AppError(this.submitStatus, { error: 'Upstream provider error' });
+        throw new AppError(kindOfHttpStatus(this.submitStatus), { error: 'Upstream provider error' });
       }
       const job: FakeJob = { id, user: req.user_id, request: req, status: 'processing', keys: [], error: null, cost };
       this.jobs.set(id, job);
@@ -664,7 +664,7 @@ describe('editor agent turns', () => {
 
   it("ends the turn with the key's spend-limit 402 when an image would pass it, keeping the turn price", async () => {
     const spent = { error: 'Spend limit of this API key reached', credits_required: 50, credits_remaining: 20 };
-    jobs.refusal = new AppError(402, spent);
+    jobs.refusal = new AppError('payment_required', spent);
     const t = await setup(1000, (req) =>
       stepOfTurn(req) === 0 ? callTools([toolCall('generate_image', { prompt: 'a cat' })]) : say('unreachable'),
     );
@@ -678,7 +678,7 @@ describe('editor agent turns', () => {
   });
 
   it("tells the model a generation refused by the key's concurrent-jobs cap was not charged, and the turn goes on", async () => {
-    jobs.refusal = new AppError(429, { error: 'Too many concurrent jobs for this API key', retry_after: 5 });
+    jobs.refusal = AppError.rateLimited('Too many concurrent jobs for this API key', 5);
     const t = await setup(1000, (req) =>
       stepOfTurn(req) === 0
         ? callTools([toolCall('generate_image', { prompt: 'a cat' })])

@@ -99,10 +99,10 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
       refund_state: 'pending',
     });
     if (rejected) await settleRefund(ctx, rejected);
-    throw new AppError(502, { error: PROVIDER_SUBMIT_FAILED });
+    throw new AppError('upstream_failed', { error: PROVIDER_SUBMIT_FAILED });
   }
   // Lost: the sweeper judged this submit dead and refunded it meanwhile (its upstream request was undone).
-  if (launch.kind === 'lost') throw new AppError(502, { error: PROVIDER_SUBMIT_FAILED });
+  if (launch.kind === 'lost') throw new AppError('upstream_failed', { error: PROVIDER_SUBMIT_FAILED });
   return {
     job_id: job.id,
     status: 'processing',
