@@ -361,7 +361,7 @@ describe('toAppError', () => {
     'maps %p to a generic 500',
     (thrown) => {
       const mapped = toAppError(thrown);
-      expect(mapped.status).toBe(500);
+      expect(mapped.kind).toBe('internal');
       expect(mapped.body).toEqual({ error: 'Internal error' });
     },
   );

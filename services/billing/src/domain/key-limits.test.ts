@@ -72,7 +72,14 @@ describe("a key's spend limit and concurrent-jobs limit within a batch", () => {
       [],
       counters,
     );
-    expect(plan.outcomes.map((o) => (o.ok ? 'ok' : o.error.status))).toEqual(['ok', 'ok', 429, 'ok', 'ok', 'ok']);
+    expect(plan.outcomes.map((o) => (o.ok ? 'ok' : o.error.kind))).toEqual([
+      'ok',
+      'ok',
+      'rate_limited',
+      'ok',
+      'ok',
+      'ok',
+    ]);
     expect(errorOf(plan.outcomes[2]).details).toEqual({ retryAfterSec: 5 });
     expect(errorOf(plan.outcomes[2]).body).toEqual({
       error: 'Too many concurrent jobs for this API key',
@@ -104,7 +111,7 @@ describe("a key's spend limit and concurrent-jobs limit within a batch", () => {
       ledger,
       counters,
     );
-    expect(plan.outcomes.map((o) => (o.ok ? 'ok' : o.error.status))).toEqual([429, 'ok', 'ok', 'ok']);
+    expect(plan.outcomes.map((o) => (o.ok ? 'ok' : o.error.kind))).toEqual(['rate_limited', 'ok', 'ok', 'ok']);
     const changes = counters.changes();
     expect(changes.keys[0]).toMatchObject({ spent: 100, active: 1 });
     expect(changes.ended).toEqual(['job:a']);

@@ -1,6 +1,6 @@
 import { billingRpc, type SubmitJobReply, type SubmitJobRequest } from '@mf/contracts';
 import { FetchError } from '@mf/safe-fetch';
-import { AppError, isAppError } from '@mf/errors';
+import { AppError, isAppError, isCallerFault } from '@mf/errors';
 import { chargeDescription, chargeReference, newJobId, planJob, type JobRow } from '../domain/job';
 import {
   deleteJob,
@@ -78,7 +78,7 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
     creditsRemaining = charge.credits_remaining;
   } catch (err) {
     // Refused for sure (402 or a bad request): nothing was charged, so nothing may remain.
-    if (isAppError(err) && err.status < 500) {
+    if (isAppError(err) && isCallerFault(err)) {
       await deleteJob(ctx.db, job.id);
       throw err;
     }
