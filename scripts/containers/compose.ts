@@ -68,9 +68,9 @@ async function statInBucket(project: ComposeProject, mediaUrl: string): Promise<
 }
 
 /** How long each of the project's containers took to end after `stop` began, and how it ended. */
-async function logStopTimes(label: string, since: number): Promise<void> {
+async function logStopTimes(label: string, since: number): Promise<string[]> {
   const ids = (await docker('ps', '-a', '-q', '--filter', label)).split('\n').filter(Boolean);
-  if (!ids.length) return;
+  if (!ids.length) return [];
   const lines = (
     await docker(
       'inspect',
@@ -90,6 +90,7 @@ async function logStopTimes(label: string, since: number): Promise<void> {
   log('docker compose stop (SIGTERM, SIGKILL after 30 s): each container ended after');
   for (const c of lines)
     log(`  ${c.service.padEnd(20)} ${secs(c.ms).padStart(7)}  exit ${c.code}${c.code === 137 ? ' (killed)' : ''}`);
+  return lines.filter((c) => c.code === 137).map((c) => c.service);
 }
 
 async function main(): Promise<void> {
@@ -231,7 +232,11 @@ async function main(): Promise<void> {
       await timed('docker compose stop', () => project.run('stop', '--timeout', '30')).catch((err: Error) =>
         failures.push(err.message),
       );
-      await logStopTimes(label, stopping).catch((err: Error) => log(`stop times unavailable: ${err.message}`));
+      const killed = await logStopTimes(label, stopping).catch((err: Error) => {
+        log(`stop times unavailable: ${err.message}`);
+        return [];
+      });
+      if (killed.length) failures.push(`ignored SIGTERM until killed after the grace period: ${killed.join(', ')}`);
       await timed('docker compose down -v', () => project.run('down', '-v', '--timeout', '30')).catch((err: Error) =>
         failures.push(err.message),
       );

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Bus } from '@mf/bus';
 import { DEFAULT_FAL_ENDPOINTS } from '@mf/catalog';
-import { billingRpc } from '@mf/contracts';
+import { billingRpc, MODEL_IDS } from '@mf/contracts';
 import { createDb, migrate, type Knex } from '@mf/db';
 import { createStorage } from '@mf/storage';
 import { FakeBilling, freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
@@ -66,7 +66,7 @@ export function routingOf(
   const config: RoutingConfig = {
     providers: new Map(providers.map((p) => [p.name, { name: p.name, type: p.type, breaker, attemptTimeoutMs }])),
     routes: Object.fromEntries(
-      ['vidgen-2.0', 'vidgen-2.0-fast', 'imagegen-2'].map((m) => [
+      MODEL_IDS.map((m) => [
         m,
         providers.map((p) => ({ provider: p.name, models: null })),
       ]),
