@@ -78,7 +78,11 @@ export function routingOf(
   );
 }
 
-export async function startHarness(): Promise<Harness> {
+/**
+ * Jobs on the real database and broker. Billing is a fake (libs/testing) unless `fakeBilling` is
+ * false: then the test serves billing itself (support/real-billing.ts) and `billing` is unused.
+ */
+export async function startHarness(options: { fakeBilling?: boolean } = {}): Promise<Harness> {
   const env = await freshTestEnv();
   const db = createDb({ url: env.databaseUrl, schema: 'jobs', poolMax: 10 });
   await migrate(db, 'jobs', migrations);
@@ -86,7 +90,7 @@ export async function startHarness(): Promise<Harness> {
   const billingBus = new Bus({ url: env.amqpUrl, service: 'billing', logger });
   const billing = new FakeBilling();
   await billingBus.start();
-  await billingBus.serveRpc(billingRpc, billing.handlers);
+  if (options.fakeBilling !== false) await billingBus.serveRpc(billingRpc, billing.handlers);
   const bus = new Bus({ url: env.amqpUrl, service: 'jobs', logger });
   await bus.start();
   const mediaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-jobs-int-'));
