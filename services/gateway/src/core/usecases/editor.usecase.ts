@@ -2,7 +2,7 @@ import type { Bus } from '@mf/bus';
 import { editorRpc, type InstructRequest, type ProjectRef, type RpcReplyOf, type RpcRequestOf } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { scopeOf } from '../../operations/table';
-import { assertScope, type AuthContext } from '../auth/auth-context';
+import { assertScope, type AuthContext, type EditorCaller } from '../auth/auth-context';
 import {
   validateAddClip,
   validateCreateProject,
@@ -104,7 +104,7 @@ export async function projectWithThreads(
 /** A new project with its default video ("Main video"). */
 export async function createProject(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'createProject'>> {
@@ -115,7 +115,7 @@ export async function createProject(
 /** Every project of the caller's user, most recently updated first. */
 export async function listProjects(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'listProjects'>> {
   assertScope(auth, scopeOf('listProjects'));
@@ -125,7 +125,7 @@ export async function listProjects(
 /** A project's videos, assets and clips; `query.video_id` narrows the clips to one video. */
 export async function getProjectState(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   query: Record<string, unknown>,
   opts: EditorCallOptions = {},
@@ -138,7 +138,7 @@ export async function getProjectState(
 /** One agent turn (5 credits plus any media generation), billed to the calling key. */
 export async function instruct(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   body: unknown,
   opts: EditorCallOptions = {},
@@ -147,7 +147,7 @@ export async function instruct(
 }
 
 /** An instruct's checks (403, 404 for an id that cannot exist, 400) and its RPC request. */
-export function instructRequest(auth: AuthContext, projectId: unknown, body: unknown): InstructRequest {
+export function instructRequest(auth: EditorCaller, projectId: unknown, body: unknown): InstructRequest {
   assertScope(auth, scopeOf('instruct'));
   const project = projectRef(auth, projectId);
   return { ...project, api_key_id: auth.apiKeyId, ...videoRef(valid(validateInstruct(body))) };
@@ -156,7 +156,7 @@ export function instructRequest(auth: AuthContext, projectId: unknown, body: unk
 /** Renders a video's timeline into one mp4 (synchronous; errors of docs/export.md). */
 export async function exportVideo(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   body: unknown,
   opts: EditorCallOptions = {},
@@ -170,7 +170,7 @@ export async function exportVideo(
 
 export async function createVideo(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   body: unknown,
   opts: EditorCallOptions = {},
@@ -182,7 +182,7 @@ export async function createVideo(
 
 export async function renameProject(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   body: unknown,
   opts: EditorCallOptions = {},
@@ -194,7 +194,7 @@ export async function renameProject(
 
 export async function renameVideo(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   videoId: unknown,
   body: unknown,
@@ -208,7 +208,7 @@ export async function renameVideo(
 
 export async function deleteAsset(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   assetId: unknown,
   opts: EditorCallOptions = {},
@@ -220,7 +220,7 @@ export async function deleteAsset(
 
 export async function addClip(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   body: unknown,
   opts: EditorCallOptions = {},
@@ -234,7 +234,7 @@ export async function addClip(
 
 export async function moveClip(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   clipId: unknown,
   body: unknown,
@@ -248,7 +248,7 @@ export async function moveClip(
 
 export async function removeClip(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   clipId: unknown,
   opts: EditorCallOptions = {},
@@ -260,7 +260,7 @@ export async function removeClip(
 
 export async function updateContext(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   body: unknown,
   opts: EditorCallOptions = {},
@@ -272,7 +272,7 @@ export async function updateContext(
 
 export async function setAspectRatio(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   body: unknown,
   opts: EditorCallOptions = {},
