@@ -35,6 +35,23 @@ function script(req: LlmRequest) {
   return say('I made a lantern image and put it on the timeline.');
 }
 
+/**
+ * Run in the page on the library: a PNG drawn on a canvas, dropped as a file would be from the
+ * desktop (a string: this file compiles without the DOM library).
+ */
+const DROP_A_PNG = `async (section) => {
+  const canvas = document.createElement('canvas');
+  canvas.width = 64;
+  canvas.height = 36;
+  const g = canvas.getContext('2d');
+  g.fillStyle = '#c33';
+  g.fillRect(0, 0, 64, 36);
+  const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
+  const files = new DataTransfer();
+  files.items.add(new File([blob], 'dropped.png', { type: 'image/png' }));
+  section.dispatchEvent(new DragEvent('drop', { dataTransfer: files, bubbles: true, cancelable: true }));
+}`;
+
 interface UsageRow {
   api_key_id: number | null;
   credits_net: number;
@@ -129,7 +146,7 @@ describe('the studio in the dashboard', () => {
 
   /** Exports: the progress bar while it renders, then a player of the result with Download. */
   async function exportVideo(page: Page): Promise<void> {
-    await page.getByRole('button', { name: 'Export' }).click();
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
     await page.locator('.export-run[data-status="rendering"] progress').waitFor();
     await page.locator('.export-run[data-status="completed"] video').waitFor({ timeout: 60_000 });
     const download = page.locator('.export-run').getByRole('link', { name: 'Download' });
@@ -164,18 +181,7 @@ describe('the studio in the dashboard', () => {
       // An upload through the file input, then a file dropped on the library.
       await page.getByLabel('Upload media').setInputFiles(clip);
       await library.locator('li.asset[data-kind="video"]').waitFor();
-      await library.evaluate(async (section) => {
-        const canvas = document.createElement('canvas');
-        canvas.width = 64;
-        canvas.height = 36;
-        const g = canvas.getContext('2d')!;
-        g.fillStyle = '#c33';
-        g.fillRect(0, 0, 64, 36);
-        const blob = await new Promise<Blob>((r) => canvas.toBlob((b) => r(b!), 'image/png'));
-        const files = new DataTransfer();
-        files.items.add(new File([blob], 'dropped.png', { type: 'image/png' }));
-        section.dispatchEvent(new DragEvent('drop', { dataTransfer: files, bubbles: true, cancelable: true }));
-      });
+      await library.evaluate(DROP_A_PNG);
       await library.locator('li.asset', { hasText: 'dropped.png' }).waitFor();
       await library.getByRole('button', { name: 'Add harbour.mp4 to the timeline' }).click();
       await timelineClips(page).first().waitFor();
