@@ -2,7 +2,7 @@ import { say, startFakeLlm, type FakeLlm } from '../../services/editor-agent/tes
 import { DASHBOARD_REPLIES } from '../../libs/contracts/src';
 import { checkedDashboardRoutes, DashboardSession } from '../support/dashboard-session';
 import { api, startFleet, type Fleet } from '../support/fleet';
-import { until, waitForJob } from '../support/jobs';
+import { until } from '../support/jobs';
 import { LOOPBACK_DELIVERY, startReceiver, verifySignature } from '../support/webhook-receiver';
 
 const PASSWORD = 'correct horse battery';
@@ -474,7 +474,10 @@ describe('dashboard API end to end', () => {
         expect(created.status).toBe(200);
         const base = `/projects/${created.body.project.id}`;
         const image = (await alice.get('/jobs')).body.jobs.find((j: { type: string }) => j.type === 'image');
-        await waitForJob(fleet, secretKey, image.job_id);
+        await until(
+          'the image job to complete',
+          async () => (await alice.get(`/jobs/${image.job_id}`)).body.status === 'completed',
+        );
         const asset = await alice.post(`${base}/assets`, { body: { job_id: image.job_id } });
         expect(asset.body.asset).toMatchObject({ kind: 'image', metadata: { job_id: image.job_id } });
         const add = (n: number) =>
