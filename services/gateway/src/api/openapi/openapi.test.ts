@@ -92,8 +92,8 @@ describe('the openapi routes', () => {
   const express = require('express') as typeof import('express');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const request = require('supertest') as typeof import('supertest');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { openApiRoutes, REFERENCE_CSP, REDOC_CDN_LOGO } =
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     require('./openapi.routes') as typeof import('./openapi.routes');
   const app = express().use(openApiRoutes());
 
