@@ -188,8 +188,7 @@ describe('the studio in the dashboard', () => {
 
       await instruct(page, 'Make a lantern image and add it');
       await timelineClips(page).nth(1).waitFor();
-      const kinds = () =>
-        timelineClips(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-asset-kind')));
+      const kinds = () => timelineClips(page).evaluateAll((els) => els.map((e) => e.getAttribute('data-asset-kind')));
       expect(await kinds()).toEqual(['video', 'image']);
       expect(await timelineClips(page).locator('.clip-duration').allTextContents()).toEqual([
         expect.stringMatching(/s$/),
