@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { AppError } from '@mf/errors';
 import { answerMethodNotAllowed, jsonBody } from '@mf/http';
 import { refuseCrossOrigin, requireCsrfToken } from './csrf.middleware';
@@ -19,6 +19,15 @@ import { loadSession, requireSession } from './session.middleware';
 /** Dashboard bodies are small forms; nothing larger is ever needed. */
 const BODY_LIMIT = '64kb';
 
+/** The studio's upload (multipart POST /projects/:id/assets): its route streams the body itself. */
+const UPLOAD_PATH = /^\/projects\/[^/]+\/assets\/?$/;
+const isUpload = (req: Request): boolean =>
+  req.method === 'POST' && UPLOAD_PATH.test(req.path) && Boolean(req.is('multipart/form-data'));
+const unlessUpload =
+  (handler: RequestHandler): RequestHandler =>
+  (req, res, next) =>
+    isUpload(req) ? next() : handler(req, res, next);
+
 /**
  * /dashboard/api (docs/dashboard-api.md): the session cookie, never an API key. Cross-origin
  * writes are refused first; sign-up and sign-in need no session; everything else needs one, and
@@ -31,7 +40,11 @@ export function dashboardApiRouter(deps: DashboardDeps): Router {
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  router.use(refuseCrossOrigin(deps.publicBaseUrl), jsonBody(BODY_LIMIT), sameOriginMedia(deps.publicBaseUrl));
+  router.use(
+    refuseCrossOrigin(deps.publicBaseUrl),
+    unlessUpload(jsonBody(BODY_LIMIT)),
+    sameOriginMedia(deps.publicBaseUrl),
+  );
   router.use(publicAuthRoutes(deps));
   router.use(loadSession(deps.sessions, deps.cookies));
   router.use(sessionProbeRoutes(deps));
