@@ -35,22 +35,35 @@ function script(req: LlmRequest) {
   return say('I made a lantern image and put it on the timeline.');
 }
 
-/**
- * Run in the page on the library: a PNG drawn on a canvas, dropped as a file would be from the
- * desktop (a string: this file compiles without the DOM library).
- */
-const DROP_A_PNG = `async (section) => {
-  const canvas = document.createElement('canvas');
+/** What the drop below uses of the page's DOM (this file compiles without the DOM library). */
+interface DropPage {
+  document: {
+    createElement(tag: 'canvas'): {
+      width: number;
+      height: number;
+      getContext(kind: '2d'): { fillStyle: string; fillRect(x: number, y: number, w: number, h: number): void };
+      toBlob(done: (blob: unknown) => void, type: string): void;
+    };
+  };
+  DataTransfer: new () => { items: { add(file: unknown): void } };
+  File: new (parts: unknown[], name: string, options: { type: string }) => unknown;
+  DragEvent: new (type: string, init: Record<string, unknown>) => unknown;
+}
+
+/** Run in the page on the library: a PNG drawn on a canvas, dropped as a file from the desktop would be. */
+async function dropAPng(section: { dispatchEvent(event: unknown): boolean }): Promise<void> {
+  const w = globalThis as unknown as DropPage;
+  const canvas = w.document.createElement('canvas');
   canvas.width = 64;
   canvas.height = 36;
   const g = canvas.getContext('2d');
   g.fillStyle = '#c33';
   g.fillRect(0, 0, 64, 36);
   const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
-  const files = new DataTransfer();
-  files.items.add(new File([blob], 'dropped.png', { type: 'image/png' }));
-  section.dispatchEvent(new DragEvent('drop', { dataTransfer: files, bubbles: true, cancelable: true }));
-}`;
+  const files = new w.DataTransfer();
+  files.items.add(new w.File([blob], 'dropped.png', { type: 'image/png' }));
+  section.dispatchEvent(new w.DragEvent('drop', { dataTransfer: files, bubbles: true, cancelable: true }));
+}
 
 interface UsageRow {
   api_key_id: number | null;
@@ -181,8 +194,15 @@ describe('the studio in the dashboard', () => {
       // An upload through the file input, then a file dropped on the library.
       await page.getByLabel('Upload media').setInputFiles(clip);
       await library.locator('li.asset[data-kind="video"]').waitFor();
-      await library.evaluate(DROP_A_PNG);
-      await library.locator('li.asset', { hasText: 'dropped.png' }).waitFor();
+      await library.evaluate(dropAPng);
+      await library
+        .locator('li.asset')
+        .nth(2)
+        .waitFor()
+        .catch(async (err: Error) => {
+          throw new Error(`${err.message}\nupload status: ${await library.locator('.upload-status').textContent()}`);
+        });
+      expect(await library.locator('.asset-name').allTextContents()).toContain('dropped.png');
       await library.getByRole('button', { name: 'Add harbour.mp4 to the timeline' }).click();
       await timelineClips(page).first().waitFor();
 

@@ -113,7 +113,7 @@ describe('job input, origin and refund wording', () => {
       status: 400,
       body: { error: 'project_id is required for an editor job' },
     });
-    expect(h.billing.balance(u)).toBe(1000 - 5 * 101);
+    expect(h.billing.balance(u)).toBe(1000 - 2 * 4 * 101);
   });
 
   it('says "cancelled by you" on the refund of a job its owner cancelled, and who else ended a job otherwise', async () => {
