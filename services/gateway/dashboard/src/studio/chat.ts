@@ -65,7 +65,7 @@ class LiveTurn {
   }
 
   event({ name, data }: StreamedEvent): void {
-    if (name === 'step') this.step('step', `Thinking (step ${Number(data.step ?? 0) + 1})`);
+    if (name === 'step') this.step('step', `Thinking (step ${Number(data.step ?? 1)})`);
     else if (name === 'tool_call') this.step('tool_call', 'Tool: ', h('code', null, text(data.name)));
     else if (name === 'tool_result') this.step('tool_result', `✓ ${text(data.name)}: ${text(data.summary)}`);
     else if (name === 'tool_error') this.step('tool_error', `✗ ${text(data.name)}: ${text(data.error)}`);

@@ -1,8 +1,18 @@
 import { api, ApiError, seg } from '../api.js';
 import { h, replace, uid } from '../dom.js';
-import type { DashboardReplies, Job } from '../contracts.js';
+import type { DashboardReplies, Job, Project } from '../contracts.js';
 
 const NEW_PROJECT = '';
+
+/** The project formats (the contract's PROJECT_ASPECT_RATIOS; the bundle takes types only from it). */
+const PROJECT_FORMATS: readonly Project['aspect_ratio'][] = ['9:16', '1:1', '4:5', '16:9', '4:3'];
+
+/** A new project in the job's own format when it is one a project can have (else the default). */
+function formatOf(job: Job): { aspect_ratio?: Project['aspect_ratio'] } {
+  const asked = job.input?.aspect_ratio;
+  const format = PROJECT_FORMATS.find((f) => f === asked);
+  return format ? { aspect_ratio: format } : {};
+}
 
 /**
  * "Use in project" on a completed job's page: its result joins the media library of a project
@@ -38,7 +48,8 @@ export function useInProject(job: Job): HTMLElement {
         if (target === NEW_PROJECT) {
           const prompt = typeof job.input?.prompt === 'string' ? job.input.prompt.trim() : '';
           const name = (prompt || `Job ${job.job_id}`).slice(0, 60);
-          target = (await api.post<DashboardReplies['POST /projects']>('/projects', { name })).project.id;
+          const body = { name, ...formatOf(job) };
+          target = (await api.post<DashboardReplies['POST /projects']>('/projects', body)).project.id;
         }
         const body = images > 1 ? { job_id: job.job_id, index: Number(index.value) } : { job_id: job.job_id };
         await api.post<DashboardReplies['POST /projects/:id/assets']>(`/projects/${seg(target)}/assets`, body);
