@@ -3,7 +3,7 @@ import type { Migration } from '@mf/db';
 /**
  * A job of the dashboard session may have no key: the playground's (`dashboard`) as before, and
  * now the studio's editor turns' (`editor`); a job made over the API still always has its key
- * (docs/decisions.md 19).
+ * (docs/decisions.md 20).
  */
 export const keylessEditorJobs: Migration = {
   name: '0007_keyless_editor_jobs',
