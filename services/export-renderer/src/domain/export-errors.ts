@@ -1,19 +1,7 @@
-import type { ExportErrorCode } from '@mf/contracts';
+import { EXPORT_ERROR_STATUS, type ExportErrorCode } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 
-/** The contract's status for each export error code (API.md section 7, "Export errors"). */
-export const EXPORT_ERROR_STATUS: Record<ExportErrorCode, number> = {
-  no_video_clips: 400,
-  corrupt_source: 422,
-  rate_limited: 429,
-  ffmpeg_failed: 500,
-  export_failed: 500,
-  source_fetch_failed: 502,
-  storage_unconfigured: 503,
-  export_timeout: 504,
-  ffmpeg_timeout: 504,
-  export_unavailable: 503,
-};
+export { EXPORT_ERROR_STATUS };
 
 /** What the end user reads: no paths, keys or encoder output. */
 const DEFAULT_MESSAGES: Record<ExportErrorCode, string> = {
