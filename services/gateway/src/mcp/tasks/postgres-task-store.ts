@@ -39,6 +39,12 @@ function taskOf(r: TaskRow): Task {
   };
 }
 
+function failureText(status: string, result: Result): string | null {
+  if (status !== 'failed') return null;
+  const first = (result.content as { type?: string; text?: string }[] | undefined)?.[0];
+  return first?.type === 'text' && typeof first.text === 'string' ? first.text : 'The tool call failed';
+}
+
 /** The store's own operations beside the SDK's TaskStore: the running replica's lease. */
 export interface DurableTaskStore extends TaskStore {
   /** Keeps the task alive (its replica still runs it). */
@@ -96,7 +102,8 @@ export function postgresTaskStore(db: Knex, schema: string, userId: number): Dur
       return row ? taskOf(row) : null;
     },
     async storeTaskResult(taskId, status, result) {
-      await settle(taskId, { status, result: JSON.stringify(result), status_message: null });
+      // A failed task says why in tasks/get too (the tool's error text: the REST status and body).
+      await settle(taskId, { status, result: JSON.stringify(result), status_message: failureText(status, result) });
     },
     async getTaskResult(taskId) {
       const row = await read(taskId);
