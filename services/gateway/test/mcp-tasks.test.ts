@@ -46,7 +46,7 @@ describe('MCP tools called as tasks (Postgres task store)', () => {
     await migrate(db, 'gateway', migrations);
     // Two replicas sharing the database: a task started on one is read on the other.
     const tasks = (userId: number) => postgresTaskStore(db, 'gateway', userId);
-    a = await startEndpoint({ tasks, exportPollMs: 10 });
+    a = await startEndpoint({ tasks, followPollMs: 10 });
     b = await startEndpoint({ tasks });
     // The export renders (a background export read until it ends) until the test releases it.
     let released = false;
@@ -83,7 +83,7 @@ describe('MCP tools called as tasks (Postgres task store)', () => {
     expect(client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
     const { tools } = await client.listTools();
     const optional = tools.filter((t) => t.execution?.taskSupport === 'optional').map((t) => t.name);
-    expect(optional.sort()).toEqual(['video_editor_export', 'video_editor_instruct']);
+    expect(optional.sort()).toEqual(['generate_media', 'video_editor_export', 'video_editor_instruct']);
   });
 
   it('runs a task-augmented call to completion, readable from another replica, private to its user', async () => {
@@ -101,7 +101,10 @@ describe('MCP tools called as tasks (Postgres task store)', () => {
     const other = await b.connect();
     expect(await other.experimental.tasks.getTask(taskId)).toMatchObject({ taskId, status: 'working' });
     // Its progress is the task's status message.
-    await until(async () => (await other.experimental.tasks.getTask(taskId)).statusMessage === 'video_editor_export: rendering, 50%');
+    await until(
+      async () =>
+        (await other.experimental.tasks.getTask(taskId)).statusMessage === 'video_editor_export: rendering, 50%',
+    );
     const stranger = await b.connect('oauth-all');
     await expect(stranger.experimental.tasks.getTask(taskId)).rejects.toThrow(/not found/i);
     expect((await stranger.experimental.tasks.listTasks()).tasks).toEqual([]);

@@ -8,7 +8,11 @@ import { startEndpoint, type Endpoint } from '../../test/support/mcp-endpoint';
 const PRJ = 'prj_abc123';
 const EXPORT_URL = 'https://media.example/media/exports/exp_1.mp4';
 
-const exportAt = (status: ExportStatus['status'], progress: number, more: Partial<ExportStatus> = {}): ExportStatus => ({
+const exportAt = (
+  status: ExportStatus['status'],
+  progress: number,
+  more: Partial<ExportStatus> = {},
+): ExportStatus => ({
   export_id: 'exp_1',
   project_id: PRJ,
   video_id: 'vid_1',
@@ -30,7 +34,9 @@ const stateWithExport = {
   project: { id: PRJ },
   videos: [],
   clips: [],
-  assets: [{ id: 'ast_exp', kind: 'export', url: EXPORT_URL, metadata: { video_clip_count: 2, audio_overlay_count: 1 } }],
+  assets: [
+    { id: 'ast_exp', kind: 'export', url: EXPORT_URL, metadata: { video_clip_count: 2, audio_overlay_count: 1 } },
+  ],
 };
 
 describe('MCP results and followed calls', () => {
@@ -71,7 +77,7 @@ describe('MCP results and followed calls', () => {
 
   it("reports a followed export's percent rendered and answers the blocking export's reply", async () => {
     const hub = new EventHub();
-    endpoint = await startEndpoint({ progressIntervalMs: 60_000, exportPollMs: 5, events: hub });
+    endpoint = await startEndpoint({ progressIntervalMs: 60_000, followPollMs: 5, events: hub });
     const reads = [exportAt('rendering', 10), exportAt('rendering', 40), exportAt('rendering', 70)];
     endpoint.answer((method) => {
       if (method === 'startExport') return { export_id: 'exp_1', status: 'rendering', progress: 0 };
@@ -81,11 +87,9 @@ describe('MCP results and followed calls', () => {
     });
     const client = await endpoint.connect();
     const progress: Progress[] = [];
-    const result = await client.callTool(
-      { name: 'video_editor_export', arguments: { project_id: PRJ } },
-      undefined,
-      { onprogress: (p) => progress.push(p) },
-    );
+    const result = await client.callTool({ name: 'video_editor_export', arguments: { project_id: PRJ } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
     expect(result.structuredContent).toEqual({
       asset_id: 'ast_exp',
       video_url: EXPORT_URL,
@@ -108,7 +112,7 @@ describe('MCP results and followed calls', () => {
   });
 
   it('answers a followed export that fails with the blocking export error and its status', async () => {
-    endpoint = await startEndpoint({ exportPollMs: 5 });
+    endpoint = await startEndpoint({ followPollMs: 5 });
     const failure = { error: 'corrupt_source', message: 'The video clip at position 0 has no picture.' };
     endpoint.answer((method) =>
       method === 'startExport'
@@ -157,5 +161,45 @@ describe('MCP results and followed calls', () => {
       'video_editor_instruct: add_clip done: clip on video track',
     ]);
     expect(endpoint.calls[0]).toMatchObject({ method: 'instruct', request: { stream_id: expect.any(String) } });
+  });
+
+  it('waits for a generation with wait: true, reporting its percent, and answers the ended job with its media', async () => {
+    const hub = new EventHub();
+    endpoint = await startEndpoint({ progressIntervalMs: 60_000, followPollMs: 5, events: hub });
+    const job = (status: string, progress: number, result: unknown = null) => ({
+      job_id: 'job_w',
+      status,
+      progress,
+      result,
+      type: 'video',
+    });
+    const reads = [job('processing', 20), job('processing', 60)];
+    const done = job('completed', 100, { video: 'https://media.example/media/job_w.mp4' });
+    endpoint.answer((method) => {
+      if (method === 'get') return reads.shift() ?? done;
+      return {
+        job_id: 'job_w',
+        status: 'processing',
+        model: 'vidgen-2.0',
+        credits_consumed: 1135,
+        credits_remaining: 1,
+      };
+    });
+    const client = await endpoint.connect();
+    const progress: Progress[] = [];
+    const result = await client.callTool(
+      { name: 'generate_media', arguments: { type: 'video', prompt: 'a fox', wait: true } },
+      undefined,
+      { onprogress: (p) => progress.push(p) },
+    );
+    expect(result.structuredContent).toMatchObject({ job_id: 'job_w', poll_url: '/api/v1/jobs/job_w', job: done });
+    expect(result.content).toContainEqual(expect.objectContaining({ type: 'resource_link', name: 'job_w.mp4' }));
+    expect(progress.map((p) => p.message)).toEqual(
+      expect.arrayContaining(['generate_media: generating job_w, 20%', 'generate_media: generating job_w, 60%']),
+    );
+    // The submit took the generation's own fields only, charged once.
+    const submits = endpoint.calls.filter((c) => c.method !== 'get');
+    expect(submits).toHaveLength(1);
+    expect(submits[0].request).not.toHaveProperty('wait');
   });
 });

@@ -26,7 +26,6 @@ const TOOL_NAMES = [
   'video_editor_set_aspect_ratio',
 ];
 
-
 function errorOf(result: CallToolResult): Record<string, unknown> {
   expect(result.isError).toBe(true);
   expect(result.structuredContent).toBeUndefined();

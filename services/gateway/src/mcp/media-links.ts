@@ -19,13 +19,14 @@ const asRecord = (v: unknown): Record<string, unknown> | undefined =>
 const isUrl = (v: unknown): v is string => typeof v === 'string' && /^https?:\/\//.test(v);
 
 /**
- * The media URLs of one tool result: a job's result (video, images), an export's video_url, an
+ * The media URLs of one tool result: a job's result (video, images; also a waited generation's job), an export's video_url, an
  * asset's url. Lists (a page of jobs, a project's library) are left out: they are not a result
  * the call made.
  */
 export function mediaUrls(value: object): string[] {
   const v = value as Record<string, unknown>;
-  const result = asRecord(v.result);
+  // A job (job_status), or the ended job of a generation that waited.
+  const result = asRecord(v.result) ?? asRecord(asRecord(v.job)?.result);
   const found = [
     result?.video,
     ...(Array.isArray(result?.images) ? result.images : []),

@@ -24,7 +24,7 @@ export interface McpDeps extends AdapterDeps {
   /** The streamed instruct turns' events (a followed instruct's steps). */
   turns?: TurnEvents;
   /** How often a followed export reads its state between events (tests shorten it). */
-  exportPollMs?: number;
+  followPollMs?: number;
   /** A user's durable MCP tasks: with it, long tools run as tasks when the client asks. */
   tasks?: (userId: number) => DurableTaskStore;
 }
@@ -83,7 +83,7 @@ export function mcpRouter(deps: McpDeps): Router {
         importTimeoutMs: deps.importTimeoutMs,
         events: deps.events,
         turns: deps.turns,
-        exportPollMs: deps.exportPollMs,
+        followPollMs: deps.followPollMs,
       },
       { logger: deps.logger, progressIntervalMs: deps.progressIntervalMs, tasks: deps.tasks?.(authOf(req).userId) },
     );

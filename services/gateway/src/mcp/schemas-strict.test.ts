@@ -17,8 +17,7 @@ function strictProblems(tool: Tool): string[] {
     if (!schema) continue;
     if (schema.type !== 'object') problems.push(`${tool.name} ${which}: type is not "object"`);
     const ajv = new Ajv2020({ strict: true, allErrors: true, validateFormats: false });
-    if (!ajv.validateSchema(schema))
-      problems.push(`${tool.name} ${which}: ${ajv.errorsText(ajv.errors)}`);
+    if (!ajv.validateSchema(schema)) problems.push(`${tool.name} ${which}: ${ajv.errorsText(ajv.errors)}`);
     try {
       ajv.compile(schema);
     } catch (err) {

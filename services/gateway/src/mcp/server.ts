@@ -96,47 +96,49 @@ export function buildMcpServer(
   );
   const described = tasks ? DESCRIBED : DESCRIBED.map(({ execution: _, ...tool }) => tool);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: described }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult | CreateTaskResult> => {
-    const tool: ToolSpec | undefined = BY_NAME.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    const args = request.params.arguments ?? {};
-    /** The call, reporting its progress through `report` when given (a token or a task). */
-    const call = async (report?: (r: ProgressReport) => Promise<void>): Promise<CallToolResult> => {
-      try {
-        const value = report
-          ? await withToolProgress(
-              {
-                toolName: tool.name,
-                intervalMs: progressIntervalMs,
-                report,
-                events: ctx.events && { hub: ctx.events, userId: ctx.auth.userId, projectId: projectIdOf(args) },
-              },
-              (step) => (tool.followed ? tool.followed(args, ctx, step) : tool.run(args, ctx)),
-            )
-          : await tool.run(args, ctx);
-        return success(value);
-      } catch (err) {
-        const { text, internal } = errorText(err, ctx.correlationId);
-        if (internal) logger.error({ err, tool: tool.name, requestId: ctx.correlationId }, 'MCP tool failed');
-        return { isError: true, content: [{ type: 'text', text }] };
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request, extra): Promise<CallToolResult | CreateTaskResult> => {
+      const tool: ToolSpec | undefined = BY_NAME.get(request.params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+      const asTask = request.params.task;
+      const args = { ...(asTask && tool.taskDefaults), ...request.params.arguments };
+      /** The call, reporting its progress through `report` when given (a token or a task). */
+      const call = async (report?: (r: ProgressReport) => Promise<void>): Promise<CallToolResult> => {
+        try {
+          const value = report
+            ? await withToolProgress(
+                {
+                  toolName: tool.name,
+                  intervalMs: progressIntervalMs,
+                  report,
+                  events: ctx.events && { hub: ctx.events, userId: ctx.auth.userId, projectId: projectIdOf(args) },
+                },
+                (step) => (tool.followed ? tool.followed(args, ctx, step) : tool.run(args, ctx)),
+              )
+            : await tool.run(args, ctx);
+          return success(value);
+        } catch (err) {
+          const { text, internal } = errorText(err, ctx.correlationId);
+          if (internal) logger.error({ err, tool: tool.name, requestId: ctx.correlationId }, 'MCP tool failed');
+          return { isError: true, content: [{ type: 'text', text }] };
+        }
+      };
+      if (asTask) {
+        if (!tasks || !tool.long)
+          throw new McpError(ErrorCode.InvalidParams, `Tool ${tool.name} does not run as a task`);
+        return runAsTask({ store: tasks, params: asTask, request, requestId: extra.requestId, logger }, (report) =>
+          call(report),
+        );
       }
-    };
-    const asTask = request.params.task;
-    if (asTask) {
-      if (!tasks || !tool.long)
-        throw new McpError(ErrorCode.InvalidParams, `Tool ${tool.name} does not run as a task`);
-      return runAsTask(
-        { store: tasks, params: asTask, request, requestId: extra.requestId, logger },
-        (report) => call(report),
+      // Only when the client asked for progress (a token): that is what resets its request timer.
+      const token = tool.long ? request.params._meta?.progressToken : undefined;
+      return call(
+        token === undefined
+          ? undefined
+          : (r) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...r } }),
       );
-    }
-    // Only when the client asked for progress (a token): that is what resets its request timer.
-    const token = tool.long ? request.params._meta?.progressToken : undefined;
-    return call(
-      token === undefined
-        ? undefined
-        : (r) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...r } }),
-    );
-  });
+    },
+  );
   return server;
 }

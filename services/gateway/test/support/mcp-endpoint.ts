@@ -18,13 +18,25 @@ import { mcpRouter } from '../../src/mcp/router';
 /** The gateway's MCP endpoint for tests: a recording bus instead of the services. */
 
 const logger = createLogger('gateway-mcp-test', 'silent');
-export const ALL = ['models:read', 'video:write', 'image:write', 'jobs:read', 'video-editor:write', 'video-editor:read'];
-export const TIMEOUTS = { submitTimeoutMs: 1111, instructTimeoutMs: 2222, exportTimeoutMs: 3333, importTimeoutMs: 4444 };
+export const ALL = [
+  'models:read',
+  'video:write',
+  'image:write',
+  'jobs:read',
+  'video-editor:write',
+  'video-editor:read',
+];
+export const TIMEOUTS = {
+  submitTimeoutMs: 1111,
+  instructTimeoutMs: 2222,
+  exportTimeoutMs: 3333,
+  importTimeoutMs: 4444,
+};
 
 export interface EndpointOptions {
   limit?: number;
   progressIntervalMs?: number;
-  exportPollMs?: number;
+  followPollMs?: number;
   events?: EventHub;
   turns?: TurnEvents;
   tasks?: (userId: number) => DurableTaskStore;
@@ -79,7 +91,7 @@ export async function startEndpoint(opts: EndpointOptions = {}) {
       verifiers: [apiKeys, oauth],
       logger,
       progressIntervalMs: opts.progressIntervalMs,
-      exportPollMs: opts.exportPollMs,
+      followPollMs: opts.followPollMs,
       events: opts.events,
       turns: opts.turns,
       tasks: opts.tasks,

@@ -23,7 +23,10 @@ export async function runAsTask(
   const task = await c.store.createTask(c.params, c.requestId, c.request);
   const id = task.taskId;
   const warn = (err: unknown, what: string) => c.logger.warn({ err, taskId: id }, what);
-  const lease = setInterval(() => void c.store.renew(id).catch((err) => warn(err, 'MCP task lease not renewed')), TASK_LEASE_MS / 3);
+  const lease = setInterval(
+    () => void c.store.renew(id).catch((err) => warn(err, 'MCP task lease not renewed')),
+    TASK_LEASE_MS / 3,
+  );
   lease.unref();
   // Status messages in order, one write at a time.
   let writes = Promise.resolve();
@@ -41,7 +44,10 @@ export async function runAsTask(
     } catch (err) {
       c.logger.error({ err, taskId: id }, 'MCP task failed');
       await c.store
-        .storeTaskResult(id, 'failed', { isError: true, content: [{ type: 'text', text: '{"status":500,"error":"Internal error"}' }] })
+        .storeTaskResult(id, 'failed', {
+          isError: true,
+          content: [{ type: 'text', text: '{"status":500,"error":"Internal error"}' }],
+        })
         .catch((e) => warn(e, 'MCP task result not stored'));
     } finally {
       clearInterval(lease);

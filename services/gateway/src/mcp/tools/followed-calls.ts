@@ -10,10 +10,11 @@ import { AppError } from '@mf/errors';
 import { call, getProjectState, instructRequest } from '../../core/usecases/editor.usecase';
 import { getExport, startExport } from '../../core/usecases/editor-exports.usecase';
 import type { ProgressStep } from '../tool-progress';
+import { followUntilEnded } from './follow-until';
 import { opts, type ToolContext } from './tool';
 
-/** How often a followed export reads its state by default when no event came. */
-export const EXPORT_POLL_MS = 5_000;
+/** How long past its own limit a followed call waits for the record's end before giving up. */
+const LATE_MS = 60_000;
 const SUMMARY_MAX = 120;
 
 /** One agent event in a few words, for a progress message. */
@@ -72,7 +73,10 @@ export async function followedExport(
   step('rendering', 0);
   const done = await untilSettled(ctx, projectId, accepted.export_id, step);
   if (done.status === 'failed' || !done.asset_id || !done.video_url || done.duration_sec === null) {
-    const failure = done.error ?? { error: 'export_failed', message: 'The export failed unexpectedly. Please try again.' };
+    const failure = done.error ?? {
+      error: 'export_failed',
+      message: 'The export failed unexpectedly. Please try again.',
+    };
     throw new AppError(EXPORT_ERROR_STATUS[failure.error], { ...failure });
   }
   const state = await getProjectState(ctx.bus, ctx.auth, projectId, { video_id: done.video_id }, opts(ctx));
@@ -94,41 +98,21 @@ function untilSettled(
   exportId: string,
   step: ProgressStep,
 ): Promise<ExportStatus> {
-  return new Promise<ExportStatus>((resolve, reject) => {
-    let last = 0;
-    let settled = false;
-    const seen = (e: ExportStatus) => {
-      if (settled || e.export_id !== exportId) return;
-      if (e.status !== 'rendering') {
-        settled = true;
-        finish();
-        resolve(e);
-      } else if (e.progress > last) {
-        last = e.progress;
-        step(`rendering, ${e.progress}%`, e.progress);
-      }
-    };
-    const stopEvents = ctx.events?.subscribe(ctx.auth.userId, (e) => {
-      if (e.type.startsWith('export.')) seen(e.data as ExportStatus);
-    });
-    const deadline = Date.now() + ctx.exportTimeoutMs + 60_000;
-    const poll = setInterval(() => {
-      if (Date.now() > deadline) {
-        settled = true;
-        finish();
-        reject(new AppError(504, { error: 'export_timeout', message: 'The export took too long. Please try again.' }));
-        return;
-      }
-      getExport(ctx.bus, ctx.auth, projectId, exportId, opts(ctx)).then(seen, (err: unknown) => {
-        if (settled) return;
-        settled = true;
-        finish();
-        reject(err);
-      });
-    }, ctx.exportPollMs ?? EXPORT_POLL_MS);
-    const finish = () => {
-      clearInterval(poll);
-      stopEvents?.();
-    };
+  let last = 0;
+  return followUntilEnded<ExportStatus>(ctx, {
+    fromEvent: (e) => {
+      const data = e.data as ExportStatus;
+      return e.type.startsWith('export.') && data.export_id === exportId ? data : undefined;
+    },
+    read: () => getExport(ctx.bus, ctx.auth, projectId, exportId, opts(ctx)),
+    ended: (e) => e.status !== 'rendering',
+    onState: (e) => {
+      if (e.progress <= last) return;
+      last = e.progress;
+      step(`rendering, ${e.progress}%`, e.progress);
+    },
+    timeoutMs: ctx.exportTimeoutMs + LATE_MS,
+    timedOut: () =>
+      new AppError(504, { error: 'export_timeout', message: 'The export took too long. Please try again.' }),
   });
 }

@@ -23,7 +23,7 @@ export interface ToolContext {
   /** This replica's streamed instruct turns: a followed instruct reports its agent's steps from them. */
   turns?: TurnEvents;
   /** How often a followed export reads its state when no event came (events are best effort). */
-  exportPollMs?: number;
+  followPollMs?: number;
 }
 
 export interface ToolSpec {
@@ -44,6 +44,8 @@ export interface ToolSpec {
    * a task): the same reply as `run`.
    */
   followed?(args: Record<string, unknown>, ctx: ToolContext, step: ProgressStep): Promise<object>;
+  /** Arguments a call run as a task takes unless given (generate_media waits for its job). */
+  taskDefaults?: Record<string, unknown>;
 }
 
 export const READ_ONLY: ToolAnnotations = {
