@@ -29,7 +29,7 @@ async function callAsTask(client: Client, name: string, args: Record<string, unk
   const stream = client.experimental.tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, {
     task: { ttl: 60_000 },
   });
-  for await (const m of stream) messages.push(m as (typeof messages)[number]);
+  for await (const m of stream) messages.push(m);
   return messages;
 }
 

@@ -27,12 +27,8 @@ export function mediaUrls(value: object): string[] {
   const v = value as Record<string, unknown>;
   // A job (job_status), or the ended job of a generation that waited.
   const result = asRecord(v.result) ?? asRecord(asRecord(v.job)?.result);
-  const found = [
-    result?.video,
-    ...(Array.isArray(result?.images) ? result.images : []),
-    v.video_url,
-    asRecord(v.asset)?.url,
-  ];
+  const images: unknown[] = Array.isArray(result?.images) ? (result.images as unknown[]) : [];
+  const found: unknown[] = [result?.video, ...images, v.video_url, asRecord(v.asset)?.url];
   return [...new Set(found.filter(isUrl))];
 }
 

@@ -124,11 +124,8 @@ export function postgresTaskStore(db: Knex, schema: string, userId: number): Dur
       if (cursor) {
         const after = await mine().andWhere({ task_id: cursor }).first<TaskRow | undefined>();
         if (!after) throw new Error('Invalid cursor');
-        q = q.andWhere((w) =>
-          w
-            .where('created_at', '<', after.created_at)
-            .orWhere((x) => x.where('created_at', '=', after.created_at).andWhere('task_id', '<', after.task_id)),
-        );
+        // Rows after the cursor's in the listing's order (created_at, then task_id, both descending).
+        q = q.andWhereRaw('(created_at, task_id) < (?, ?)', [after.created_at, after.task_id]);
       }
       const rows = await q.limit(PAGE + 1).select<TaskRow[]>('*');
       const page = rows.slice(0, PAGE);

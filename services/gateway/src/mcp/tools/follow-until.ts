@@ -43,6 +43,8 @@ export function followUntilEnded<T>(
     const deadline = Date.now() + f.timeoutMs;
     const poll = setInterval(() => {
       if (Date.now() > deadline) end(() => reject(f.timedOut()));
+      // The use case's own error (an AppError: the REST status and body), passed on as it is.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       else f.read().then(seen, (err: unknown) => end(() => reject(err)));
     }, ctx.followPollMs ?? FOLLOW_POLL_MS);
   });

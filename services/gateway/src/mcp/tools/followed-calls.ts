@@ -21,7 +21,7 @@ const SUMMARY_MAX = 120;
 export function describeAgentEvent(event: AgentEvent): string {
   const e = event as Record<string, unknown>;
   const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
-  const detail: Record<string, unknown> = {
+  const detail: Record<string, string> = {
     step: e.step !== undefined ? `step ${text(e.step)}` : 'step',
     tool_call: `calling ${text(e.name)}`,
     tool_result: `${text(e.name)} done${e.summary ? `: ${text(e.summary)}` : ''}`,
@@ -31,7 +31,7 @@ export function describeAgentEvent(event: AgentEvent): string {
     media_generation: `media ${text(e.status ?? e.kind ?? 'generated')}`,
     error: `error: ${text(e.error)}`,
   };
-  const line = String(detail[event.type] ?? event.type);
+  const line = detail[event.type] ?? event.type;
   return line.length > SUMMARY_MAX ? `${line.slice(0, SUMMARY_MAX - 1)}…` : line;
 }
 

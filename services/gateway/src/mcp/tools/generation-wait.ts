@@ -52,7 +52,10 @@ export async function submitMaybeWaiting(
     },
     timeoutMs: GENERATION_WAIT_MS,
     timedOut: () => new StillProcessing(),
-  }).catch((err: unknown) => (err instanceof StillProcessing ? read() : Promise.reject(err)));
+  }).catch((err: unknown) => {
+    if (err instanceof StillProcessing) return read();
+    throw err;
+  });
   return { ...accepted, job };
 }
 
