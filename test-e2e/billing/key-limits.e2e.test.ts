@@ -44,6 +44,7 @@ describe("an API key's spend limit and concurrent-jobs limit", () => {
     for (const refused of answers.filter((a) => a.status === 402))
       expect(refused.body).toEqual({
         error: 'Spend limit of this API key reached',
+        reason: 'spend_limit',
         credits_required: 50,
         credits_remaining: 20,
       });

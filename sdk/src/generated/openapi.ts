@@ -1221,6 +1221,11 @@ export interface components {
             credits_remaining: number;
             /** @description Whether the balance covers it, and the key's monthly spend limit (if it has one) leaves room for it. */
             affordable: boolean;
+            /**
+             * @description Only when affordable is false: which limit stops it, `spend_limit` (the key’s monthly spend limit; checked first, as a submit does) or `insufficient_credits` (the balance).
+             * @enum {string}
+             */
+            reason?: "spend_limit" | "insufficient_credits";
         };
         /** @description Video job: { video: <url> }; image job: { images: [<url>, ...] }; null otherwise. */
         JobResult: {
@@ -4972,8 +4977,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description What to generate, 1-4000 characters. */
-                    prompt: string;
                     /**
                      * Format: uri
                      * @description Reference image (https); makes the request image-to-video. Not allowed with fast: true.
@@ -5014,9 +5017,9 @@ export interface operations {
                      * @enum {string}
                      */
                     model: "vidgen-2.0" | "vidgen-2.0-fast";
-                } | {
                     /** @description What to generate, 1-4000 characters. */
-                    prompt: string;
+                    prompt?: string;
+                } | {
                     /**
                      * @description 1-9 https reference images; when non-empty the request is an edit.
                      * @default []
@@ -5040,6 +5043,8 @@ export interface operations {
                      * @constant
                      */
                     model: "imagegen-2";
+                    /** @description What to generate, 1-4000 characters. */
+                    prompt?: string;
                 };
             };
         };

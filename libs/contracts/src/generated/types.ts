@@ -602,6 +602,10 @@ export interface EstimateReply {
    * Whether the balance covers it, and the key's monthly spend limit (if it has one) leaves room for it.
    */
   affordable: boolean;
+  /**
+   * Only when affordable is false: which limit stops it, `spend_limit` (the key’s monthly spend limit; checked first, as a submit does) or `insufficient_credits` (the balance).
+   */
+  reason?: 'spend_limit' | 'insufficient_credits';
 }
 
 export type EstimateRequest =
@@ -807,10 +811,6 @@ export interface ImageCredits {
  */
 export interface ImageEstimateRequest {
   /**
-   * What to generate, 1-4000 characters.
-   */
-  prompt: string;
-  /**
    * 1-9 https reference images; when non-empty the request is an edit.
    */
   image_urls: string[];
@@ -830,6 +830,10 @@ export interface ImageEstimateRequest {
    * The catalog model to price.
    */
   model: 'imagegen-2';
+  /**
+   * What to generate, 1-4000 characters.
+   */
+  prompt?: string;
 }
 
 export interface ImageGenerateRequest {
@@ -2203,10 +2207,6 @@ export interface VideoCredits {
  */
 export interface VideoEstimateRequest {
   /**
-   * What to generate, 1-4000 characters.
-   */
-  prompt: string;
-  /**
    * Reference image (https); makes the request image-to-video. Not allowed with fast: true.
    */
   image_url: string;
@@ -2238,6 +2238,10 @@ export interface VideoEstimateRequest {
    * The catalog model to price.
    */
   model: 'vidgen-2.0' | 'vidgen-2.0-fast';
+  /**
+   * What to generate, 1-4000 characters.
+   */
+  prompt?: string;
 }
 
 export interface VideoGenerateRequest {

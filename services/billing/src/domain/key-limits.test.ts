@@ -35,7 +35,7 @@ describe("a key's spend limit and concurrent-jobs limit within a batch", () => {
     );
     expect(plan.outcomes.map(shown)).toEqual([
       { charged: 50, credits_remaining: 950, duplicate: false },
-      { status: 402, error: 'Spend limit of this API key reached', credits_required: 50, credits_remaining: 20 },
+      { status: 402, error: 'Spend limit of this API key reached', reason: 'spend_limit', credits_required: 50, credits_remaining: 20 },
       { charged: 20, credits_remaining: 930, duplicate: false },
     ]);
     expect(counters.changes().keys).toEqual([key({ spend_limit: 100, spent: 100, active: 2 })]);
@@ -125,7 +125,7 @@ describe("a key's spend limit and concurrent-jobs limit within a batch", () => {
     const plan = planBatch([charge('turn:a', 50, null), charge('job:b', 50)], new Map([[1, 60]]), [], counters);
     expect(plan.outcomes.map(shown)).toEqual([
       { charged: 50, credits_remaining: 10, duplicate: false },
-      { status: 402, error: 'Spend limit of this API key reached', credits_required: 50, credits_remaining: 10 },
+      { status: 402, error: 'Spend limit of this API key reached', reason: 'spend_limit', credits_required: 50, credits_remaining: 10 },
     ]);
     expect(counters.changes().keys).toEqual([]);
   });
