@@ -1108,6 +1108,11 @@ export interface components {
         InsufficientCreditsError: {
             /** @description A message safe to show. */
             error: string;
+            /**
+             * @description Present when the key’s monthly spend limit refused the charge (`credits_remaining` is then what the limit leaves this month); absent for the balance.
+             * @constant
+             */
+            reason?: "spend_limit";
             credits_required: number;
             credits_remaining: number;
         };

@@ -53,6 +53,11 @@ export const scopeError = named(
 export const insufficientCreditsError = named(
   Joi.object({
     error: message,
+    reason: Joi.string()
+      .valid('spend_limit')
+      .description(
+        'Present when the key’s monthly spend limit refused the charge (`credits_remaining` is then what the limit leaves this month); absent for the balance.',
+      ),
     credits_required: Joi.number().integer().required(),
     credits_remaining: Joi.number().integer().required(),
   }),

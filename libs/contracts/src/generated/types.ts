@@ -973,6 +973,10 @@ export interface InsufficientCreditsError {
    * A message safe to show.
    */
   error: string;
+  /**
+   * Present when the key’s monthly spend limit refused the charge (`credits_remaining` is then what the limit leaves this month); absent for the balance.
+   */
+  reason?: 'spend_limit';
   credits_required: number;
   credits_remaining: number;
 }
