@@ -56,6 +56,14 @@ describe("an API key's spend limit and concurrent-jobs limit", () => {
       max_concurrent_jobs: null,
       spent_this_period: 100,
     });
+    // The key sees its own limits and use in GET /api/v1/account.
+    const account = await api(fleet, 'GET', '/api/v1/account', { key: user.key });
+    expect(account.body).toMatchObject({
+      spend_limit: 120,
+      spent_this_period: 100,
+      max_concurrent_jobs: null,
+      active_jobs: expect.any(Number),
+    });
   });
 
   it('runs parallel submits only up to the concurrent-jobs limit set with the admin CLI, 429 with Retry-After past it, and a cancelled job frees its slot', async () => {

@@ -1205,6 +1205,14 @@ export interface components {
                 id: number;
                 scopes: string[];
             };
+            /** @description The calling key’s monthly spend limit in credits; null: none. */
+            spend_limit: number | null;
+            /** @description Credits the calling key spent this calendar month (UTC), refunds deducted. */
+            spent_this_period: number;
+            /** @description Most jobs of the calling key running at once; null: no limit. */
+            max_concurrent_jobs: number | null;
+            /** @description Jobs of the calling key charged and not yet ended. */
+            active_jobs: number;
         };
         GenerationAccepted: {
             job_id: string;

@@ -162,6 +162,21 @@ export const account = named(
       id: Joi.number().integer().required(),
       scopes: Joi.array().items(Joi.string()).required(),
     }).required(),
+    spend_limit: Joi.number()
+      .integer()
+      .allow(null)
+      .required()
+      .description('The calling key’s monthly spend limit in credits; null: none.'),
+    spent_this_period: Joi.number()
+      .integer()
+      .required()
+      .description('Credits the calling key spent this calendar month (UTC), refunds deducted.'),
+    max_concurrent_jobs: Joi.number()
+      .integer()
+      .allow(null)
+      .required()
+      .description('Most jobs of the calling key running at once; null: no limit.'),
+    active_jobs: Joi.number().integer().required().description('Jobs of the calling key charged and not yet ended.'),
   }),
   'Account',
 );

@@ -16,6 +16,22 @@ export interface Account {
     id: number;
     scopes: string[];
   };
+  /**
+   * The calling key’s monthly spend limit in credits; null: none.
+   */
+  spend_limit: number | null;
+  /**
+   * Credits the calling key spent this calendar month (UTC), refunds deducted.
+   */
+  spent_this_period: number;
+  /**
+   * Most jobs of the calling key running at once; null: no limit.
+   */
+  max_concurrent_jobs: number | null;
+  /**
+   * Jobs of the calling key charged and not yet ended.
+   */
+  active_jobs: number;
 }
 
 export interface AccountReply {
