@@ -13,7 +13,7 @@ import { playgroundPage } from './pages/playground.js';
 import { projectsPage } from './pages/projects.js';
 import { projectPage } from './pages/project.js';
 import { adminPage } from './pages/admin.js';
-import type { DashboardSession } from './contracts.js';
+import type { DashboardReplies, DashboardSession } from './contracts.js';
 import type { Page, PageContext } from './page.js';
 
 interface AppRoute {
@@ -218,9 +218,9 @@ async function boot(): Promise<void> {
     navigate('#/signin');
   });
   try {
-    setSession(await api.get<DashboardSession>('/me'));
+    setSession((await api.get<DashboardReplies['GET /session']>('/session')).session);
   } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 401) showError(err);
+    showError(err);
     setSession(null);
   }
   window.addEventListener('hashchange', render);

@@ -1,6 +1,6 @@
 import { billingRpc, type SubmitJobReply, type SubmitJobRequest } from '@mf/contracts';
 import { FetchError } from '@mf/safe-fetch';
-import { AppError, isAppError } from '@mf/errors';
+import { AppError, isAppError, isCallerFault } from '@mf/errors';
 import { chargeDescription, chargeReference, newJobId, planJob, type JobRow } from '../domain/job';
 import {
   deleteJob,
@@ -78,7 +78,7 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
     creditsRemaining = charge.credits_remaining;
   } catch (err) {
     // Refused for sure (402 or a bad request): nothing was charged, so nothing may remain.
-    if (isAppError(err) && err.status < 500) {
+    if (isAppError(err) && isCallerFault(err)) {
       await deleteJob(ctx.db, job.id);
       throw err;
     }
@@ -99,10 +99,10 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
       refund_state: 'pending',
     });
     if (rejected) await settleRefund(ctx, rejected);
-    throw new AppError(502, { error: PROVIDER_SUBMIT_FAILED });
+    throw new AppError('upstream_failed', { error: PROVIDER_SUBMIT_FAILED });
   }
   // Lost: the sweeper judged this submit dead and refunded it meanwhile (its upstream request was undone).
-  if (launch.kind === 'lost') throw new AppError(502, { error: PROVIDER_SUBMIT_FAILED });
+  if (launch.kind === 'lost') throw new AppError('upstream_failed', { error: PROVIDER_SUBMIT_FAILED });
   return {
     job_id: job.id,
     status: 'processing',
@@ -129,10 +129,13 @@ async function resubmitted(ctx: JobsContext, job: JobRow): Promise<SubmitJobRepl
   };
 }
 
-/** Only a dashboard playground job may lack a key; an editor job names its project (the RPC schema says so too). */
+/**
+ * Only a job of the dashboard session (the playground's, a studio turn's) may lack a key; an editor
+ * job names its project (the RPC schema says so too).
+ */
 function checkOrigin(req: SubmitJobRequest): void {
   const source = req.source ?? 'api';
-  if (req.api_key_id === null && source !== 'dashboard') throw AppError.badRequest('api_key_id is required');
+  if (req.api_key_id === null && source === 'api') throw AppError.badRequest('api_key_id is required');
   if (source === 'editor' && !req.project_id) throw AppError.badRequest('project_id is required for an editor job');
 }
 

@@ -6,7 +6,7 @@ import {
   type ExportStatus,
   type InstructReply,
 } from '@mf/contracts';
-import { AppError } from '@mf/errors';
+import { AppError, kindOfHttpStatus } from '@mf/errors';
 import { call, getProjectState, instructRequest } from '../../core/usecases/editor.usecase';
 import { getExport, startExport } from '../../core/usecases/editor-exports.usecase';
 import type { ProgressStep } from '../tool-progress';
@@ -77,7 +77,7 @@ export async function followedExport(
       error: 'export_failed',
       message: 'The export failed unexpectedly. Please try again.',
     };
-    throw new AppError(EXPORT_ERROR_STATUS[failure.error], { ...failure });
+    throw new AppError(kindOfHttpStatus(EXPORT_ERROR_STATUS[failure.error]), { ...failure });
   }
   const state = await getProjectState(ctx.bus, ctx.auth, projectId, { video_id: done.video_id }, opts(ctx));
   const metadata = (state.assets.find((a) => a.id === done.asset_id)?.metadata ?? {}) as Record<string, unknown>;
@@ -113,6 +113,6 @@ function untilSettled(
     },
     timeoutMs: ctx.exportTimeoutMs + LATE_MS,
     timedOut: () =>
-      new AppError(504, { error: 'export_timeout', message: 'The export took too long. Please try again.' }),
+      new AppError('timed_out', { error: 'export_timeout', message: 'The export took too long. Please try again.' }),
   });
 }
