@@ -45,8 +45,8 @@ describe('cost estimate', () => {
   });
 
   it('refuses every bad field with exactly the status and message of the submit', async () => {
+    // The prompt aside: an estimate may leave it out (below).
     const video: Array<Record<string, unknown>> = [
-      {},
       { prompt: '' },
       { prompt: 'x'.repeat(4001) },
       { prompt: 'a', duration_seconds: 7 },
@@ -96,6 +96,7 @@ describe('cost estimate', () => {
       credits: 1135,
       credits_remaining: 100,
       affordable: false,
+      reason: 'insufficient_credits',
     });
     expect((await estimate(poor.key, { model: 'imagegen-2', prompt: 'a fox', num_images: 2 })).body.affordable).toBe(
       true,
@@ -107,7 +108,17 @@ describe('cost estimate', () => {
       credits: 1135,
       credits_remaining: 5_000,
       affordable: false,
+      reason: 'spend_limit',
     });
+  });
+
+  it('prices a body without a prompt: the price does not depend on it', async () => {
+    const res = await estimate(rich.key, { model: 'vidgen-2.0', duration_seconds: 10 });
+    expect([res.status, res.body]).toEqual([
+      200,
+      { model: 'vidgen-2.0', credits: 2270, credits_remaining: 5_000, affordable: true },
+    ]);
+    expect((await estimate(rich.key, { model: 'imagegen-2' })).body).toMatchObject({ credits: 50 });
   });
 
   it('charges nothing and makes no job, however often it is asked', async () => {

@@ -44,6 +44,7 @@ describe("an API key's spend limit and concurrent-jobs limit", () => {
     for (const refused of answers.filter((a) => a.status === 402))
       expect(refused.body).toEqual({
         error: 'Spend limit of this API key reached',
+        reason: 'spend_limit',
         credits_required: 50,
         credits_remaining: 20,
       });
@@ -54,6 +55,14 @@ describe("an API key's spend limit and concurrent-jobs limit", () => {
       spend_limit: 120,
       max_concurrent_jobs: null,
       spent_this_period: 100,
+    });
+    // The key sees its own limits and use in GET /api/v1/account.
+    const account = await api(fleet, 'GET', '/api/v1/account', { key: user.key });
+    expect(account.body).toMatchObject({
+      spend_limit: 120,
+      spent_this_period: 100,
+      max_concurrent_jobs: null,
+      active_jobs: expect.any(Number),
     });
   });
 

@@ -154,6 +154,9 @@ describe('the public API of the fleet (foundation)', () => {
   });
 
   describe('GET /api/v1/account', () => {
+    /** A new key: no limits set, nothing spent or running. */
+    const NO_KEY_LIMITS = { spend_limit: null, spent_this_period: 0, max_concurrent_jobs: null, active_jobs: 0 };
+
     it('shows zeros for a user without a balance record, then the grant after credits:grant', async () => {
       const u = await userWithKey(fleet, 'video:write,image:write');
       const before = await api(fleet, 'GET', '/api/v1/account', { key: u.key });
@@ -164,6 +167,7 @@ describe('the public API of the fleet (foundation)', () => {
         credits_used_this_period: 0,
         credits_total_this_period: 0,
         api_key: { id: u.keyId, scopes: ['models:read', 'video:write', 'image:write'] },
+        ...NO_KEY_LIMITS,
       });
 
       // Exactly as the README shows the admin CLI.
@@ -180,6 +184,7 @@ describe('the public API of the fleet (foundation)', () => {
         credits_used_this_period: 0,
         credits_total_this_period: 2500,
         api_key: { id: u.keyId, scopes: ['models:read', 'video:write', 'image:write'] },
+        ...NO_KEY_LIMITS,
       });
     });
 

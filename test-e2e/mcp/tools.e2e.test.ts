@@ -78,7 +78,12 @@ describe('the MCP endpoint', () => {
   ): Promise<Json> => {
     const result = (await c.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
     if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
-    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent) }]);
+    const [mirror, ...media] = result.content;
+    expect(mirror).toEqual({ type: 'text', text: JSON.stringify(result.structuredContent) });
+    // A media result also carries its URLs: as plain text, then as resource links.
+    const links = media.filter((m) => m.type === 'resource_link').map((m) => m.uri);
+    if (media.length) expect(media[0]).toEqual({ type: 'text', text: `Media:\n${links.join('\n')}` });
+    expect(media.length).toBe(links.length ? links.length + 1 : 0);
     return result.structuredContent;
   };
   /** Calls a tool that must fail; returns its error as the JSON of its text. */

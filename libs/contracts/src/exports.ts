@@ -21,6 +21,20 @@ export const EXPORT_ERROR_CODES = [
 ] as const;
 export type ExportErrorCode = (typeof EXPORT_ERROR_CODES)[number];
 
+/** The contract's status for each export error code (API.md section 7, "Export errors"). */
+export const EXPORT_ERROR_STATUS: Record<ExportErrorCode, number> = {
+  no_video_clips: 400,
+  corrupt_source: 422,
+  rate_limited: 429,
+  ffmpeg_failed: 500,
+  export_failed: 500,
+  source_fetch_failed: 502,
+  storage_unconfigured: 503,
+  export_timeout: 504,
+  ffmpeg_timeout: 504,
+  export_unavailable: 503,
+};
+
 /** The body of an export error (contract section 7): the code and a message safe to show. */
 export const exportError = named(
   Joi.object({

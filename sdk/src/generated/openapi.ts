@@ -1108,6 +1108,11 @@ export interface components {
         InsufficientCreditsError: {
             /** @description A message safe to show. */
             error: string;
+            /**
+             * @description Present when the key’s monthly spend limit refused the charge (`credits_remaining` is then what the limit leaves this month); absent for the balance.
+             * @constant
+             */
+            reason?: "spend_limit";
             credits_required: number;
             credits_remaining: number;
         };
@@ -1200,6 +1205,14 @@ export interface components {
                 id: number;
                 scopes: string[];
             };
+            /** @description The calling key’s monthly spend limit in credits; null: none. */
+            spend_limit: number | null;
+            /** @description Credits the calling key spent this calendar month (UTC), refunds deducted. */
+            spent_this_period: number;
+            /** @description Most jobs of the calling key running at once; null: no limit. */
+            max_concurrent_jobs: number | null;
+            /** @description Jobs of the calling key charged and not yet ended. */
+            active_jobs: number;
         };
         GenerationAccepted: {
             job_id: string;
@@ -1221,6 +1234,11 @@ export interface components {
             credits_remaining: number;
             /** @description Whether the balance covers it, and the key's monthly spend limit (if it has one) leaves room for it. */
             affordable: boolean;
+            /**
+             * @description Only when affordable is false: which limit stops it, `spend_limit` (the key’s monthly spend limit; checked first, as a submit does) or `insufficient_credits` (the balance).
+             * @enum {string}
+             */
+            reason?: "spend_limit" | "insufficient_credits";
         };
         /** @description Video job: { video: <url> }; image job: { images: [<url>, ...] }; null otherwise. */
         JobResult: {
@@ -4972,8 +4990,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description What to generate, 1-4000 characters. */
-                    prompt: string;
                     /**
                      * Format: uri
                      * @description Reference image (https); makes the request image-to-video. Not allowed with fast: true.
@@ -5014,9 +5030,9 @@ export interface operations {
                      * @enum {string}
                      */
                     model: "vidgen-2.0" | "vidgen-2.0-fast";
-                } | {
                     /** @description What to generate, 1-4000 characters. */
-                    prompt: string;
+                    prompt?: string;
+                } | {
                     /**
                      * @description 1-9 https reference images; when non-empty the request is an edit.
                      * @default []
@@ -5040,6 +5056,8 @@ export interface operations {
                      * @constant
                      */
                     model: "imagegen-2";
+                    /** @description What to generate, 1-4000 characters. */
+                    prompt?: string;
                 };
             };
         };

@@ -42,6 +42,7 @@ describe("billing: an API key's spend limit and concurrent-jobs limit", () => {
     for (const o of outcomes.slice(3))
       expect(!o.ok && o.error.body).toEqual({
         error: 'Spend limit of this API key reached',
+        reason: 'spend_limit',
         credits_required: 300,
         credits_remaining: 100,
       });

@@ -663,7 +663,12 @@ describe('editor agent turns', () => {
   });
 
   it("ends the turn with the key's spend-limit 402 when an image would pass it, keeping the turn price", async () => {
-    const spent = { error: 'Spend limit of this API key reached', credits_required: 50, credits_remaining: 20 };
+    const spent = {
+      error: 'Spend limit of this API key reached',
+      reason: 'spend_limit',
+      credits_required: 50,
+      credits_remaining: 20,
+    };
     jobs.refusal = new AppError('payment_required', spent);
     const t = await setup(1000, (req) =>
       stepOfTurn(req) === 0 ? callTools([toolCall('generate_image', { prompt: 'a cat' })]) : say('unreachable'),

@@ -7,6 +7,7 @@ import { rateLimits } from './0005_rate_limits';
 import { oauthRedirectUriGiven } from './0006_oauth_redirect_uri_given';
 import { signupCredits } from './0007_signup_credits';
 import { streamSlots } from './0008_stream_slots';
+import { mcpTasks } from './0009_mcp_tasks';
 
 /** In order. Append only. */
 export const migrations: Migration[] = [
@@ -18,4 +19,5 @@ export const migrations: Migration[] = [
   oauthRedirectUriGiven,
   signupCredits,
   streamSlots,
+  mcpTasks,
 ];

@@ -13,6 +13,8 @@ import { startIdempotency } from './http/idempotency';
 import { mediaRoutes } from './api/routes/media.routes';
 import { providerCallbackRoutes } from './api/routes/provider-callback.routes';
 import { apiKeyVerifier } from './mcp/auth';
+// Types only from the MCP SDK: loading it does not load the SDK.
+import { postgresTaskStore } from './mcp/tasks/postgres-task-store';
 import { oauthTokenVerifier } from './core/oauth/verifier';
 import { onFirstRequest } from './http/on-first-request';
 import { openApiRoutes } from './api/openapi/openapi.routes';
@@ -112,7 +114,14 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
       onFirstRequest(() => {
         // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
         const { mcpRouter } = require('./mcp/router') as typeof import('./mcp/router');
-        return mcpRouter({ ...api, logger, events: streams.hub, verifiers: mcpVerifiers });
+        return mcpRouter({
+          ...api,
+          logger,
+          events: streams.hub,
+          turns: streams.turns,
+          verifiers: mcpVerifiers,
+          tasks: (userId) => postgresTaskStore(db, 'gateway', userId),
+        });
       }),
     );
     // The dashboard's JSON API, before the single-page app's static files at /dashboard/.

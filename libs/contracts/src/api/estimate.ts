@@ -15,6 +15,7 @@ const renamed = (schema: Joi.ObjectSchema, className: string): Joi.ObjectSchema 
  * plus `model`; its fields are validated exactly as the submit's (same messages).
  */
 
+export const ESTIMATE_REASONS = ['spend_limit', 'insufficient_credits'] as const;
 export const ESTIMATE_MODEL_MESSAGE = `model must be one of ${MODEL_IDS.join(', ')}`;
 
 const modelField = (ids: readonly string[]) =>
@@ -22,12 +23,15 @@ const modelField = (ids: readonly string[]) =>
     .required()
     .description('The catalog model to price.');
 
+/** The price does not depend on the prompt: an estimate may leave it out (one given is checked as the submit's). */
+const promptOptional = (body: Joi.ObjectSchema) => body.extract('prompt').optional();
+
 export const videoEstimateRequest = renamed(
-  videoRequest.keys({ model: modelField(VIDEO_MODEL_IDS) }),
+  videoRequest.keys({ model: modelField(VIDEO_MODEL_IDS), prompt: promptOptional(videoRequest) }),
   'VideoEstimateRequest',
 ).description('A video submit body plus `model`. For vidgen-2.0-fast, `fast` may be left out (it is true).');
 export const imageEstimateRequest = renamed(
-  imageRequest.keys({ model: modelField(IMAGE_MODEL_IDS) }),
+  imageRequest.keys({ model: modelField(IMAGE_MODEL_IDS), prompt: promptOptional(imageRequest) }),
   'ImageEstimateRequest',
 ).description('An image submit body plus `model`.');
 export const estimateRequest = named(Joi.alternatives(videoEstimateRequest, imageEstimateRequest), 'EstimateRequest');
@@ -43,6 +47,11 @@ export const estimateReply = named(
       .required()
       .description(
         "Whether the balance covers it, and the key's monthly spend limit (if it has one) leaves room for it.",
+      ),
+    reason: Joi.string()
+      .valid(...ESTIMATE_REASONS)
+      .description(
+        'Only when affordable is false: which limit stops it, `spend_limit` (the key’s monthly spend limit; checked first, as a submit does) or `insufficient_credits` (the balance).',
       ),
   }),
   'EstimateReply',

@@ -54,6 +54,11 @@ export const scopeError = named(
 export const insufficientCreditsError = named(
   Joi.object({
     error: message,
+    reason: Joi.string()
+      .valid('spend_limit')
+      .description(
+        'Present when the key’s monthly spend limit refused the charge (`credits_remaining` is then what the limit leaves this month); absent for the balance.',
+      ),
     credits_required: Joi.number().integer().required(),
     credits_remaining: Joi.number().integer().required(),
   }),
@@ -160,6 +165,21 @@ export const account = named(
       id: Joi.number().integer().required(),
       scopes: Joi.array().items(Joi.string()).required(),
     }).required(),
+    spend_limit: Joi.number()
+      .integer()
+      .allow(null)
+      .required()
+      .description('The calling key’s monthly spend limit in credits; null: none.'),
+    spent_this_period: Joi.number()
+      .integer()
+      .required()
+      .description('Credits the calling key spent this calendar month (UTC), refunds deducted.'),
+    max_concurrent_jobs: Joi.number()
+      .integer()
+      .allow(null)
+      .required()
+      .description('Most jobs of the calling key running at once; null: no limit.'),
+    active_jobs: Joi.number().integer().required().description('Jobs of the calling key charged and not yet ended.'),
   }),
   'Account',
 );

@@ -16,6 +16,22 @@ export interface Account {
     id: number;
     scopes: string[];
   };
+  /**
+   * The calling key’s monthly spend limit in credits; null: none.
+   */
+  spend_limit: number | null;
+  /**
+   * Credits the calling key spent this calendar month (UTC), refunds deducted.
+   */
+  spent_this_period: number;
+  /**
+   * Most jobs of the calling key running at once; null: no limit.
+   */
+  max_concurrent_jobs: number | null;
+  /**
+   * Jobs of the calling key charged and not yet ended.
+   */
+  active_jobs: number;
 }
 
 export interface AccountReply {
@@ -606,6 +622,10 @@ export interface EstimateReply {
    * Whether the balance covers it, and the key's monthly spend limit (if it has one) leaves room for it.
    */
   affordable: boolean;
+  /**
+   * Only when affordable is false: which limit stops it, `spend_limit` (the key’s monthly spend limit; checked first, as a submit does) or `insufficient_credits` (the balance).
+   */
+  reason?: 'spend_limit' | 'insufficient_credits';
 }
 
 export type EstimateRequest =
@@ -811,10 +831,6 @@ export interface ImageCredits {
  */
 export interface ImageEstimateRequest {
   /**
-   * What to generate, 1-4000 characters.
-   */
-  prompt: string;
-  /**
    * 1-9 https reference images; when non-empty the request is an edit.
    */
   image_urls: string[];
@@ -834,6 +850,10 @@ export interface ImageEstimateRequest {
    * The catalog model to price.
    */
   model: 'imagegen-2';
+  /**
+   * What to generate, 1-4000 characters.
+   */
+  prompt?: string;
 }
 
 export interface ImageGenerateRequest {
@@ -976,6 +996,10 @@ export interface InsufficientCreditsError {
    * A message safe to show.
    */
   error: string;
+  /**
+   * Present when the key’s monthly spend limit refused the charge (`credits_remaining` is then what the limit leaves this month); absent for the balance.
+   */
+  reason?: 'spend_limit';
   credits_required: number;
   credits_remaining: number;
 }
@@ -2210,10 +2234,6 @@ export interface VideoCredits {
  */
 export interface VideoEstimateRequest {
   /**
-   * What to generate, 1-4000 characters.
-   */
-  prompt: string;
-  /**
    * Reference image (https); makes the request image-to-video. Not allowed with fast: true.
    */
   image_url: string;
@@ -2245,6 +2265,10 @@ export interface VideoEstimateRequest {
    * The catalog model to price.
    */
   model: 'vidgen-2.0' | 'vidgen-2.0-fast';
+  /**
+   * What to generate, 1-4000 characters.
+   */
+  prompt?: string;
 }
 
 export interface VideoGenerateRequest {

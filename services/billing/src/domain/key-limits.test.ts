@@ -38,6 +38,7 @@ describe("a key's spend limit and concurrent-jobs limit within a batch", () => {
       {
         kind: 'payment_required',
         error: 'Spend limit of this API key reached',
+        reason: 'spend_limit',
         credits_required: 50,
         credits_remaining: 20,
       },
@@ -140,6 +141,7 @@ describe("a key's spend limit and concurrent-jobs limit within a batch", () => {
       {
         kind: 'payment_required',
         error: 'Spend limit of this API key reached',
+        reason: 'spend_limit',
         credits_required: 50,
         credits_remaining: 10,
       },

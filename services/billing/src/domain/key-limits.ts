@@ -30,9 +30,11 @@ export const TOO_MANY_CONCURRENT_JOBS = 'Too many concurrent jobs for this API k
 /** Seconds a client over the concurrent-jobs limit is told to wait (jobs take seconds to minutes). */
 export const CONCURRENCY_RETRY_AFTER_S = 5;
 
+/** The 402 of a key's spend limit: `reason` tells it from the balance's 402 (credits_remaining is what the limit leaves). */
 export function spendLimitReached(required: number, remaining: number): AppError {
   return new AppError('payment_required', {
     error: SPEND_LIMIT_REACHED,
+    reason: 'spend_limit',
     credits_required: required,
     credits_remaining: remaining,
   });

@@ -1,24 +1,10 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Bus } from '@mf/bus';
-import { DEFAULT_FAL_ENDPOINTS } from '@mf/catalog';
 import { editorRpc, jobsRpc } from '@mf/contracts';
 import { AppError } from '@mf/errors';
-import { createHttpApp, finish } from '@mf/http';
-import { createLogger } from '@mf/logger';
-import type { AuthContext, TokenVerifier } from '../http/auth.middleware';
-import { memoryRateLimiter } from '../core/ratelimit/rate-limiter';
-import type { UsageRecord } from '../core/repositories/usage.repository';
-import type { UsageRecorder } from '../core/usage/usage-recorder';
-import { mcpRouter } from './router';
+import { startEndpoint, TIMEOUTS, type Endpoint } from '../../test/support/mcp-endpoint';
 
-const logger = createLogger('gateway-mcp-test', 'silent');
 const PRJ = 'prj_abc123';
-const ALL = ['models:read', 'video:write', 'image:write', 'jobs:read', 'video-editor:write', 'video-editor:read'];
-const TIMEOUTS = { submitTimeoutMs: 1111, instructTimeoutMs: 2222, exportTimeoutMs: 3333, importTimeoutMs: 4444 };
 
 const TOOL_NAMES = [
   'list_models',
@@ -39,89 +25,6 @@ const TOOL_NAMES = [
   'video_editor_update_context',
   'video_editor_set_aspect_ratio',
 ];
-
-interface RpcCall {
-  queue: string;
-  method: string;
-  request: Record<string, unknown>;
-  timeoutMs?: number;
-}
-
-type Reply = (method: string, request: Record<string, unknown>) => unknown;
-
-/** The gateway's MCP endpoint on a real port, with a recording bus and tokens `key-all`, `key-read`, `oauth-all`. */
-async function startEndpoint(opts: { limit?: number; progressIntervalMs?: number } = {}) {
-  const calls: RpcCall[] = [];
-  const usage: UsageRecord[] = [];
-  let reply: Reply = (method) => ({ echoed: method });
-  const bus = {
-    rpc: async (
-      service: { queue: string },
-      method: string,
-      request: Record<string, unknown>,
-      o: { timeoutMs?: number } = {},
-    ) => {
-      calls.push({ queue: service.queue, method, request, timeoutMs: o.timeoutMs });
-      return reply(method, request);
-    },
-  };
-  const keys: Record<string, AuthContext> = {
-    'key-all': { userId: 7, apiKeyId: 70, scopes: ALL },
-    'key-read': { userId: 7, apiKeyId: 71, scopes: ['models:read', 'video-editor:read'] },
-  };
-  const apiKeys: TokenVerifier = async (token) => keys[token] ?? null;
-  const oauth: TokenVerifier = async (token) =>
-    token === 'oauth-all' ? { userId: 8, apiKeyId: 80, scopes: ALL } : null;
-
-  const app = createHttpApp({ logger });
-  app.use(
-    '/api/mcp',
-    mcpRouter({
-      // Only `rpc` is used by the use cases; the rest of Bus is not needed here.
-      bus: bus as unknown as Bus,
-      // Only `record` is called, by the usage middleware.
-      usage: { record: (row: UsageRecord) => usage.push(row) } as unknown as UsageRecorder,
-      limiter: memoryRateLimiter(opts.limit ?? 1000),
-      falEndpoints: DEFAULT_FAL_ENDPOINTS,
-      bodyLimit: '1mb',
-      ...TIMEOUTS,
-      publicBaseUrl: 'https://media.example/',
-      verifiers: [apiKeys, oauth],
-      logger,
-      progressIntervalMs: opts.progressIntervalMs,
-    }),
-  );
-  finish(app, logger);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp`;
-  const clients: Client[] = [];
-  return {
-    url,
-    calls,
-    usage,
-    answer: (fn: Reply) => {
-      reply = fn;
-    },
-    connect: async (token = 'key-all') => {
-      const client = new Client({ name: 'mcp-unit-test', version: '1.0.0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
-          requestInit: { headers: { Authorization: `Bearer ${token}` } },
-        }),
-      );
-      clients.push(client);
-      return client;
-    },
-    close: async () => {
-      await Promise.all(clients.map((c) => c.close()));
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
-
-type Endpoint = Awaited<ReturnType<typeof startEndpoint>>;
 
 function errorOf(result: CallToolResult): Record<string, unknown> {
   expect(result.isError).toBe(true);
@@ -674,27 +577,5 @@ describe('HTTP behaviour of the MCP endpoint', () => {
       [70, 'POST', '/api/mcp', 200],
       [70, 'POST', '/api/mcp', 429],
     ]);
-  });
-
-  it('sends progress notifications during a long tool call when the client asks for them', async () => {
-    endpoint = await startEndpoint({ progressIntervalMs: 20 });
-    endpoint.answer(async () => {
-      await new Promise((r) => setTimeout(r, 150));
-      return {
-        asset_id: 'ast_9',
-        video_url: 'https://x.test/e.mp4',
-        duration_sec: 3,
-        video_clip_count: 1,
-        audio_overlay_count: 0,
-      };
-    });
-    const client = await endpoint.connect();
-    const progress: number[] = [];
-    const result = await client.callTool({ name: 'video_editor_export', arguments: { project_id: PRJ } }, undefined, {
-      onprogress: (p) => progress.push(p.progress),
-    });
-    expect(result.structuredContent).toMatchObject({ video_url: 'https://x.test/e.mp4' });
-    expect(progress.length).toBeGreaterThanOrEqual(2);
-    expect(progress).toEqual([...progress].sort((a, b) => a - b));
   });
 });

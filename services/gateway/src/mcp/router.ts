@@ -11,6 +11,8 @@ import { admitBatch, BATCH_TOO_LARGE, MAX_BATCH, refuseBeyondAdmitted } from './
 import { invalidParamsAnswer } from './invalid-params';
 import { buildMcpServer } from './server';
 import type { EventHub } from '../core/events/event-hub';
+import type { TurnEvents } from '../core/events/turn-events';
+import type { DurableTaskStore } from './tasks/postgres-task-store';
 
 export interface McpDeps extends AdapterDeps {
   /** Asked in order for each bearer token (API keys, OAuth access tokens). */
@@ -19,6 +21,12 @@ export interface McpDeps extends AdapterDeps {
   progressIntervalMs?: number;
   /** Live job events (the generations' real progress in long tools' notifications). */
   events?: EventHub;
+  /** The streamed instruct turns' events (a followed instruct's steps). */
+  turns?: TurnEvents;
+  /** How often a followed export reads its state between events (tests shorten it). */
+  followPollMs?: number;
+  /** A user's durable MCP tasks: with it, long tools run as tasks when the client asks. */
+  tasks?: (userId: number) => DurableTaskStore;
 }
 
 /** JSON-RPC "method not allowed", as the SDK's stateless examples answer GET and DELETE. */
@@ -74,8 +82,10 @@ export function mcpRouter(deps: McpDeps): Router {
         exportTimeoutMs: deps.exportTimeoutMs,
         importTimeoutMs: deps.importTimeoutMs,
         events: deps.events,
+        turns: deps.turns,
+        followPollMs: deps.followPollMs,
       },
-      { logger: deps.logger, progressIntervalMs: deps.progressIntervalMs },
+      { logger: deps.logger, progressIntervalMs: deps.progressIntervalMs, tasks: deps.tasks?.(authOf(req).userId) },
     );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {

@@ -25,7 +25,7 @@ const SUBSCHEMA_KEYS = new Set(['if', 'then', 'else', 'not', 'items', 'contains'
 /**
  * Rewrites component references to the schema's own $defs, opens objects when asked, and spells a
  * boolean subschema as an object (`false` is `{"not": {}}`, `true` is `{}`): strict tool-schema
- * checkers (the MCP inspector's --strict) refuse a bare boolean.
+ * checkers refuse a bare boolean (schemas-strict.test.ts checks the whole list strictly).
  */
 function rewrite(node: unknown, open: boolean): unknown {
   if (Array.isArray(node)) return node.map((n) => rewrite(n, open));
@@ -37,6 +37,11 @@ function rewrite(node: unknown, open: boolean): unknown {
     else if (SUBSCHEMA_KEYS.has(k) && typeof v === 'boolean') out[k] = v ? {} : { not: {} };
     else out[k] = rewrite(v, open);
   }
+  // A constraint-only branch (`oneOf: [{required: [a]}, ...]`) names properties its parent defines:
+  // strict checkers (Ajv's strictRequired) want each required name defined where it is required.
+  const required = out.required;
+  if (Array.isArray(required) && out.properties === undefined && out.type === undefined)
+    out.properties = Object.fromEntries(required.map((name) => [String(name), {}]));
   return out;
 }
 

@@ -10,7 +10,11 @@ import {
 import { httpResponseOf, isAppError } from '@mf/errors';
 import type { Logger } from '@mf/logger';
 import { inputJsonSchema, outputJsonSchema } from './schemas';
-import { withToolProgress } from './tool-progress';
+import type { CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/tasks/types.js';
+import { mediaContent } from './media-links';
+import type { DurableTaskStore } from './tasks/postgres-task-store';
+import { runAsTask } from './tasks/run-as-task';
+import { withToolProgress, type ProgressReport } from './tool-progress';
 import { TOOLS, type ToolContext, type ToolSpec } from './tools';
 
 /** How often a long tool call reports progress to a client that asked for it (its timers reset on each). */
@@ -39,7 +43,10 @@ export function errorText(err: unknown, requestId: string): { text: string; inte
 function success(value: object): CallToolResult {
   // Spread into a plain record: structuredContent is typed as an index-signature object.
   const structured: Record<string, unknown> = { ...value };
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(structured) }, ...mediaContent(value)],
+    structuredContent: structured,
+  };
 }
 
 /** The project a long editor tool works on, to follow its generations' progress. */
@@ -51,7 +58,12 @@ export interface McpServerOptions {
   logger: Logger;
   /** Default PROGRESS_INTERVAL_MS. */
   progressIntervalMs?: number;
+  /** The caller's MCP tasks (durable): long tools run as tasks when asked. Without it, no tasks. */
+  tasks?: DurableTaskStore;
 }
+
+/** What the server offers when it keeps tasks: tools called as tasks, listed and cancelled. */
+const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
 /** What tools/list says of each tool: schemas derived from the contracts, computed once. */
 const DESCRIBED: Tool[] = TOOLS.map((tool) => ({
@@ -61,6 +73,8 @@ const DESCRIBED: Tool[] = TOOLS.map((tool) => ({
   inputSchema: inputJsonSchema(tool.input) as Tool['inputSchema'],
   outputSchema: outputJsonSchema(tool.output) as Tool['outputSchema'],
   annotations: tool.annotations,
+  // Long tools may run as tasks (the client chooses); without a task request, as before.
+  ...(tool.long && { execution: { taskSupport: 'optional' as const } }),
 }));
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 
@@ -71,43 +85,61 @@ const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
  */
 export function buildMcpServer(
   ctx: ToolContext,
-  { logger, progressIntervalMs = PROGRESS_INTERVAL_MS }: McpServerOptions,
+  { logger, progressIntervalMs = PROGRESS_INTERVAL_MS, tasks }: McpServerOptions,
 ): Server {
   const server = new Server(
     { name: 'mediaforge', version: '1.0.0' },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: {}, ...(tasks && { tasks: TASKS_CAPABILITY }) },
+      instructions: INSTRUCTIONS,
+      taskStore: tasks,
+    },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: DESCRIBED }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const tool: ToolSpec | undefined = BY_NAME.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    const run = () => tool.run(request.params.arguments ?? {}, ctx);
-    // Only when the client asked for progress (a token): that is what resets its request timer.
-    const token = tool.long ? request.params._meta?.progressToken : undefined;
-    try {
-      const value =
-        token === undefined
-          ? await run()
-          : await withToolProgress(
-              {
-                toolName: tool.name,
-                intervalMs: progressIntervalMs,
-                report: (r) =>
-                  extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...r } }),
-                events: ctx.events && {
-                  hub: ctx.events,
-                  userId: ctx.auth.userId,
-                  projectId: projectIdOf(request.params.arguments),
+  const described = tasks ? DESCRIBED : DESCRIBED.map(({ execution: _, ...tool }) => tool);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: described }));
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request, extra): Promise<CallToolResult | CreateTaskResult> => {
+      const tool: ToolSpec | undefined = BY_NAME.get(request.params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+      const asTask = request.params.task;
+      const args = { ...(asTask && tool.taskDefaults), ...request.params.arguments };
+      /** The call, reporting its progress through `report` when given (a token or a task). */
+      const call = async (report?: (r: ProgressReport) => Promise<void>): Promise<CallToolResult> => {
+        try {
+          const value = report
+            ? await withToolProgress(
+                {
+                  toolName: tool.name,
+                  intervalMs: progressIntervalMs,
+                  report,
+                  events: ctx.events && { hub: ctx.events, userId: ctx.auth.userId, projectId: projectIdOf(args) },
                 },
-              },
-              run,
-            );
-      return success(value);
-    } catch (err) {
-      const { text, internal } = errorText(err, ctx.correlationId);
-      if (internal) logger.error({ err, tool: tool.name, requestId: ctx.correlationId }, 'MCP tool failed');
-      return { isError: true, content: [{ type: 'text', text }] };
-    }
-  });
+                (step) => (tool.followed ? tool.followed(args, ctx, step) : tool.run(args, ctx)),
+              )
+            : await tool.run(args, ctx);
+          return success(value);
+        } catch (err) {
+          const { text, internal } = errorText(err, ctx.correlationId);
+          if (internal) logger.error({ err, tool: tool.name, requestId: ctx.correlationId }, 'MCP tool failed');
+          return { isError: true, content: [{ type: 'text', text }] };
+        }
+      };
+      if (asTask) {
+        if (!tasks || !tool.long)
+          throw new McpError(ErrorCode.InvalidParams, `Tool ${tool.name} does not run as a task`);
+        return runAsTask({ store: tasks, params: asTask, request, requestId: extra.requestId, logger }, (report) =>
+          call(report),
+        );
+      }
+      // Only when the client asked for progress (a token): that is what resets its request timer.
+      const token = tool.long ? request.params._meta?.progressToken : undefined;
+      return call(
+        token === undefined
+          ? undefined
+          : (r) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...r } }),
+      );
+    },
+  );
   return server;
 }

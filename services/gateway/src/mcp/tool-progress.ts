@@ -8,6 +8,9 @@ export interface ProgressReport {
   message: string;
 }
 
+/** A stage of a followed call: what it does now and, when known, its percent done (0-100). */
+export type ProgressStep = (message: string, percent?: number) => void;
+
 /** A heartbeat step: small, so a known percentage stays readable in `progress`. */
 const HEARTBEAT_STEP = 0.01;
 
@@ -15,7 +18,8 @@ const HEARTBEAT_STEP = 0.01;
  * Progress of a long tool call: a heartbeat every `intervalMs` (it resets the client's request
  * timer), and, when `events` is given, the real percentage of each generation the editor runs for
  * the tool's project (`job.progress` events of its `editor` jobs) as soon as it is reported, with
- * total 100. Values only rise (a heartbeat adds a hundredth).
+ * total 100; and each stage the work itself reports through `step` (an agent turn's steps, an
+ * export's percent rendered). Values only rise (a heartbeat or a stage without a percent adds a hundredth).
  */
 export async function withToolProgress<T>(
   opts: {
@@ -24,10 +28,11 @@ export async function withToolProgress<T>(
     report: (r: ProgressReport) => Promise<void>;
     events?: { hub: EventHub; userId: number; projectId?: string };
   },
-  work: () => Promise<T>,
+  work: (step: ProgressStep) => Promise<T>,
 ): Promise<T> {
   let value = 0;
   let known: { jobId: string; percent: number } | null = null;
+  let percentKnown = false;
   const send = (r: ProgressReport) => void opts.report(r).catch(() => undefined); // a lost one only costs a timer reset
   const timer = setInterval(() => {
     value += HEARTBEAT_STEP;
@@ -48,8 +53,14 @@ export async function withToolProgress<T>(
         send({ progress: value, total: 100, message: `${opts.toolName}: generating ${job.job_id}, ${job.progress}%` });
       })
     : undefined;
+  const step: ProgressStep = (message, percent) => {
+    if (percent !== undefined) percentKnown = true;
+    value = percent === undefined ? value + HEARTBEAT_STEP : Math.max(value + HEARTBEAT_STEP, percent);
+    const total = percentKnown || known ? 100 : undefined;
+    send({ progress: value, ...(total && { total }), message: `${opts.toolName}: ${message}` });
+  };
   try {
-    return await work();
+    return await work(step);
   } finally {
     clearInterval(timer);
     stop?.();

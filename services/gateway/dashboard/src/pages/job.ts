@@ -16,6 +16,9 @@ const SOURCE_TEXT: Record<Job['source'], string> = {
   dashboard: 'the playground',
 };
 
+/** The label of a job's end time, by how it ended. */
+const ENDED_LABEL: Partial<Record<Job['status'], string>> = { cancelled: 'Cancelled', failed: 'Failed' };
+
 const getJob = (id: string): Promise<Job> => api.get<DashboardReplies['GET /jobs/:id']>(`/jobs/${seg(id)}`);
 
 export async function jobPage(ctx: PageContext): Promise<void> {
@@ -30,6 +33,8 @@ export async function jobPage(ctx: PageContext): Promise<void> {
   let job: Job | null = null;
   const statusSlot = h('dd');
   const completedSlot = h('dd');
+  // The end time is labelled by how the job ended: a cancelled job did not complete.
+  const endedLabel = h('dt', null, 'Completed');
   const errorSlot = h('dd');
   const costSlot = h('dd');
   const previewSlot = h('div', { class: 'preview preview-large' });
@@ -94,6 +99,7 @@ export async function jobPage(ctx: PageContext): Promise<void> {
     if (!changed) return;
     replace(statusSlot, badge(next.status));
     replace(completedSlot, next.completed_at ? time(next.completed_at) : h('span', { class: 'muted' }, 'not yet'));
+    replace(endedLabel, ENDED_LABEL[next.status] ?? 'Completed');
     errorSlot.textContent = next.error || '–';
     costSlot.textContent =
       next.status === 'failed' || next.status === 'cancelled'
@@ -207,7 +213,7 @@ export async function jobPage(ctx: PageContext): Promise<void> {
         costSlot,
         h('dt', null, 'Created'),
         h('dd', null, time(first.created_at)),
-        h('dt', null, 'Completed'),
+        endedLabel,
         completedSlot,
         h('dt', null, 'Made by'),
         h(

@@ -18,6 +18,13 @@ function app(): Express {
 }
 
 describe('dashboardStatic', () => {
+  it('redirects GET / to /dashboard/', async () => {
+    const res = await request(app()).get('/');
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('/dashboard/');
+    expect((await request(app()).get('/elsewhere')).status).toBe(404);
+  });
+
   it.each(['/dashboard', '/dashboard/', '/dashboard/index.html'])(
     'serves the application shell at %s, never cached, with the security headers',
     async (path) => {

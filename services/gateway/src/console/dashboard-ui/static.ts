@@ -41,7 +41,8 @@ function securityHeaders(res: Response, csp: string): void {
 }
 
 /**
- * Serves the dashboard's files at /dashboard/ (index.html at /dashboard and /dashboard/). Mount it
+ * Serves the dashboard's files at /dashboard/ (index.html at /dashboard and /dashboard/), and sends
+ * `GET /` there. Mount it
  * after the /dashboard/api router: API paths are never answered here, so an unknown API path gets
  * the JSON 404 rather than a file.
  */
@@ -63,6 +64,8 @@ export function dashboardStatic(dir: string = DASHBOARD_DIR, publicBaseUrl?: str
     res.sendFile(indexFile, (err) => err && next(err));
   };
 
+  // The bare origin is where a newcomer lands: the dashboard (sign up, keys, playground).
+  router.get('/', (_req, res) => res.redirect(302, '/dashboard/'));
   router.use('/dashboard', headers);
   router.get(['/dashboard', '/dashboard/', '/dashboard/index.html'], sendIndex);
   // Unhashed file names: the browser may keep a copy but must revalidate it (ETag) every time.

@@ -44,14 +44,28 @@ describe('pricing a submit without making it', () => {
       credits_remaining: 100,
       affordable: true,
     });
-    expect((await estimateCost(fakeBus(99), auth, body)).affordable).toBe(false);
-    expect((await estimateCost(fakeBus(500, { spend_limit: 150, spent_this_period: 60 }), auth, body)).affordable).toBe(
-      false,
-    );
+    expect(await estimateCost(fakeBus(99), auth, body)).toMatchObject({
+      affordable: false,
+      reason: 'insufficient_credits',
+    });
+    expect(await estimateCost(fakeBus(500, { spend_limit: 150, spent_this_period: 60 }), auth, body)).toMatchObject({
+      affordable: false,
+      reason: 'spend_limit',
+    });
+    // Both: the spend limit, checked first as a submit does.
+    expect(await estimateCost(fakeBus(10, { spend_limit: 150, spent_this_period: 60 }), auth, body)).toMatchObject({
+      reason: 'spend_limit',
+    });
     expect((await estimateCost(fakeBus(500, { spend_limit: 150, spent_this_period: 50 }), auth, body)).affordable).toBe(
       true,
     );
     expect((await estimateCost(fakeBus(500), { userId: 1, apiKeyId: null }, body)).affordable).toBe(true);
+  });
+
+  it('prices a body without a prompt (the price does not depend on it), and checks one that is given', async () => {
+    expect(priceOf('vidgen-2.0', { duration_seconds: 10 })).toBe(2270);
+    expect(priceOf('imagegen-2', { num_images: 3, prompt: null })).toBe(150);
+    expect(() => priceOf('imagegen-2', { prompt: '' })).toThrow();
   });
 
   it('names a missing or unknown model', async () => {

@@ -17,8 +17,12 @@ import type { AuthContext } from '../auth/auth-context';
 import { playgroundKey } from './playground.usecase';
 import { valid } from './validated';
 
+/** Stands in for a prompt left out of an estimate: the price does not depend on it. */
+const ANY_PROMPT = 'estimate';
+
 /** The price of a submit body for `model`: 400 with the submit's own message for any bad field. */
-export function priceOf(model: ModelId, fields: Record<string, unknown>): number {
+export function priceOf(model: ModelId, body: Record<string, unknown>): number {
+  const fields = body.prompt === undefined || body.prompt === null ? { ...body, prompt: ANY_PROMPT } : body;
   if (model === IMAGE_MODEL) return imageCost(valid(validateImageRequest(fields)).num_images);
   // The fast model is the submit's `fast: true`: implied when left out. The fields are checked first,
   // so every message a submit would give comes out the same; then a contradicting `fast`.
@@ -61,11 +65,15 @@ export async function estimateCost(
   ]);
   const key = limits.keys.at(0);
   const underLimit = key?.spend_limit == null || credits <= key.spend_limit - key.spent_this_period;
+  const covered = credits <= account.credits_remaining;
+  // In a submit's order: the spend limit is checked before the balance.
+  const reason = !underLimit ? 'spend_limit' : !covered ? 'insufficient_credits' : undefined;
   return {
     model,
     credits,
     credits_remaining: account.credits_remaining,
-    affordable: credits <= account.credits_remaining && underLimit,
+    affordable: !reason,
+    ...(reason && { reason }),
   };
 }
 

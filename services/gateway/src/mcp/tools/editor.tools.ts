@@ -22,6 +22,7 @@ import { EDIT, list, opts, READ_ONLY, scopeLine, SET, type ToolSpec } from './to
 
 import { projectId, videoIdOf, WRITE } from './editor-args';
 import { EDITOR_LIBRARY_TOOLS } from './editor-library.tools';
+import { followedExport, followedInstruct } from './followed-calls';
 
 // The video editor. A project has a media library, a markdown context, and videos, each with a
 // multi-track timeline (video, voice, sfx, music) and its own agent chat. Every argument is the
@@ -94,7 +95,7 @@ export const EDITOR_TOOLS: readonly ToolSpec[] = [
       'In one turn the agent may note the brief in the context, generate at most one asset (image, video, voice, sound effect or music), place clips on the timeline or change the format; assistant_text is its reply and usually ends with a confirmation question.',
       'Loop: send the answer as the next instruction until the timeline is right, then call video_editor_export.',
       'Costs 5 credits per turn (never refunded) plus the price of any media it generates (refunded when nothing is delivered).',
-      'Synchronous and slow: typically 5-180 s, up to about 5 min with a video generation; use a long request timeout (with a progressToken, progress notifications arrive every 10 s).',
+      'Synchronous and slow: typically 5-180 s, up to about 5 min with a video generation; use a long request timeout (with a progressToken, a progress notification for each step of the agent and each percent of a generation, and at least every 10 s), or call it as a task.',
       'Errors: insufficient credits (credits_required, credits_remaining), 503 when no language model is configured on this server, 502 when the agent fails.',
       WRITE,
     ].join(' '),
@@ -118,13 +119,14 @@ export const EDITOR_TOOLS: readonly ToolSpec[] = [
     long: true,
     run: async ({ project_id, ...body }, ctx) =>
       editor.instruct(ctx.bus, ctx.auth, project_id, body, opts(ctx, ctx.instructTimeoutMs)),
+    followed: async ({ project_id, ...body }, ctx, step) => followedInstruct(ctx, project_id, body, step),
   },
   {
     name: 'video_editor_export',
     title: 'Export a video to mp4',
     description: [
       "Render a video's timeline (video track in order, voice, sfx and music mixed over it) into one mp4 and return its permanent https video_url (downloadable, embeddable); the export is also added to the library as an asset.",
-      'Free. Synchronous: typically 30 s to 3 min; use a long request timeout.',
+      'Free. Synchronous: typically 30 s to 3 min; use a long request timeout (with a progressToken, progress notifications carry the percent rendered), or call it as a task.',
       'Errors carry a code and a message: no_video_clips (nothing on the video track), corrupt_source, source_fetch_failed, rate_limited (too many exports this minute), export_timeout or ffmpeg_timeout (too long for one pass: split it), ffmpeg_failed or export_failed, storage_unconfigured.',
       WRITE,
     ].join(' '),
@@ -145,6 +147,7 @@ export const EDITOR_TOOLS: readonly ToolSpec[] = [
     long: true,
     run: async ({ project_id, ...body }, ctx) =>
       editor.exportVideo(ctx.bus, ctx.auth, project_id, body, opts(ctx, ctx.exportTimeoutMs)),
+    followed: async ({ project_id, ...body }, ctx, step) => followedExport(ctx, project_id, body, step),
   },
   {
     name: 'video_editor_create_video',

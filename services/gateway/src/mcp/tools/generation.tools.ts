@@ -2,7 +2,6 @@ import Joi from 'joi';
 import { imageCost, videoCost } from '@mf/catalog';
 import {
   allOptional,
-  generationAccepted,
   IMAGE_ASPECT_RATIOS,
   IMAGE_URLS_MAX,
   imageRequest,
@@ -19,12 +18,13 @@ import {
   VIDEO_RESOLUTIONS,
 } from '@mf/contracts';
 import { AppError } from '@mf/errors';
-import { generationScope, generationType, submitGeneration } from '../../core/usecases/generate.usecase';
+import { generationScope } from '../../core/usecases/generate.usecase';
 import { getJob, JOB_ID, listJobs } from '../../core/usecases/jobs.usecase';
 import { scopeOf } from '../../operations/table';
 import { listModelsWithPrices } from '../../core/usecases/price-table.usecase';
 import { toolArgs } from '../schemas';
 import { fieldList, generationArgs, type GenerationArgsWording } from './generation-args';
+import { generateMediaResult, submitMaybeWaiting, waitArg } from './generation-wait';
 import { list, opts, READ_ONLY, scopeLine, type ToolSpec } from './tool';
 
 /**
@@ -150,7 +150,7 @@ export const GENERATION_TOOLS: readonly ToolSpec[] = [
     title: 'Generate an image or a video',
     description: [
       'Start generating an image or a video from a prompt. Returns at once with a job_id (status processing) and the credits charged; the media is made in the background.',
-      `${POLLING} When completed, job_status gives the https URL(s) of the result.`,
+      `${POLLING} When completed, job_status gives the https URL(s) of the result. Or pass wait: true (or call it as a task) to get the ended job in the answer.`,
       `type "image" (model imagegen-2; needs scope ${generationScope('image')}): ${fieldList(imageRequest, IMAGE_NOTES)}. Costs ${costs.image} credits per image.`,
       `type "video" (model vidgen-2.0, or vidgen-2.0-fast with fast; needs scope ${generationScope('video')}): ${fieldList(videoRequest, VIDEO_NOTES)}.`,
       `Video costs per second: ${costs.video720} credits at 720p, ${costs.video480} at 480p, ${costs.fast} with fast (e.g. 5 s at 720p = ${costs.example}).`,
@@ -161,15 +161,15 @@ export const GENERATION_TOOLS: readonly ToolSpec[] = [
       {
         type: Joi.string().valid('image', 'video').description('What to generate.'),
         ...generationArgs({ video: videoRequest, image: imageRequest }, GENERATE_MEDIA_WORDING),
+        wait: waitArg,
       },
       ['type', 'prompt'],
     ),
-    output: generationAccepted,
+    output: generateMediaResult,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ type, ...body }, ctx) =>
-      submitGeneration(ctx.bus, ctx.auth, generationType(type), body, {
-        submitTimeoutMs: ctx.submitTimeoutMs,
-        correlationId: ctx.correlationId,
-      }),
+    long: true,
+    taskDefaults: { wait: true },
+    run: async (args, ctx) => submitMaybeWaiting(ctx, args),
+    followed: async (args, ctx, step) => submitMaybeWaiting(ctx, args, step),
   },
 ];

@@ -3,6 +3,8 @@ import type Joi from 'joi';
 import type { Bus } from '@mf/bus';
 import type { FalEndpoints } from '@mf/catalog';
 import type { EventHub } from '../../core/events/event-hub';
+import type { TurnEvents } from '../../core/events/turn-events';
+import type { ProgressStep } from '../tool-progress';
 import type { AuthContext } from '../../http/auth.middleware';
 
 /** What a tool call runs with: the caller of this HTTP request and the gateway's settings. */
@@ -18,6 +20,10 @@ export interface ToolContext {
   importTimeoutMs: number;
   /** This replica's live job events: long tools report their generation's real progress from them. */
   events?: EventHub;
+  /** This replica's streamed instruct turns: a followed instruct reports its agent's steps from them. */
+  turns?: TurnEvents;
+  /** How often a followed export reads its state when no event came (events are best effort). */
+  followPollMs?: number;
 }
 
 export interface ToolSpec {
@@ -33,6 +39,13 @@ export interface ToolSpec {
   long?: boolean;
   /** Maps the arguments onto the REST operation's use case and returns its reply. */
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<object>;
+  /**
+   * The same call, reporting its stages through `step` (a client asked for progress, or runs it as
+   * a task): the same reply as `run`.
+   */
+  followed?(args: Record<string, unknown>, ctx: ToolContext, step: ProgressStep): Promise<object>;
+  /** Arguments a call run as a task takes unless given (generate_media waits for its job). */
+  taskDefaults?: Record<string, unknown>;
 }
 
 export const READ_ONLY: ToolAnnotations = {
