@@ -5,6 +5,15 @@ import { submitIdempotency } from './0003_submit_idempotency';
 import { jobOrigin } from './0004_job_origin';
 import { jobAttempts } from './0005_job_attempts';
 import { eventLog } from './0006_event_log';
+import { attemptCost } from './0007_attempt_cost';
 
 /** In order. Append only. */
-export const migrations: Migration[] = [jobsOutbox, jobsByUser, submitIdempotency, jobOrigin, jobAttempts, eventLog];
+export const migrations: Migration[] = [
+  jobsOutbox,
+  jobsByUser,
+  submitIdempotency,
+  jobOrigin,
+  jobAttempts,
+  eventLog,
+  attemptCost,
+];
