@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { named } from './schema/rules';
+import { named, says, storableTimestamp } from './schema/rules';
 
 /**
  * The operator's usage report (docs/usage.md, operator section): per user, model or provider, the
@@ -107,12 +107,16 @@ export const operatorReport = named(
   'OperatorReport',
 );
 
-/** The dashboard admin page's query. */
+/** The query of the report (the dashboard's admin page; the CLI's flags are the same names). */
 export const operatorReportQuery = named(
   Joi.object({
-    from: Joi.string().isoDate(),
-    to: Joi.string().isoDate(),
-    by: Joi.string().valid(...OPERATOR_REPORT_GROUPINGS),
+    from: says(storableTimestamp(), 'from must be an ISO 8601 date (YYYY-MM-DD, midnight UTC) or timestamp'),
+    to: says(storableTimestamp(), 'to must be an ISO 8601 date (YYYY-MM-DD, midnight UTC) or timestamp'),
+    by: says(
+      Joi.string().valid(...OPERATOR_REPORT_GROUPINGS),
+      `by must be one of ${OPERATOR_REPORT_GROUPINGS.join(', ')}`,
+    ),
+    format: says(Joi.string().valid('json', 'csv'), 'format must be json or csv'),
   }),
   'OperatorReportQuery',
 );

@@ -1615,6 +1615,7 @@ export interface OperatorReportQuery {
   from?: string;
   to?: string;
   by?: 'user' | 'model' | 'provider';
+  format?: 'json' | 'csv';
 }
 
 export interface OperatorReportRow {
