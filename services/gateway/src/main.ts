@@ -129,6 +129,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
         falEndpoints: api.falEndpoints,
         submitTimeoutMs: config.SUBMIT_TIMEOUT_MS,
         keyRevocations: revocations,
+        creditValueUsd: config.CREDIT_VALUE_USD,
       }),
     );
     // The OAuth endpoints (the SDK's handlers) load on the first request under /oauth or

@@ -25,4 +25,6 @@ export interface DashboardDeps {
   submitTimeoutMs: number;
   /** Tells every gateway replica's key cache about a revoked key. */
   keyRevocations: KeyRevocations;
+  /** What one credit is worth in US dollars (CREDIT_VALUE_USD): the operator report's revenue. */
+  creditValueUsd: number;
 }
