@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { AppError } from '@mf/errors';
 import { requestId } from '@mf/http';
-import { sendCsv } from '../../../api/csv-reply';
+import { sendCsv } from '../../../http/csv-reply';
 import { validateOperatorReportQuery } from '../../../core/reports/operator-report-query';
 import { operatorReport, writeOperatorReportCsv } from '../../../core/reports/operator-report.usecase';
 import { valid } from '../../../core/usecases/validated';

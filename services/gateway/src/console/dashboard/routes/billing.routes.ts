@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { requestId } from '@mf/http';
-import { sendCsv } from '../../../api/csv-reply';
+import { sendCsv } from '../../../http/csv-reply';
 import { usageOfUser, writeUsageCsv } from '../../../core/reports/usage.usecase';
 import { balanceOf, ledgerOf } from '../../../core/usecases/balance.usecase';
 import { ledgerQueryOf } from '../../../core/validation/dashboard.validators';
