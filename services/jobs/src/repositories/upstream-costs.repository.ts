@@ -44,7 +44,7 @@ export async function attemptCostSums(
         db.raw('COUNT(*)::int AS attempts'),
         db.raw('SUM(a.upstream_cost) AS upstream_cost'),
         db.raw(
-          "COUNT(*) FILTER (WHERE a.upstream_cost IS NULL AND a.state = 'succeeded' AND a.provider_type IS DISTINCT FROM 'local')::int AS unpriced_attempts",
+          "COUNT(*) FILTER (WHERE a.upstream_cost IS NULL AND a.state = 'succeeded' AND COALESCE(a.provider_type, a.provider) <> 'local')::int AS unpriced_attempts",
         ),
       )
       .where('a.ended_at', '>=', range.from)
