@@ -459,8 +459,8 @@ describe('dashboard in the browser', () => {
     expect(csv.type).toBe('text/csv; charset=utf-8');
     expect(csv.text).toBe('model,jobs,credits_charged,credits_refunded,credits_net\r\nvidgen-2.0,3,4213,3809,404\r\n');
     // A range without usage says so.
-    await page.getByLabel('From').fill('2020-01-01');
-    await page.getByLabel('To').fill('2020-01-31');
+    await page.getByLabel('From', { exact: true }).fill('2020-01-01');
+    await page.getByLabel('To', { exact: true }).fill('2020-01-31');
     await page.getByRole('button', { name: 'Show usage' }).click();
     await page.getByText('No usage in this range').waitFor();
     await shot(page, 'usage');
@@ -479,6 +479,7 @@ describe('dashboard in the browser', () => {
       const report = admin.page.getByRole('table', { name: 'Usage report by user' });
       // This user's row: their three charges, 404 net; the local renderer costs nothing upstream.
       const row = report.locator('tbody tr', { has: admin.page.getByRole('rowheader', { name: email }) });
+      await row.waitFor();
       expect(await row.locator('td').allTextContents()).toEqual(['3', '404', '$4.04', '$0.00', '$4.04', '0']);
       await admin.page.getByRole('link', { name: 'Download the report as CSV' }).waitFor();
       await shot(admin.page, 'admin-usage-report');
