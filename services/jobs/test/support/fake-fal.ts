@@ -209,6 +209,8 @@ export async function startFakeFal(opts: FakeFalOptions = {}): Promise<FakeFal> 
     if (!r) return;
     if (!r.completed) return void res.status(400).json({ detail: 'Request is still in progress' });
     const { code, body } = resultOf(r);
+    // What fal billed for the request (priced with the route's per_unit): one unit a request here.
+    if (code === 200) res.setHeader('x-fal-billable-units', '1');
     res.status(code).json(body);
   });
 
