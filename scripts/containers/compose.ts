@@ -67,6 +67,32 @@ async function statInBucket(project: ComposeProject, mediaUrl: string): Promise<
   return stat;
 }
 
+/** How long each of the project's containers took to end after `stop` began, and how it ended. */
+async function logStopTimes(label: string, since: number): Promise<string[]> {
+  const ids = (await docker('ps', '-a', '-q', '--filter', label)).split('\n').filter(Boolean);
+  if (!ids.length) return [];
+  const lines = (
+    await docker(
+      'inspect',
+      '--format',
+      '{{index .Config.Labels "com.docker.compose.service"}} {{.State.ExitCode}} {{.State.FinishedAt}}',
+      ...ids,
+    )
+  )
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [service, code, finished] = line.split(' ');
+      return { service, code: Number(code), ms: Date.parse(finished) - since };
+    })
+    .filter((c) => c.ms >= 0) // minio-init ended long before
+    .sort((a, b) => b.ms - a.ms);
+  log('docker compose stop (SIGTERM, SIGKILL after 30 s): each container ended after');
+  for (const c of lines)
+    log(`  ${c.service.padEnd(20)} ${secs(c.ms).padStart(7)}  exit ${c.code}${c.code === 137 ? ' (killed)' : ''}`);
+  return lines.filter((c) => c.code === 137).map((c) => c.service);
+}
+
 async function main(): Promise<void> {
   const artifacts = path.join(REPO_ROOT, 'test-artifacts', 'compose');
   fs.mkdirSync(artifacts, { recursive: true });
@@ -199,10 +225,21 @@ async function main(): Promise<void> {
         path.join(artifacts, 'compose.log'),
         await project.run('logs', '--no-color', '--timestamps').catch((e: Error) => e.message),
       );
+      const label = `label=com.docker.compose.project=${project.name}`;
+      // Stopped first, to see how long each container takes to end on SIGTERM (a container that
+      // ignores it holds `down` for the whole grace period, then is killed: exit 137).
+      const stopping = Date.now();
+      await timed('docker compose stop', () => project.run('stop', '--timeout', '30')).catch((err: Error) =>
+        failures.push(err.message),
+      );
+      const killed = await logStopTimes(label, stopping).catch((err: Error) => {
+        log(`stop times unavailable: ${err.message}`);
+        return [];
+      });
+      if (killed.length) failures.push(`ignored SIGTERM until killed after the grace period: ${killed.join(', ')}`);
       await timed('docker compose down -v', () => project.run('down', '-v', '--timeout', '30')).catch((err: Error) =>
         failures.push(err.message),
       );
-      const label = `label=com.docker.compose.project=${project.name}`;
       const left = [
         ...(await docker('ps', '-a', '-q', '--filter', label)).split('\n'),
         ...(await docker('volume', 'ls', '-q', '--filter', label)).split('\n'),

@@ -16,7 +16,7 @@ import { inputJsonSchema, toolArgs } from '../../services/gateway/src/mcp/schema
 import { op } from '../../services/gateway/src/operations/openapi-helpers';
 import { inputBySchema } from '../../services/jobs/src/domain/job';
 import { parseArgs } from '../../sdk/src/cli-args';
-import { fieldFlags } from '../../sdk/src/cli-fields';
+import { fieldFlags, flagsUsage } from '../../sdk/src/cli-fields';
 import { paramsOfFlags } from '../../sdk/src/cli-params';
 import { contractTypesFile } from './contract-types';
 import { requestFieldsOf } from './sdk-types';
@@ -63,10 +63,11 @@ describe('a field added to the video submit schema', () => {
     expect(fieldList(withLoop, {})).toMatch(/, loop$/);
   });
 
-  it('is a flag of the CLI', () => {
+  it('is a flag of the CLI, in its --help', () => {
     const flags = fieldFlags(requestFieldsOf(withLoop), { duration_seconds: 'duration' });
     expect(flags.map((f) => f.flag)).toContain('loop');
     expect(paramsOfFlags(parseArgs(['--prompt', 'p', '--loop']), flags)).toEqual({ prompt: 'p', loop: true });
+    expect(flagsUsage(flags)).toEqual(expect.arrayContaining(['--prompt P', '[--duration 5]', '[--loop]']));
   });
 
   it("is a field of the dashboard's form, through the model's params", () => {

@@ -4,7 +4,7 @@ import * as contracts from '../../libs/contracts/src';
 import { openApiDocument } from '../../services/gateway/src/api/openapi/document';
 import { OPERATIONS } from '../../services/gateway/src/operations/table';
 import { contractTypesFile } from './contract-types';
-import { sdkOperationsFile } from './sdk-operations';
+import { sdkOperationMethodsFile, sdkOperationsFile } from './sdk-operations';
 import { sdkContractValuesFile, sdkTypesFile } from './sdk-types';
 
 /**
@@ -26,6 +26,7 @@ const GENERATED: Generated[] = [
   { file: 'sdk/src/generated/openapi.ts', content: () => sdkTypesFile(openApiDocument) },
   { file: 'sdk/src/generated/contract-values.ts', content: () => sdkContractValuesFile(contracts) },
   { file: 'sdk/src/generated/operations.ts', content: () => sdkOperationsFile(OPERATIONS) },
+  { file: 'sdk/src/generated/operation-methods.ts', content: () => sdkOperationMethodsFile(OPERATIONS) },
 ];
 
 async function main(): Promise<void> {

@@ -31,6 +31,9 @@ export function requestFieldsOf(schema: Joi.ObjectSchema): RequestField[] {
 export function sdkContractValuesFile(values: {
   EXPORT_ERROR_CODES: readonly string[];
   WEBHOOK_USER_AGENT: string;
+  VIDEO_MODEL: string;
+  FAST_VIDEO_MODEL: string;
+  IMAGE_MODEL: string;
   videoRequest: Joi.ObjectSchema;
   imageRequest: Joi.ObjectSchema;
 }): string {
@@ -42,6 +45,11 @@ export function sdkContractValuesFile(values: {
     '',
     '/** The User-Agent of webhook deliveries (`listen` forwards with it too). */',
     `export const WEBHOOK_USER_AGENT = ${JSON.stringify(values.WEBHOOK_USER_AGENT)};`,
+    '',
+    "/** The catalog's model ids: a video submit selects the fast one with `fast: true`. */",
+    `export const VIDEO_MODEL = ${JSON.stringify(values.VIDEO_MODEL)};`,
+    `export const FAST_VIDEO_MODEL = ${JSON.stringify(values.FAST_VIDEO_MODEL)};`,
+    `export const IMAGE_MODEL = ${JSON.stringify(values.IMAGE_MODEL)};`,
     '',
     '/** A field of a submit body: its name, type, whether it is required, and its default. */',
     'export interface RequestField {',

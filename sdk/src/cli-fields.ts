@@ -50,3 +50,34 @@ export const IMAGE_FIELD_FLAGS = fieldFlags(IMAGE_REQUEST_FIELDS, {
 export const VALUELESS_FIELD_FLAGS = [...VIDEO_FIELD_FLAGS, ...IMAGE_FIELD_FLAGS]
   .filter((f) => f.sets !== undefined)
   .map((f) => f.flag);
+
+/** What a flag's value looks like in the usage: the field's default, else its kind. */
+function placeholder({ field, flag }: FieldFlag): string {
+  if (field.required) return flag.charAt(0).toUpperCase();
+  const d = field.default;
+  if (d !== undefined && d !== null && !Array.isArray(d)) return String(d);
+  const one = field.type === 'integer' || field.type === 'number' ? 'N' : /url/.test(field.name) ? 'URL' : 'TEXT';
+  return field.type === 'string[]' ? `${one},...` : one;
+}
+
+/** The usage of a body's flags (`--prompt P [--duration 5] [--fast] ...`): the fields as they are now. */
+export function flagsUsage(flags: readonly FieldFlag[]): string[] {
+  return flags.map((f) => {
+    if (f.sets !== undefined) return `[--${f.flag}]`;
+    const one = `--${f.flag} ${placeholder(f)}`;
+    return f.field.required ? one : `[${one}]`;
+  });
+}
+
+/** Words joined into lines of at most `width` characters, every line after the first indented. */
+export function wrapUsage(words: readonly string[], indent: number, width = 100): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of words) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = ' '.repeat(indent) + word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].join('\n');
+}

@@ -1,6 +1,7 @@
 // The mediaforge CLI: `node --import tsx sdk/src/cli.ts <command>` (or the `mediaforge` bin).
 // Reads MEDIAFORGE_API_KEY and MEDIAFORGE_BASE_URL (default http://localhost:8080).
 import { checkFlags, didYouMean, int, parseArgs, str, UsageError, type Parsed } from './cli-args';
+import { flagsUsage, IMAGE_FIELD_FLAGS, VIDEO_FIELD_FLAGS, wrapUsage } from './cli-fields';
 import { IMAGE_PARAM_FLAGS, imageParams, VIDEO_PARAM_FLAGS, videoParams } from './cli-params';
 import { MediaforgeClient } from './client';
 import { print, submitted } from './cli-submitted';
@@ -21,9 +22,8 @@ import type { Job, JobEventType, ListJobsParams } from './types';
 const USAGE = `Usage: mediaforge <command> [options]
 
 Commands:
-  generate video --prompt P [--duration 5] [--resolution 720p] [--aspect 16:9] [--no-audio]
-                 [--fast] [--image-url URL] [--seed N] [--wait] [--out clip.mp4]
-  generate image --prompt P [--num 1] [--aspect 1:1] [--seed N] [--image-urls URL,...] [--wait] [--out img.png]
+  ${wrapUsage(['generate video', ...flagsUsage(VIDEO_FIELD_FLAGS), '[--wait]', '[--out clip.mp4]'], 17)}
+  ${wrapUsage(['generate image', ...flagsUsage(IMAGE_FIELD_FLAGS), '[--wait]', '[--out img.png]'], 17)}
   estimate video|image [the generate flags]
                   what that generate would cost, and whether your balance covers it (nothing charged)
   job <id>        show a job (its input included)

@@ -1,40 +1,18 @@
+import { OperationMethods } from './generated/operation-methods';
 import { route } from './generated/operations';
 import { HttpTransport, type Call, type FetchLike, type RequestOptions } from './transport';
 import { eventsApi, jobsStreams, pollForJob, streamTransport, waitByStream } from './streams';
 import type { EventsApi, JobsStreams, WaitForJobOptions } from './streams';
 import type {
-  Account,
-  AddClipParams,
-  AssetResponse,
-  CancelJobResponse,
-  ClipResponse,
-  CreateProjectParams,
-  CreateVideoParams,
-  DeleteAssetResponse,
   EstimateParams,
   EstimateResponse,
   ExportParams,
   ExportResponse,
-  GenerateImageParams,
-  GenerateVideoParams,
   GetProjectOptions,
-  ImportAssetParams,
-  InstructParams,
-  InstructResponse,
   Job,
   ListJobsParams,
   ListJobsResponse,
-  ListModelsResponse,
-  ListProjectsResponse,
-  MoveClipParams,
-  ProjectResponse,
   ProjectState,
-  RemoveClipResponse,
-  RenameParams,
-  SetAspectRatioParams,
-  SubmitResponse,
-  UpdateContextParams,
-  VideoResponse,
 } from './types';
 import { LedgerApi, UsageApi } from './usage';
 import { WebhookDeliveries } from './webhook-deliveries';
@@ -65,7 +43,7 @@ export type { WaitForJobOptions } from './streams';
  * A typed client of the mediaforge API (shared/spec/API.md). Every method resolves the parsed
  * response body or rejects with a typed ApiError subclass.
  */
-export class MediaforgeClient {
+export class MediaforgeClient extends OperationMethods {
   readonly baseUrl: string;
   private readonly http: HttpTransport;
   /** The key's webhook deliveries: list, detail, resend, recover, sample events (webhook-deliveries.ts). */
@@ -80,6 +58,7 @@ export class MediaforgeClient {
   readonly events: EventsApi;
 
   constructor(options: MediaforgeClientOptions) {
+    super();
     if (!options || !options.baseUrl) throw new TypeError('MediaforgeClient: baseUrl is required');
     if (!options.apiKey) throw new TypeError('MediaforgeClient: apiKey is required');
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -103,35 +82,13 @@ export class MediaforgeClient {
     );
   }
 
-  // ---- models, account ----
-
-  listModels(opts?: RequestOptions): Promise<ListModelsResponse> {
-    return this.request({ ...route('listModels'), opts });
-  }
-
-  getAccount(opts?: RequestOptions): Promise<Account> {
-    return this.request({ ...route('getAccount'), opts });
-  }
-
-  // ---- generation ----
-
-  generateVideo(params: GenerateVideoParams, opts?: RequestOptions): Promise<SubmitResponse> {
-    return this.request({ ...route('generateVideo'), body: params, opts });
-  }
-
-  generateImage(params: GenerateImageParams, opts?: RequestOptions): Promise<SubmitResponse> {
-    return this.request({ ...route('generateImage'), body: params, opts });
-  }
+  // The operations' own methods (listModels, getAccount, generateVideo, getJob, cancelJob, the
+  // editor's and the webhook endpoint's) are generated: OperationMethods. Here: those whose
+  // arguments or answers are shaped for the SDK.
 
   /** What a submit would cost and whether the balance covers it; charges nothing (estimate.ts builds the body). */
   estimate(params: EstimateParams, opts?: RequestOptions): Promise<EstimateResponse> {
     return this.request({ ...route('estimateCost'), body: params, opts });
-  }
-
-  // ---- jobs ----
-
-  getJob(id: string, opts?: RequestOptions): Promise<Job> {
-    return this.request({ ...route('getJob', { id }), opts });
   }
 
   /** One page of the key owner's jobs, newest first (scope jobs:read). */
@@ -161,10 +118,6 @@ export class MediaforgeClient {
     }
   }
 
-  cancelJob(id: string, opts?: RequestOptions): Promise<CancelJobResponse> {
-    return this.request({ ...route('cancelJob', { id }), opts });
-  }
-
   /**
    * Waits for a job by its event stream (polling when the stream cannot be had, or with
    * `stream: false`) until it ends: resolves the completed Job; rejects with JobFailedError when it
@@ -177,23 +130,10 @@ export class MediaforgeClient {
     return waitByStream(this.jobs, id, options, (timeoutMs) => pollForJob(getJob, id, { ...options, timeoutMs }));
   }
 
-  // ---- editor: the contract's operations ----
-
-  createProject(params: CreateProjectParams = {}, opts?: RequestOptions): Promise<ProjectResponse> {
-    return this.request({ ...route('createProject'), body: params, opts });
-  }
-
-  listProjects(opts?: RequestOptions): Promise<ListProjectsResponse> {
-    return this.request({ ...route('listProjects'), opts });
-  }
-
+  /** A project's state; `videoId` narrows the timeline to one video. */
   getProject(id: string, options: GetProjectOptions & RequestOptions = {}): Promise<ProjectState> {
     const { videoId, ...opts } = options;
     return this.request({ ...route('getProjectState', { id }), query: { video_id: videoId }, opts });
-  }
-
-  instruct(id: string, body: InstructParams, opts?: RequestOptions): Promise<InstructResponse> {
-    return this.request({ ...route('instruct', { id }), body, opts });
   }
 
   /** Rejects with ExportError (code, exportMessage) for the export failures of docs/export.md. */
@@ -201,51 +141,7 @@ export class MediaforgeClient {
     return this.request({ ...route('exportVideo', { id }), body, exportRoute: true, opts });
   }
 
-  // ---- editor: direct edits (docs/editor-api.md) ----
-
-  createVideo(id: string, body: CreateVideoParams = {}, opts?: RequestOptions): Promise<VideoResponse> {
-    return this.request({ ...route('createVideo', { id }), body, opts });
-  }
-
-  renameProject(id: string, body: RenameParams, opts?: RequestOptions): Promise<ProjectResponse> {
-    return this.request({ ...route('renameProject', { id }), body, opts });
-  }
-
-  renameVideo(id: string, videoId: string, body: RenameParams, opts?: RequestOptions): Promise<VideoResponse> {
-    return this.request({ ...route('renameVideo', { id, videoId }), body, opts });
-  }
-
-  importAsset(id: string, body: ImportAssetParams, opts?: RequestOptions): Promise<AssetResponse> {
-    return this.request({ ...route('importAsset', { id }), body, opts });
-  }
-
-  deleteAsset(id: string, assetId: string, opts?: RequestOptions): Promise<DeleteAssetResponse> {
-    return this.request({ ...route('deleteAsset', { id, assetId }), opts });
-  }
-
-  addClip(id: string, body: AddClipParams, opts?: RequestOptions): Promise<ClipResponse> {
-    return this.request({ ...route('addClip', { id }), body, opts });
-  }
-
-  moveClip(id: string, clipId: string, body: MoveClipParams, opts?: RequestOptions): Promise<ClipResponse> {
-    return this.request({ ...route('moveClip', { id, clipId }), body, opts });
-  }
-
-  removeClip(id: string, clipId: string, opts?: RequestOptions): Promise<RemoveClipResponse> {
-    return this.request({ ...route('removeClip', { id, clipId }), opts });
-  }
-
-  updateContext(id: string, body: UpdateContextParams, opts?: RequestOptions): Promise<ProjectResponse> {
-    return this.request({ ...route('updateContext', { id }), body, opts });
-  }
-
-  setAspectRatio(id: string, body: SetAspectRatioParams, opts?: RequestOptions): Promise<ProjectResponse> {
-    return this.request({ ...route('setAspectRatio', { id }), body, opts });
-  }
-
-  // ---- transport ----
-
-  private request<T>(call: Call): Promise<T> {
+  protected request<T>(call: Call): Promise<T> {
     return this.http.request<T>(call);
   }
 }

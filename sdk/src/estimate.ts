@@ -1,3 +1,4 @@
+import { FAST_VIDEO_MODEL, IMAGE_MODEL, VIDEO_MODEL } from './generated/contract-values';
 import type { EstimateParams, GenerateImageParams, GenerateVideoParams } from './types';
 
 /**
@@ -6,9 +7,9 @@ import type { EstimateParams, GenerateImageParams, GenerateVideoParams } from '.
  * prices exactly what `client.generateVideo(params)` would charge.
  */
 export function estimateOfVideo(params: GenerateVideoParams): EstimateParams {
-  return { ...params, model: params.fast ? 'vidgen-2.0-fast' : 'vidgen-2.0' };
+  return { ...params, model: params.fast ? FAST_VIDEO_MODEL : VIDEO_MODEL };
 }
 
 export function estimateOfImage(params: GenerateImageParams): EstimateParams {
-  return { ...params, model: 'imagegen-2' };
+  return { ...params, model: IMAGE_MODEL };
 }

@@ -48,23 +48,23 @@ export class WebhookDeliveries {
 
   /** Creates or changes the key's endpoint; `secret` is in the answer only when one was generated. */
   set(params: SetWebhookParams, opts?: WebhookCallOptions): Promise<WebhookEndpointSaved> {
-    return this.call({ method: 'PUT', path: '/webhook', body: params, opts });
+    return this.call({ ...route('setWebhook'), body: params, opts });
   }
 
   /** The key's endpoint (never its secret); a NotFoundError when it has none. */
   get(opts?: WebhookCallOptions): Promise<WebhookEndpoint> {
-    return this.call({ method: 'GET', path: '/webhook', opts });
+    return this.call({ ...route('getWebhook'), opts });
   }
 
   /** Deletes the key's endpoint: nothing is sent after this. */
   delete(opts?: WebhookCallOptions): Promise<{ deleted: true }> {
-    return this.call({ method: 'DELETE', path: '/webhook', opts });
+    return this.call({ ...route('deleteWebhook'), opts });
   }
 
   /** A new signing secret; the previous one keeps signing beside it for `overlapHours` (default 24, 0-72). */
   rotateSecret(overlapHours?: number, opts?: WebhookCallOptions): Promise<WebhookSecretRotated> {
     const body = overlapHours === undefined ? {} : { overlap_hours: overlapHours };
-    return this.call({ method: 'POST', path: '/webhook/secret/rotate', body, opts });
+    return this.call({ ...route('rotateWebhookSecret'), body, opts });
   }
 
   /** One page of attempts, newest first; page with `starting_after` = the last `id`. */

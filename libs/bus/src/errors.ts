@@ -3,7 +3,7 @@ import { AppError } from '@mf/errors';
 /** The broker connection is down; the caller may retry. */
 export class BusUnavailableError extends AppError {
   constructor(detail: string) {
-    super(503, { error: 'Service temporarily unavailable, retry shortly' }, { 'Retry-After': '2' });
+    super('unavailable', { error: 'Service temporarily unavailable, retry shortly' }, { retryAfterSec: 2 });
     this.name = 'BusUnavailableError';
     this.message = detail;
   }
@@ -15,7 +15,7 @@ export class RpcTimeoutError extends AppError {
     readonly method: string,
     readonly timeoutMs: number,
   ) {
-    super(503, { error: 'Service temporarily unavailable, retry shortly' }, { 'Retry-After': '2' });
+    super('unavailable', { error: 'Service temporarily unavailable, retry shortly' }, { retryAfterSec: 2 });
     this.name = 'RpcTimeoutError';
     this.message = `RPC ${method} timed out after ${timeoutMs} ms`;
   }

@@ -1,6 +1,6 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { AnyRpcMethod, Envelope, RpcReplyBody } from '@mf/contracts';
-import { AppError, isAppError, toWire } from '@mf/errors';
+import { AppError, httpStatusOf, isAppError, toWire } from '@mf/errors';
 import { decode, encode } from './codec';
 import { closeCancelled, type Attach } from './connection';
 import { safeAck, type DeliveryDeps } from './deliveries';
@@ -54,7 +54,7 @@ export function rpcServer<S extends AnyRpcService>(
       return { ok: true, result };
     } catch (err) {
       if (isAppError(err)) {
-        outcome = `status_${err.status}`;
+        outcome = `status_${httpStatusOf(err.kind)}`;
         return { ok: false, error: toWire(err) };
       }
       outcome = 'error';

@@ -80,7 +80,7 @@ describe('Bus channels closed by the broker', () => {
     const err = await pending;
     expect(lines.find((l) => l.msg === 'rpc channel error')).toMatchObject({ err: expect.stringContaining('541') });
     expect(err).toBeInstanceOf(BusUnavailableError);
-    expect(err).toMatchObject({ status: 503, message: 'broker channel closed' });
+    expect(err).toMatchObject({ kind: 'unavailable', message: 'broker channel closed' });
 
     const again = await eventually('a call answered after the reply channel reopened', () =>
       client.rpc(billingRpc, 'account', { user_id: 3 }, { timeoutMs: 2000 }).catch(() => null),

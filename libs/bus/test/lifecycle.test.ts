@@ -31,7 +31,7 @@ describe('Bus lifecycle', () => {
     const err = await bus.start().catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(BusUnavailableError);
-    expect(err).toMatchObject({ status: 503 });
+    expect(err).toMatchObject({ kind: 'unavailable' });
     expect((err as Error).message).toMatch(/cannot reach the broker/);
     expect(bus.connected).toBe(false);
   });
@@ -129,7 +129,7 @@ describe('Bus lifecycle', () => {
 
     const err = await pending;
     expect(err).toBeInstanceOf(BusUnavailableError);
-    expect(err).toMatchObject({ status: 503, message: 'bus closing' });
+    expect(err).toMatchObject({ kind: 'unavailable', message: 'bus closing' });
     await expect(client.rpc(billingRpc, 'account', { user_id: 1 })).rejects.toBeInstanceOf(BusUnavailableError);
   });
 });

@@ -44,11 +44,11 @@ describe('Bus metrics', () => {
 
     await client.rpc(billingRpc, 'account', { user_id: 1 });
     await expect(client.rpc(billingRpc, 'charge', { user_id: 1, amount: 5, reference: 'job:m' })).rejects.toMatchObject(
-      { status: 402 },
+      { kind: 'payment_required' },
     );
     await expect(
       client.rpc({ ...billingRpc, queue: 'nobody-home.rpc' }, 'account', { user_id: 1 }),
-    ).rejects.toMatchObject({ status: 503 });
+    ).rejects.toMatchObject({ kind: 'unavailable' });
 
     expect(
       await series(clientRegistry, 'bus_rpc_call_duration_seconds', 'bus_rpc_call_duration_seconds_count'),

@@ -30,7 +30,7 @@ describe('Bus reconnect', () => {
     //    instead of waiting out its timeout, and the bus comes back by itself.
     const clientKill = await killAndAwaitReconnect(client, currentVhost(), 'jobs');
     expect(clientKill.pendingCallError).toBeInstanceOf(BusUnavailableError);
-    expect(clientKill.pendingCallError).toMatchObject({ status: 503, message: 'broker connection lost' });
+    expect(clientKill.pendingCallError).toMatchObject({ kind: 'unavailable', message: 'broker connection lost' });
     expect(await client.rpc(billingRpc, 'account', { user_id: 2 })).toEqual(accountReply(20));
 
     // 2. The server's connection is killed: it reconnects and re-attaches its consumer.

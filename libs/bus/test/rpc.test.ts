@@ -83,7 +83,7 @@ describe('Bus RPC', () => {
 
       expect(err).toBeInstanceOf(AppError);
       expect(err).toMatchObject({
-        status: 402,
+        kind: 'payment_required',
         body: { error: 'Insufficient credits', credits_required: 50, credits_remaining: 10 },
       });
       expect((err as AppError).body).toEqual({
@@ -103,7 +103,7 @@ describe('Bus RPC', () => {
       const err = await client.rpc(billingRpc, 'account', { user_id: 1 }).catch((e: unknown) => e);
 
       expect(err).toBeInstanceOf(AppError);
-      expect((err as AppError).status).toBe(500);
+      expect((err as AppError).kind).toBe('internal');
       expect((err as AppError).body).toEqual({ error: 'Internal error' });
       expect(JSON.stringify({ ...(err as AppError), message: (err as AppError).message })).not.toMatch(
         /db-primary|hunter2/,
@@ -120,7 +120,7 @@ describe('Bus RPC', () => {
 
       expect(err).toBeInstanceOf(AppError);
       expect(err).not.toBeInstanceOf(RpcTimeoutError);
-      expect((err as AppError).status).toBe(500);
+      expect((err as AppError).kind).toBe('internal');
       expect((err as AppError).body).toEqual({ error: 'Internal error' });
       expect(account).not.toHaveBeenCalled();
       // The server is still serving after the rejection.
@@ -141,7 +141,7 @@ describe('Bus RPC', () => {
 
       expect(err).toBeInstanceOf(AppError);
       expect(err).not.toBeInstanceOf(RpcTimeoutError);
-      expect([(err as AppError).status, (err as AppError).body]).toEqual([500, { error: 'Internal error' }]);
+      expect([(err as AppError).kind, (err as AppError).body]).toEqual(['internal', { error: 'Internal error' }]);
       await expect(client.rpc(billingRpc, 'account', { user_id: 1 })).resolves.toEqual(accountReply(100));
     });
 
@@ -215,7 +215,7 @@ describe('Bus RPC', () => {
       const elapsed = Date.now() - started;
 
       expect(err).toBeInstanceOf(RpcTimeoutError);
-      expect(err).toMatchObject({ status: 503, method: 'billing.account', timeoutMs: 1000 });
+      expect(err).toMatchObject({ kind: 'unavailable', method: 'billing.account', timeoutMs: 1000 });
       expect(elapsed).toBeGreaterThanOrEqual(950);
       expect(elapsed).toBeLessThan(15_000);
 
@@ -267,7 +267,7 @@ describe('Bus RPC', () => {
 
       expect(err).toBeInstanceOf(BusUnavailableError);
       expect(err).not.toBeInstanceOf(RpcTimeoutError);
-      expect((err as AppError).status).toBe(503);
+      expect((err as AppError).kind).toBe('unavailable');
       expect(Date.now() - started).toBeLessThan(10_000);
       // The call is forgotten: the bus still works for the next one.
       await expect(client.rpc(nowhere, 'account', { user_id: 1 }, { timeoutMs: 20_000 })).rejects.toBeInstanceOf(

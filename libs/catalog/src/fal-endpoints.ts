@@ -1,15 +1,15 @@
-import type { ModelId } from './models';
+import { FAST_VIDEO_MODEL, IMAGE_MODEL, VIDEO_MODEL, type ModelId } from '@mf/contracts';
 
 /** Upstream (fal) endpoint paths per model and mode. Overridable by configuration (FAL_ENDPOINTS_JSON). */
 export type FalEndpoints = Record<ModelId, Record<string, string>>;
 
 export const DEFAULT_FAL_ENDPOINTS: FalEndpoints = {
-  'vidgen-2.0': {
+  [VIDEO_MODEL]: {
     'text-to-video': 'fal-ai/vidgen-2/text-to-video',
     'image-to-video': 'fal-ai/vidgen-2/image-to-video',
   },
-  'vidgen-2.0-fast': { 'text-to-video': 'fal-ai/vidgen-2/fast/text-to-video' },
-  'imagegen-2': { 'text-to-image': 'fal-ai/imagegen-2', 'image-edit': 'fal-ai/imagegen-2/edit' },
+  [FAST_VIDEO_MODEL]: { 'text-to-video': 'fal-ai/vidgen-2/fast/text-to-video' },
+  [IMAGE_MODEL]: { 'text-to-image': 'fal-ai/imagegen-2', 'image-edit': 'fal-ai/imagegen-2/edit' },
 };
 
 /** Merges an override (JSON text, per model per mode) over the defaults; throws on a bad shape. */

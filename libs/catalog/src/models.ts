@@ -2,11 +2,20 @@
  * The model catalog (contract section 1): ids, prices and accepted parameters. Prices are integers
  * in credits. Both the models endpoint and the jobs service's cost computation read this one table.
  */
-import { imageRequest, videoRequest, type Resolution } from '@mf/contracts';
+import {
+  FAST_VIDEO_MODEL,
+  IMAGE_MODEL,
+  imageRequest,
+  VIDEO_MODEL,
+  videoModelOf,
+  videoRequest,
+  type Mode,
+  type ModelId,
+  type Resolution,
+} from '@mf/contracts';
 import { paramsOf, type ParamSpec } from './params';
 
-export type ModelId = 'vidgen-2.0' | 'vidgen-2.0-fast' | 'imagegen-2';
-export type { ParamSpec, Resolution };
+export type { Mode, ModelId, ParamSpec, Resolution };
 
 export const IMAGE_PRICE = 50;
 
@@ -28,7 +37,7 @@ export interface ModelSpec {
   name: string;
   provider: string;
   description: string;
-  capabilities: string[];
+  capabilities: Mode[];
   submit_endpoint: string;
   params: Record<string, ParamSpec>;
   credits: CreditSpec | ImageCreditSpec;
@@ -41,7 +50,7 @@ const videoParams = (fast: boolean): Record<string, ParamSpec> =>
 
 export const MODELS: readonly ModelSpec[] = [
   {
-    id: 'vidgen-2.0',
+    id: VIDEO_MODEL,
     type: 'video',
     name: 'VidGen 2.0',
     provider: 'VidGen',
@@ -57,7 +66,7 @@ export const MODELS: readonly ModelSpec[] = [
     },
   },
   {
-    id: 'vidgen-2.0-fast',
+    id: FAST_VIDEO_MODEL,
     type: 'video',
     name: 'VidGen 2.0 Fast',
     provider: 'VidGen',
@@ -73,7 +82,7 @@ export const MODELS: readonly ModelSpec[] = [
     },
   },
   {
-    id: 'imagegen-2',
+    id: IMAGE_MODEL,
     type: 'image',
     name: 'ImageGen 2',
     provider: 'ImageGen',
@@ -89,10 +98,14 @@ export function findModel(id: string): ModelSpec | undefined {
   return MODELS.find((m) => m.id === id);
 }
 
+/** The per-second prices of the video model a submit selects. */
+export function videoCredits(fast: boolean): CreditSpec {
+  return MODELS.find((m) => m.id === videoModelOf(fast))!.credits as CreditSpec;
+}
+
 /** Cost of a video: duration x per-second price at the resolution (fast has one flat rate). */
 export function videoCost(fast: boolean, durationSeconds: number, resolution: Resolution): number {
-  const model = MODELS.find((m) => m.id === (fast ? 'vidgen-2.0-fast' : 'vidgen-2.0'))!;
-  return durationSeconds * (model.credits as CreditSpec).per_second_by_resolution[resolution];
+  return durationSeconds * videoCredits(fast).per_second_by_resolution[resolution];
 }
 
 export function imageCost(numImages: number): number {

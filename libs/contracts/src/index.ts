@@ -20,6 +20,7 @@ export * from './schema';
 export * from './api/generation';
 export * from './api/editor';
 export * from './api/jobs-list';
+export * from './api/model-ids';
 export * from './api/usage';
 export * from './api/key-limits';
 export * from './api/estimate';

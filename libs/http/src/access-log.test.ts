@@ -17,7 +17,7 @@ function setup() {
     res.json({ bound: req.log.bindings() });
   });
   app.get('/boom', () => {
-    throw new AppError(503, { error: 'Service unavailable' });
+    throw new AppError('unavailable', { error: 'Service unavailable' });
   });
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });

@@ -2,7 +2,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Req
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import client from 'prom-client';
-import { AppError, isAppError } from '@mf/errors';
+import { AppError, httpResponseOf, isAppError } from '@mf/errors';
 import type { Logger } from '@mf/logger';
 import { lazyRequestLogger, requestIdAndAccessLog } from './access-log';
 import { hostileJsonProblem, isValidUtf8 } from './hostile-input';
@@ -122,7 +122,7 @@ export function jsonBody(
     // No body at all (most GETs): what the parser would conclude (req.body undefined), without running it.
     if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) return next();
     if (jsonTypeOnly && hasContent(req) && !req.is(JSON_TYPES))
-      return next(new AppError(415, { error: UNSUPPORTED_MEDIA_TYPE }));
+      return next(new AppError('unsupported_media_type', { error: UNSUPPORTED_MEDIA_TYPE }));
     parse(req, res, (err?: unknown) => {
       if (err) return next(err);
       // Hostile text first: a body nested too deeply is refused as such, whatever its top level.
@@ -201,14 +201,14 @@ export function finish(app: Express, logger: Logger): void {
   app.use((_req, _res, next) => next(AppError.notFound('Not found')));
   const handler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
     const appError = toAppError(err);
-    if (appError.status >= 500) {
+    const { status, headers, body } = httpResponseOf(appError);
+    if (status >= 500) {
       // Internal detail goes to the log only; the client gets the request id to quote.
       (req.log ?? logger).error({ err, requestId: requestId(req) }, 'request failed');
     }
     if (res.headersSent) return;
-    for (const [k, v] of Object.entries(appError.headers)) res.setHeader(k, v);
-    const body = appError.status >= 500 ? { ...appError.body, request_id: requestId(req) } : appError.body;
-    res.status(appError.status).json(body);
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    res.status(status).json(status >= 500 ? { ...body, request_id: requestId(req) } : body);
   };
   app.use(handler);
 }
@@ -221,12 +221,12 @@ export function toAppError(err: unknown): AppError {
     case 'entity.parse.failed':
       return AppError.badRequest('Invalid JSON body');
     case 'entity.too.large':
-      return new AppError(413, { error: `Request body too large (max ${e.limit ?? 0} bytes)` });
+      return new AppError('too_large', { error: `Request body too large (max ${e.limit ?? 0} bytes)` });
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new AppError(415, { error: 'Request body must be UTF-8 encoded JSON' });
+      return new AppError('unsupported_media_type', { error: 'Request body must be UTF-8 encoded JSON' });
     case 'request.aborted':
-      return new AppError(400, { error: 'Request aborted' });
+      return AppError.badRequest('Request aborted');
   }
   // The router's "Failed to decode param" (a malformed %-escape in the path) is the client's fault.
   if (err instanceof URIError && e.status === 400) return AppError.badRequest('Malformed URL');

@@ -22,10 +22,10 @@ function collect(stack: LayerLike[], into: Map<string, Set<string>>): void {
   }
 }
 
-function allowHeader(methods: Set<string>): string {
+function allowedMethods(methods: Set<string>): string[] {
   const all = new Set(methods);
   if (all.has('GET')) all.add('HEAD'); // express answers HEAD with the GET route
-  return [...all].sort().join(', ');
+  return [...all].sort();
 }
 
 /**
@@ -37,9 +37,16 @@ export function answerMethodNotAllowed(router: Router): void {
   collect(router.stack as LayerLike[], byPath);
   for (const [path, methods] of byPath) {
     if (methods.size === 0) continue;
-    const allow = allowHeader(methods);
+    const allowed = allowedMethods(methods);
+    const allow = allowed.join(', ');
     const handler: RequestHandler = (req, _res, next) =>
-      next(new AppError(405, { error: `Method ${req.method} not allowed here; allowed: ${allow}` }, { Allow: allow }));
+      next(
+        new AppError(
+          'method_not_allowed',
+          { error: `Method ${req.method} not allowed here; allowed: ${allow}` },
+          { allowedMethods: allowed },
+        ),
+      );
     router.all(path, handler);
   }
 }

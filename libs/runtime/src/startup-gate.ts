@@ -7,9 +7,5 @@ import { AppError } from '@mf/errors';
  */
 export function startupGate(isReady: () => boolean): RequestHandler {
   return (_req, _res, next) =>
-    next(
-      isReady()
-        ? undefined
-        : new AppError(503, { error: 'Service is starting, retry shortly' }, { 'Retry-After': '1' }),
-    );
+    next(isReady() ? undefined : AppError.unavailable('Service is starting, retry shortly', 1));
 }

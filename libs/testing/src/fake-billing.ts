@@ -21,9 +21,12 @@ export class FakeBilling {
       amount: number;
       description?: string;
     }): Promise<ChargeReply> => {
-      if (this.refunds.has(req.reference)) throw AppError.conflict('closed');
+      // Billing's order: a repeat of a charge made is answered as before (even once refunded); a
+      // reference closed by a refund that came first is never charged.
       if (this.charges.has(req.reference))
         return { charged: req.amount, credits_remaining: this.balance(req.user_id), duplicate: true };
+      if (this.refunds.has(req.reference))
+        throw AppError.conflict(`reference ${req.reference} is closed (already refunded)`);
       if (this.balance(req.user_id) < req.amount)
         throw AppError.insufficientCredits(req.amount, this.balance(req.user_id));
       this.balances.set(req.user_id, this.balance(req.user_id) - req.amount);

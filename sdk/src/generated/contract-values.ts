@@ -6,6 +6,11 @@ export const EXPORT_ERROR_CODES = ["no_video_clips","corrupt_source","rate_limit
 /** The User-Agent of webhook deliveries (`listen` forwards with it too). */
 export const WEBHOOK_USER_AGENT = "Mediaforge-Webhooks/1.0";
 
+/** The catalog's model ids: a video submit selects the fast one with `fast: true`. */
+export const VIDEO_MODEL = "vidgen-2.0";
+export const FAST_VIDEO_MODEL = "vidgen-2.0-fast";
+export const IMAGE_MODEL = "imagegen-2";
+
 /** A field of a submit body: its name, type, whether it is required, and its default. */
 export interface RequestField {
   name: string;

@@ -64,7 +64,7 @@ describe('billing over RPC', () => {
     expect(refused).toHaveLength(40);
     for (const r of refused) {
       expect(r.reason).toBeInstanceOf(AppError);
-      expect((r.reason as AppError).status).toBe(402);
+      expect((r.reason as AppError).kind).toBe('payment_required');
       expect((r.reason as AppError).body).toEqual({
         error: 'Insufficient credits',
         credits_required: 50,
@@ -118,7 +118,7 @@ describe('billing over RPC', () => {
     // ...so a stale charge for it arriving later must not take the user's credits.
     await expect(
       client.rpc(billingRpc, 'charge', { user_id: userId, amount: 50, reference: `job:late-${userId}` }),
-    ).rejects.toMatchObject({ status: 409 });
+    ).rejects.toMatchObject({ kind: 'conflict' });
     expect((await client.rpc(billingRpc, 'account', { user_id: userId })).credits_remaining).toBe(100);
   });
 
@@ -127,7 +127,7 @@ describe('billing over RPC', () => {
     await expect(
       client.rpc(billingRpc, 'charge', { user_id: userId, amount: 31, reference: `job:short-${userId}` }),
     ).rejects.toMatchObject({
-      status: 402,
+      kind: 'payment_required',
       body: { error: 'Insufficient credits', credits_required: 31, credits_remaining: 30 },
     });
     expect(await ledgerSums(userId)).toEqual({ grant: 30, charge: 0, refund: 0 });

@@ -1,7 +1,7 @@
 import type { Knex } from '@mf/db';
 import { silentLogger } from '@mf/testing';
 import { GroupCommitter } from '../src/usecases/group-commit';
-import { balanceOf, charge, refund, seedUser, statuses, useBillingDatabase } from './support/billing-db';
+import { balanceOf, charge, refund, seedUser, outcomeKinds, useBillingDatabase } from './support/billing-db';
 import { setKeyLimits } from '../src/usecases/key-limits.usecase';
 
 /**
@@ -35,7 +35,7 @@ describe('billing group commit, batches pipelined', () => {
     );
     expect(c.peakInFlight).toBeGreaterThan(1);
     expect(c.stats.batches).toBeGreaterThanOrEqual(20);
-    expect(statuses(outcomes)).toEqual([...Array(33).fill('ok'), ...Array(7).fill(402)]);
+    expect(outcomeKinds(outcomes)).toEqual([...Array(33).fill('ok'), ...Array(7).fill('payment_required')]);
     for (const o of outcomes.slice(33))
       expect(!o.ok && o.error.body).toEqual({
         error: 'Insufficient credits',
@@ -79,7 +79,7 @@ describe('billing group commit, batches pipelined', () => {
       c.submit(refund(u2, `job:never-${u2}`)), // closes a reference never charged
       c.submit(charge(u2, `job:never-${u2}`, 1)), // so its late charge is refused
     ]);
-    expect(statuses(outcomes)).toEqual(['ok', 402, 'ok', 'ok', 'ok', 409]);
+    expect(outcomeKinds(outcomes)).toEqual(['ok', 'payment_required', 'ok', 'ok', 'ok', 'conflict']);
     expect([await balance(u1), await balance(u2)]).toEqual([50, 0]);
     const rows = await db('ledger').select('kind', 'amount').where({ user_id: u1 }).orderBy('id');
     expect(rows.map((r) => `${r.kind}:${Number(r.amount)}`)).toEqual([
@@ -100,8 +100,8 @@ describe('billing group commit, batches pipelined', () => {
       Array.from({ length: 40 }, (_, i) => c.submit(charge(user, `job:caps-${user}-${i}`, 300, i % 2 ? capped : busy))),
     );
     const ofKey = (odd: number) => outcomes.filter((_, i) => i % 2 === odd);
-    expect(statuses(ofKey(1))).toEqual([...Array(3).fill('ok'), ...Array(17).fill(402)]);
-    expect(statuses(ofKey(0))).toEqual([...Array(4).fill('ok'), ...Array(16).fill(429)]);
+    expect(outcomeKinds(ofKey(1))).toEqual([...Array(3).fill('ok'), ...Array(17).fill('payment_required')]);
+    expect(outcomeKinds(ofKey(0))).toEqual([...Array(4).fill('ok'), ...Array(16).fill('rate_limited')]);
     const limits = await db('key_limits').select('api_key_id', 'spent', 'active').orderBy('api_key_id');
     expect(limits.map((k) => [Number(k.api_key_id), Number(k.spent), Number(k.active)])).toEqual([
       [capped, 900, 3],
@@ -152,7 +152,7 @@ describe('billing group commit, batches pipelined', () => {
     await blocker.rollback();
     const outcomes = await Promise.all(pending);
     // 200 / 30: the first six in arrival order, with the running balance; the last two refused.
-    expect(statuses(outcomes)).toEqual([...Array(6).fill('ok'), 402, 402]);
+    expect(outcomeKinds(outcomes)).toEqual([...Array(6).fill('ok'), 'payment_required', 'payment_required']);
     expect(await charges(userId)).toEqual(
       refs.slice(0, 6).map((reference, i) => ({ reference, balance_after: 200 - 30 * (i + 1) })),
     );

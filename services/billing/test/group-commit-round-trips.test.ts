@@ -1,7 +1,7 @@
 import { createDb, type Knex } from '@mf/db';
 import { silentLogger } from '@mf/testing';
 import { GroupCommitter } from '../src/usecases/group-commit';
-import { balanceOf, charge, seedUser, statuses, useBillingDatabase } from './support/billing-db';
+import { balanceOf, charge, seedUser, outcomeKinds, useBillingDatabase } from './support/billing-db';
 
 /**
  * A batch in two round trips (BEGIN with lock_batch, the write with COMMIT, each pair pipelined):
@@ -22,7 +22,7 @@ describe('billing group commit, two round trips per batch', () => {
       kind: 'charge' as const,
       req: { user_id: userId, reference, amount: 10, description: `for ${reference} \\ '` },
     }));
-    expect(statuses(await Promise.all(ops.map((op) => c.submit(op))))).toEqual(['ok', 'ok', 'ok']);
+    expect(outcomeKinds(await Promise.all(ops.map((op) => c.submit(op))))).toEqual(['ok', 'ok', 'ok']);
     const repeated = await Promise.all(ops.map((op) => c.submit(op)));
     expect(repeated.map((o) => o.ok && o.reply)).toEqual(
       refs.map(() => ({ charged: 10, credits_remaining: 70, duplicate: true })),
@@ -47,7 +47,7 @@ describe('billing group commit, two round trips per batch', () => {
       expect(await balanceOf(db, userId)).toBe(100);
       const { rows } = await single.raw('SELECT now() = statement_timestamp() AS outside');
       expect(rows[0].outside).toBe(true); // no transaction left open on it
-      expect(statuses([await c.submit(charge(userId, `job:fine-${userId}`, 30))])).toEqual(['ok']);
+      expect(outcomeKinds([await c.submit(charge(userId, `job:fine-${userId}`, 30))])).toEqual(['ok']);
       expect(await balanceOf(db, userId)).toBe(70);
     } finally {
       await single.destroy();

@@ -1,7 +1,7 @@
 import { createDb, type Knex } from '@mf/db';
 import { silentLogger } from '@mf/testing';
 import { GroupCommitter } from '../src/usecases/group-commit';
-import { balanceOf, charge, refund, seedUser, statuses, useBillingDatabase } from './support/billing-db';
+import { balanceOf, charge, refund, seedUser, outcomeKinds, useBillingDatabase } from './support/billing-db';
 
 /** Group commit against the real database: the guarantees of one-at-a-time charges, many per transaction. */
 describe('billing group commit', () => {
@@ -24,7 +24,7 @@ describe('billing group commit', () => {
       Array.from({ length: 100 }, (_, i) => c.submit(charge(userId, `job:hot-${userId}-${i}`, 30))),
     );
     // 1000 / 30: the first 33 in arrival order pass, the rest are refused with the balance they saw.
-    expect(statuses(outcomes)).toEqual([...Array(33).fill('ok'), ...Array(67).fill(402)]);
+    expect(outcomeKinds(outcomes)).toEqual([...Array(33).fill('ok'), ...Array(67).fill('payment_required')]);
     for (const o of outcomes.slice(33))
       expect(!o.ok && o.error.body).toEqual({
         error: 'Insufficient credits',
@@ -81,7 +81,7 @@ describe('billing group commit', () => {
       c.submit(refund(u2, `job:never-${u2}`)), // closes a reference never charged
       c.submit(charge(u2, `job:never-${u2}`, 1)), // so its late charge is refused
     ]);
-    expect(statuses(outcomes)).toEqual([402, 'ok', 'ok', 'ok', 409]);
+    expect(outcomeKinds(outcomes)).toEqual(['payment_required', 'ok', 'ok', 'ok', 'conflict']);
     expect([await balance(u1), await balance(u2)]).toEqual([50, 0]);
     expect((await ledger(u1)).map((r) => `${r.kind}:${Number(r.amount)}`)).toEqual([
       'grant:100',

@@ -28,7 +28,7 @@ describe("billing: an API key's spend limit and concurrent-jobs limit", () => {
     req: { user_id, reference, amount, api_key_id },
   });
   const release = (user_id: number, reference: string): BatchOp => ({ kind: 'release', req: { user_id, reference } });
-  const statuses = (outcomes: BatchOutcome[]) => outcomes.map((o) => (o.ok ? 'ok' : o.error.status));
+  const outcomeKinds = (outcomes: BatchOutcome[]) => outcomes.map((o) => (o.ok ? 'ok' : o.error.kind));
   const limitsOf = async (user: number, key: number) =>
     (await keyLimits(db, { user_id: user, api_key_ids: [key] })).keys[0];
 
@@ -38,7 +38,7 @@ describe("billing: an API key's spend limit and concurrent-jobs limit", () => {
     const outcomes = await Promise.all(
       Array.from({ length: 30 }, (_, i) => c.submit(charge(user, key, `job:cap-${user}-${i}`, 300))),
     );
-    expect(statuses(outcomes)).toEqual([...Array(3).fill('ok'), ...Array(27).fill(402)]);
+    expect(outcomeKinds(outcomes)).toEqual([...Array(3).fill('ok'), ...Array(27).fill('payment_required')]);
     for (const o of outcomes.slice(3))
       expect(!o.ok && o.error.body).toEqual({
         error: 'Spend limit of this API key reached',
@@ -72,9 +72,9 @@ describe("billing: an API key's spend limit and concurrent-jobs limit", () => {
     const outcomes = await Promise.all(
       Array.from({ length: 10 }, (_, i) => c.submit(charge(user, key, `job:conc-${user}-${i}`, 10))),
     );
-    expect(statuses(outcomes)).toEqual([...Array(3).fill('ok'), ...Array(7).fill(429)]);
+    expect(outcomeKinds(outcomes)).toEqual([...Array(3).fill('ok'), ...Array(7).fill('rate_limited')]);
     const refused = outcomes[5];
-    expect(!refused.ok && refused.error.headers).toEqual({ 'Retry-After': '5' });
+    expect(!refused.ok && refused.error.details).toEqual({ retryAfterSec: 5 });
     expect((await limitsOf(user, key)).active_jobs).toBe(3);
   });
 
@@ -82,7 +82,7 @@ describe("billing: an API key's spend limit and concurrent-jobs limit", () => {
     const { user, key } = await keyWith(10_000, null, 1);
     const c = committer();
     expect((await c.submit(charge(user, key, `job:e1-${user}`, 10))).ok).toBe(true);
-    expect(statuses([await c.submit(charge(user, key, `job:e2-${user}`, 10))])).toEqual([429]);
+    expect(outcomeKinds([await c.submit(charge(user, key, `job:e2-${user}`, 10))])).toEqual(['rate_limited']);
     await Promise.all([c.submit(release(user, `job:e1-${user}`)), c.submit(release(user, `job:e1-${user}`))]);
     expect((await c.submit(charge(user, key, `job:e2-${user}`, 10))).ok).toBe(true);
     expect((await limitsOf(user, key)).active_jobs).toBe(1);
@@ -102,7 +102,7 @@ describe("billing: an API key's spend limit and concurrent-jobs limit", () => {
       c.submit(charge(user, key, `job:r3-${user}`, 100)), // fits again
       c.submit(charge(user, key, `job:r4-${user}`, 1)), // over again
     ]);
-    expect(statuses(outcomes)).toEqual([402, 'ok', 'ok', 'ok', 402]);
+    expect(outcomeKinds(outcomes)).toEqual(['payment_required', 'ok', 'ok', 'ok', 'payment_required']);
     expect(await limitsOf(user, key)).toMatchObject({ spent_this_period: 100, active_jobs: 1 });
     const rows = await db('key_charges').select('reference', 'active').where({ api_key_id: key }).orderBy('reference');
     expect(rows).toEqual([
@@ -126,7 +126,7 @@ describe("billing: an API key's spend limit and concurrent-jobs limit", () => {
     const { key } = await keyWith(10, 5, null);
     await expect(
       setKeyLimits(db, { user_id: 99_999, api_key_id: key, spend_limit: null, max_concurrent_jobs: null }),
-    ).rejects.toMatchObject({ status: 404 });
+    ).rejects.toMatchObject({ kind: 'not_found' });
     expect(await keyLimits(db, { user_id: 99_999, api_key_ids: [key] })).toEqual({
       keys: [{ api_key_id: key, spend_limit: null, max_concurrent_jobs: null, spent_this_period: 0, active_jobs: 0 }],
     });

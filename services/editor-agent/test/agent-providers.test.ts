@@ -114,7 +114,7 @@ describe('OpenAI-compatible LLM client', () => {
     const err = await failure(
       client({ apiKey: 'sk-secret', timeoutMs: 500 }).complete([{ role: 'user', content: 'x' }], tools),
     );
-    expect(err.status).toBe(502);
+    expect(err.kind).toBe('upstream_failed');
     expect(err.body).toEqual({ error: PROVIDER_FAILED });
   });
 

@@ -14,7 +14,7 @@ import {
   type SubmitJobRequest,
 } from '@mf/contracts';
 import { createDb, migrate, type Knex } from '@mf/db';
-import { AppError, isAppError } from '@mf/errors';
+import { AppError, isAppError, kindOfHttpStatus } from '@mf/errors';
 import { probe } from '@mf/media';
 import { createStorage, type Storage } from '@mf/storage';
 import { FakeBilling, freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
@@ -84,7 +84,7 @@ class FakeJobs {
       });
       if (this.submitStatus) {
         await this.billing.handlers.refund({ user_id: req.user_id, reference: `job:${id}` });
-        throw new AppError(this.submitStatus, { error: 'Upstream provider error' });
+        throw new AppError(kindOfHttpStatus(this.submitStatus), { error: 'Upstream provider error' });
       }
       const job: FakeJob = { id, user: req.user_id, request: req, status: 'processing', keys: [], error: null, cost };
       this.jobs.set(id, job);
@@ -605,7 +605,7 @@ describe('editor agent turns', () => {
     ];
     for (let i = 0; i < 4; i++) {
       const err = await rejection(t.instruct('Use these', { image_urls: urls }));
-      expect(err.status).toBe(400);
+      expect(err.kind).toBe('invalid');
       expect(err.body).toEqual({
         error: 'url could not be fetched: it must be a public https URL of an image, a video or audio',
       });
@@ -620,14 +620,14 @@ describe('editor agent turns', () => {
   it('stores no reference image when the turn cannot be paid', async () => {
     const t = await setup(3, () => say('should not be asked'));
     const err = await rejection(t.instruct('Use this', { image_urls: ['https://images.example/ok.png'] }));
-    expect(err.status).toBe(402);
+    expect(err.kind).toBe('payment_required');
     expect((await getProjectState(ctx, { user_id: t.user, project_id: t.project.id })).assets).toEqual([]);
   });
 
   it('answers 402 when the turn cannot be paid, and nothing else happens', async () => {
     const t = await setup(4, () => say('should not be asked'));
     const err = await rejection(t.instruct('Hello'));
-    expect(err.status).toBe(402);
+    expect(err.kind).toBe('payment_required');
     expect(err.body).toEqual({ error: 'Insufficient credits', credits_required: 5, credits_remaining: 4 });
     expect(t.requests()).toHaveLength(0);
     expect(await turnsOf(t.project.id)).toHaveLength(0);
@@ -643,7 +643,7 @@ describe('editor agent turns', () => {
       stepOfTurn(req) === 0 ? callTools([toolCall('generate_voice', { text: 'Hello there' })]) : say('unreachable'),
     );
     const err = await rejection(t.instruct('Say hello'));
-    expect(err.status).toBe(402);
+    expect(err.kind).toBe('payment_required');
     expect(err.body).toEqual({ error: 'Insufficient credits', credits_required: 10, credits_remaining: 7 });
     expect(t.requests()).toHaveLength(1);
     expect(billing.balance(t.user)).toBe(7);
@@ -657,19 +657,19 @@ describe('editor agent turns', () => {
       stepOfTurn(req) === 0 ? callTools([toolCall('generate_image', { prompt: 'a cat' })]) : say('unreachable'),
     );
     const err = await rejection(t.instruct('A cat'));
-    expect(err.status).toBe(402);
+    expect(err.kind).toBe('payment_required');
     expect(err.body).toEqual({ error: 'Insufficient credits', credits_required: 50, credits_remaining: 35 });
     expect(billing.balance(t.user)).toBe(35);
   });
 
   it("ends the turn with the key's spend-limit 402 when an image would pass it, keeping the turn price", async () => {
     const spent = { error: 'Spend limit of this API key reached', credits_required: 50, credits_remaining: 20 };
-    jobs.refusal = new AppError(402, spent);
+    jobs.refusal = new AppError('payment_required', spent);
     const t = await setup(1000, (req) =>
       stepOfTurn(req) === 0 ? callTools([toolCall('generate_image', { prompt: 'a cat' })]) : say('unreachable'),
     );
     const err = await rejection(t.instruct('A cat'));
-    expect(err.status).toBe(402);
+    expect(err.kind).toBe('payment_required');
     expect(err.body).toEqual(spent);
     expect(t.requests()).toHaveLength(1);
     expect(billing.balance(t.user)).toBe(995);
@@ -678,7 +678,7 @@ describe('editor agent turns', () => {
   });
 
   it("tells the model a generation refused by the key's concurrent-jobs cap was not charged, and the turn goes on", async () => {
-    jobs.refusal = new AppError(429, { error: 'Too many concurrent jobs for this API key', retry_after: 5 });
+    jobs.refusal = AppError.rateLimited('Too many concurrent jobs for this API key', 5);
     const t = await setup(1000, (req) =>
       stepOfTurn(req) === 0
         ? callTools([toolCall('generate_image', { prompt: 'a cat' })])
@@ -793,7 +793,7 @@ describe('editor agent turns', () => {
     ctx.llm = null;
     try {
       const err = await rejection(t.instruct('Hello'));
-      expect(err.status).toBe(503);
+      expect(err.kind).toBe('unavailable');
       expect(err.body).toEqual({ error: LLM_NOT_CONFIGURED });
     } finally {
       ctx.llm = saved;
@@ -804,7 +804,7 @@ describe('editor agent turns', () => {
   it('answers 502 when the language model fails, keeping the turn price and saying nothing of the provider', async () => {
     const t = await setup(100, () => ({ status: 500, body: { error: { message: 'secret upstream detail' } } }));
     const err = await rejection(t.instruct('Hello'));
-    expect(err.status).toBe(502);
+    expect(err.kind).toBe('upstream_failed');
     expect(err.body).toEqual({ error: PROVIDER_FAILED });
     expect(billing.balance(t.user)).toBe(95);
     const [turn] = await turnsOf(t.project.id);
@@ -852,7 +852,7 @@ describe('editor agent turns', () => {
     await running;
     ctx.settings.turnLockWaitMs = 200;
     const err = await rejection(t.instruct('impatient'));
-    expect(err.status).toBe(409);
+    expect(err.kind).toBe('conflict');
     expect(err.body).toEqual({ error: TURN_BUSY });
     release();
     expect((await first).assistant_text).toBe('finally');

@@ -162,7 +162,9 @@ describe('background exports', () => {
   it('ends an export failed with the error the blocking call would have answered', async () => {
     const projectId = await projectWithClip(2);
     render = () =>
-      Promise.reject(new AppError(500, { error: 'ffmpeg_failed', message: 'Rendering failed. Please try again.' }));
+      Promise.reject(
+        new AppError('internal', { error: 'ffmpeg_failed', message: 'Rendering failed. Please try again.' }),
+      );
     const accepted = await startExport(ctx, { user_id: 2, project_id: projectId, fit: 'fit' });
     const ref = { user_id: 2, project_id: projectId, export_id: accepted.export_id };
     const done = await until(
@@ -195,7 +197,7 @@ describe('background exports', () => {
     const status = await getExport(ctx, { user_id: 3, project_id: projectId, export_id: 'exp_lost' });
     expect(status).toMatchObject({ status: 'failed', progress: 30, error: { error: 'export_failed' } });
     await expect(getExport(ctx, { user_id: 4, project_id: projectId, export_id: 'exp_lost' })).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
     });
   });
 
@@ -206,7 +208,7 @@ describe('background exports', () => {
     render = () =>
       new Promise((_, reject) => {
         started = true;
-        release = () => reject(new AppError(500, { error: 'ffmpeg_failed', message: 'Rendering failed.' }));
+        release = () => reject(new AppError('internal', { error: 'ffmpeg_failed', message: 'Rendering failed.' }));
       });
     const accepted = await startExport(ctx, { user_id: 5, project_id: projectId, fit: 'fit' });
     await until(

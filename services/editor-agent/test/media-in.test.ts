@@ -127,7 +127,7 @@ describe('media into a project: job results and uploads', () => {
     const p = await project();
     await expect(
       importJobAsset(ctx, { user_id: OWNER, project_id: p.id, job_id: 'job_theirs', index: 0 }),
-    ).rejects.toMatchObject({ status: 404, body: { error: 'Job not found' } });
+    ).rejects.toMatchObject({ kind: 'not_found', body: { error: 'Job not found' } });
   });
 
   it('answers 409 for a job that is not completed', async () => {
@@ -135,7 +135,7 @@ describe('media into a project: job results and uploads', () => {
     await expect(
       importJobAsset(ctx, { user_id: OWNER, project_id: p.id, job_id: 'job_processing', index: 0 }),
     ).rejects.toMatchObject({
-      status: 409,
+      kind: 'conflict',
       body: { error: 'Job job_processing is not completed (status: processing)' },
     });
   });
@@ -145,7 +145,7 @@ describe('media into a project: job results and uploads', () => {
     await expect(
       importJobAsset(ctx, { user_id: OWNER, project_id: p.id, job_id: 'job_img', index: 2 }),
     ).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       body: { error: 'index 2 is out of range: job job_img has 2 results (index 0-1)' },
     });
   });
@@ -180,7 +180,10 @@ describe('media into a project: job results and uploads', () => {
         content_type: 'video/mp4',
         filename: '',
       }),
-    ).rejects.toMatchObject({ status: 400, body: { error: 'the file is not a readable image, video or audio file' } });
+    ).rejects.toMatchObject({
+      kind: 'invalid',
+      body: { error: 'the file is not a readable image, video or audio file' },
+    });
     expect(await storage.stat('uploads/u2.mp4')).toBeNull();
   });
 
@@ -188,6 +191,6 @@ describe('media into a project: job results and uploads', () => {
     const p = await project(OTHER);
     await expect(
       importJobAsset(ctx, { user_id: OWNER, project_id: p.id, job_id: 'job_img', index: 0 }),
-    ).rejects.toMatchObject({ status: 404 });
+    ).rejects.toMatchObject({ kind: 'not_found' });
   });
 });

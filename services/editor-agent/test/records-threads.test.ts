@@ -108,13 +108,13 @@ describe('project threads', () => {
     const mine = await records.bus.rpc(editorRpc, 'threads', { user_id: 3, project_id: project.id });
     expect(Object.values(mine.threads)).toEqual([[]]);
     await expect(records.bus.rpc(editorRpc, 'threads', { user_id: 4, project_id: project.id })).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       body: { error: 'Project not found' },
     });
     await expect(
       records.bus.rpc(editorRpc, 'threads', { user_id: 3, project_id: 'prj_missing' }),
     ).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       body: { error: 'Project not found' },
     });
   });

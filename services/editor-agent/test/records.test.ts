@@ -67,7 +67,7 @@ describe('editor records', () => {
       { id: expect.stringMatching(/^vid_/), name: 'Main video', aspect_ratio: '16:9', created_at: expect.any(String) },
     ]);
     await expect(getProjectState(ctx, { user_id: 2, project_id: b.id })).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       body: { error: 'Project not found' },
     });
   });
@@ -102,7 +102,7 @@ describe('editor records', () => {
       [c1.id, 2],
     ]);
     await expect(addClip(ctx, { ...ref, track: 'voice', asset_id: asset.id })).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       body: { error: 'an asset of kind image cannot go on the voice track' },
     });
     // Deleting the asset takes its clips with it.
@@ -145,7 +145,7 @@ describe('editor records', () => {
     expect((await getProjectState(ctx, ref)).clips).toHaveLength(2);
     const narrowed = await getProjectState(ctx, { ...ref, video_id: second.id });
     expect(narrowed.clips.map((c) => [c.video_id, c.idx])).toEqual([[second.id, 0]]);
-    await expect(getProjectState(ctx, { ...ref, video_id: 'vid_nope' })).rejects.toMatchObject({ status: 404 });
+    await expect(getProjectState(ctx, { ...ref, video_id: 'vid_nope' })).rejects.toMatchObject({ kind: 'not_found' });
   });
 
   it('changes the aspect ratio of the project and all its videos', async () => {
@@ -170,6 +170,6 @@ describe('editor records', () => {
     });
     await expect(
       importAsset(ctx, { user_id: 7, project_id: project.id, url: 'https://example.com/a.png' }),
-    ).rejects.toMatchObject({ status: 404 });
+    ).rejects.toMatchObject({ kind: 'not_found' });
   });
 });

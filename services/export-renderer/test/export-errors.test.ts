@@ -1,7 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RenderRequest } from '@mf/contracts';
-import type { AppError } from '@mf/errors';
+import { httpStatusOf, type AppError } from '@mf/errors';
 import { resolveFfmpeg, runFfmpeg } from '@mf/media';
 import type { Storage } from '@mf/storage';
 import { renderExport } from '../src/usecases/render-export.usecase';
@@ -38,7 +38,7 @@ async function failureOf(ctx: ExportContext, req: RenderRequest): Promise<AppErr
 /** The contract's body, with a message fit for end users: no paths, keys or encoder output. */
 function expectExportError(err: AppError, status: number, code: string): void {
   expect(err.name).toBe('AppError');
-  expect({ status: err.status, error: err.body.error }).toEqual({ status, error: code });
+  expect({ status: httpStatusOf(err.kind), error: err.body.error }).toEqual({ status, error: code });
   expect(Object.keys(err.body).sort()).toEqual(['error', 'message']);
   expect(typeof err.body.message).toBe('string');
   expect(err.body.message).not.toMatch(/\/|ffmpeg|ffprobe|stderr|assets|\.mp4|exit/i);
@@ -174,7 +174,7 @@ describe('export errors', () => {
 
     expectExportError(err, 429, 'rate_limited');
     expect(err.body.message).toBe('Too many exports in the last minute. Try again shortly.');
-    const retryAfter = Number(err.headers['Retry-After']);
+    const retryAfter = err.details.retryAfterSec ?? 0;
     expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
     expect(await h.db('export_runs').where({ user_id: 10_077 }).count<{ count: number }[]>({ count: '*' })).toEqual([
       { count: 5 },

@@ -49,11 +49,11 @@ describe('exports.render over the bus', () => {
         bytes: expect.any(Number),
       });
       expect((await h.storage.stat(req.output_key))?.size).toBe(reply.bytes);
-      expect({ status: refused.status, body: refused.body }).toEqual({
-        status: 429,
+      expect({ kind: refused.kind, body: refused.body }).toEqual({
+        kind: 'rate_limited',
         body: { error: 'rate_limited', message: 'Too many exports in the last minute. Try again shortly.' },
       });
-      expect(Number(refused.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+      expect(refused.details.retryAfterSec).toBeGreaterThanOrEqual(1);
     } finally {
       await server.close();
     }
@@ -94,8 +94,8 @@ describe('the export-renderer process', () => {
     await waitUntilReady(port, child);
 
     const err = (await client.rpc(exportsRpc, 'render', renderRequest(still())).catch((e: unknown) => e)) as AppError;
-    expect({ status: err.status, body: err.body }).toEqual({
-      status: 503,
+    expect({ kind: err.kind, body: err.body }).toEqual({
+      kind: 'unavailable',
       body: { error: 'storage_unconfigured', message: 'Export storage is unavailable right now. Try again later.' },
     });
   });

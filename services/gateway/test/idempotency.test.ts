@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createDb, migrate, type Knex } from '@mf/db';
-import { AppError } from '@mf/errors';
+import { AppError, kindOfHttpStatus } from '@mf/errors';
 import { createHttpApp, finish, jsonBody } from '@mf/http';
 import { createTestDatabase, silentLogger, type TestDatabase } from '@mf/testing';
 import { migrations } from '../migrations';
@@ -89,7 +89,8 @@ describe('Idempotency-Key', () => {
     ) => {
       const run = runs.push(req.body);
       if (req.body?.hold) await gate(req.body.hold).opened;
-      if (req.body?.throws) throw new AppError(req.body.status ?? 500, { error: `refused on run ${run}` });
+      if (req.body?.throws)
+        throw new AppError(kindOfHttpStatus(req.body.status ?? 500), { error: `refused on run ${run}` });
       res
         .status(req.body?.status ?? 202)
         .json({ run, job_id: `job_${run}`, model: 'imagegen-2', status: 'processing' });

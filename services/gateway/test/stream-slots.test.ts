@@ -17,8 +17,14 @@ const TTL_MS = 900;
  * 900 ms lease can legitimately expire between renewals, and then another stream is rightly admitted.
  */
 const HELD_TTL_MS = 120_000;
-const REFUSED = { status: 429, body: { error: `Too many open event streams for this API key (limit ${LIMIT})` } };
-const USER_REFUSED = { status: 429, body: { error: `Too many open event streams for this user (limit ${PER_USER})` } };
+const REFUSED = {
+  kind: 'rate_limited',
+  body: { error: `Too many open event streams for this API key (limit ${LIMIT})` },
+};
+const USER_REFUSED = {
+  kind: 'rate_limited',
+  body: { error: `Too many open event streams for this user (limit ${PER_USER})` },
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -179,11 +179,11 @@ describe('progress and the per-user event log against the real database', () => 
     expect(before.every((e) => e.test === undefined)).toBe(true);
 
     await expect(recordTestEvent(h.ctx, { type: 'job.failed', sample: { ...sample, job } })).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
     });
     await expect(
       recordTestEvent(h.ctx, { type: 'job.completed', sample: { ...sample, job_id } }),
-    ).rejects.toMatchObject({ status: 400 });
+    ).rejects.toMatchObject({ kind: 'invalid' });
   });
 
   it("draws a user's event id only once the user's earlier event committed, so ids become visible in order", async () => {

@@ -89,7 +89,7 @@ describe('jobs lifecycle against the real database and broker', () => {
       } else {
         expect(final.status).toBe('completed');
         expect(cancel.status).toBe('rejected');
-        expect((cancel as PromiseRejectedResult).reason).toMatchObject({ status: 409 });
+        expect((cancel as PromiseRejectedResult).reason).toMatchObject({ kind: 'conflict' });
         expect(h.billing.balance(u)).toBe(0);
       }
     }
@@ -194,20 +194,21 @@ describe('jobs lifecycle against the real database and broker', () => {
         created_at: new Date(Date.now() - 10_000),
       })
       .returning('*');
-    // The charge landed before the crash.
-    await h.billing.handlers.charge({ user_id: u, reference: `job:${row.id}`, amount: 50 });
-    expect(h.billing.balance(u)).toBe(50);
+    // The submit crashed before its charge reached billing: the sweeper's refund closes the reference.
     expect(await sweepStuckSubmits(h.ctx, 5000)).toBe(1);
     expect(h.billing.balance(u)).toBe(100);
     expect(await h.db('jobs').first('status', 'refund_state').where({ id: row.id })).toEqual({
       status: 'rejected',
       refund_state: 'done',
     });
-    await expect(getJob(h.ctx, { user_id: u, job_id: row.id })).rejects.toMatchObject({ status: 404 });
-    // A charge of that reference arriving now (a retry still in flight from the crashed submit) is refused.
+    await expect(getJob(h.ctx, { user_id: u, job_id: row.id })).rejects.toMatchObject({ kind: 'not_found' });
+    // The charge arriving now (a retry still in flight from the crashed submit) is refused.
     await expect(
       h.billing.handlers.charge({ user_id: u, reference: `job:${row.id}`, amount: 50 }),
-    ).rejects.toMatchObject({ status: 409 });
+    ).rejects.toMatchObject({
+      kind: 'conflict',
+      body: { error: `reference job:${row.id} is closed (already refunded)` },
+    });
     expect(h.billing.balance(u)).toBe(100);
   });
 
@@ -261,7 +262,7 @@ describe('jobs lifecycle against the real database and broker', () => {
       .where({ id: job_id });
     expect(await sweepRetention(h.ctx, 30)).toBeGreaterThanOrEqual(1);
     await expect(getJob(h.ctx, { user_id: u, job_id })).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       body: { error: 'Job not found' },
     });
     expect(await h.ctx.storage.stat(`jobs/${job_id}/image-1.png`)).toBeNull();
@@ -300,7 +301,7 @@ describe('jobs lifecycle against the real database and broker', () => {
     ]);
     // The second waits for the first's row: the same job, or a retryable 503 while it is submitting.
     const jobIds = answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value.job_id] : []));
-    for (const a of answers) if (a.status === 'rejected') expect(a.reason).toMatchObject({ status: 503 });
+    for (const a of answers) if (a.status === 'rejected') expect(a.reason).toMatchObject({ kind: 'unavailable' });
     expect(new Set(jobIds).size).toBe(1);
     expect(await h.db('jobs').where({ user_id: u }).count({ n: '*' }).first()).toEqual({ n: 1 });
     expect(h.billing.balance(u)).toBe(450);
@@ -324,7 +325,7 @@ describe('jobs lifecycle against the real database and broker', () => {
       deadline_at: new Date(Date.now() + 60_000),
       idempotency_key: idempotency.key,
     });
-    await expect(submitJob(h.ctx, { ...image(u), idempotency })).rejects.toMatchObject({ status: 503 });
+    await expect(submitJob(h.ctx, { ...image(u), idempotency })).rejects.toMatchObject({ kind: 'unavailable' });
     await h.db('jobs').update({ status: 'rejected' }).where({ id: 'job_inflight1' });
     const fresh = await submitJob(h.ctx, { ...image(u), idempotency });
     expect(fresh.job_id).not.toBe('job_inflight1');
@@ -384,7 +385,7 @@ describe('jobs lifecycle against the real database and broker', () => {
     const u = newUser(10);
     const attemptsBefore = await h.db('job_attempts').count({ n: '*' }).first();
     await expect(submitJob(h.ctx, image(u))).rejects.toMatchObject({
-      status: 402,
+      kind: 'payment_required',
       body: { credits_required: 50, credits_remaining: 10 },
     });
     expect(await h.db('jobs').where({ user_id: u }).count({ n: '*' }).first()).toEqual({ n: 0 });

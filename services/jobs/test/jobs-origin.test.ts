@@ -88,14 +88,18 @@ describe('job input, origin and refund wording', () => {
     const listed = await h.bus.rpc(jobsRpc, 'list', { user_id: u });
     expect(listed.jobs).toEqual([expect.objectContaining({ job_id, source: 'dashboard', api_key_id: null })]);
     // The RPC schema refuses them (a caller's bug), and so does the use case behind it.
-    await expect(h.bus.rpc(jobsRpc, 'submit', video(u, { api_key_id: null }))).rejects.toMatchObject({ status: 500 });
-    await expect(h.bus.rpc(jobsRpc, 'submit', video(u, { source: 'editor' }))).rejects.toMatchObject({ status: 500 });
+    await expect(h.bus.rpc(jobsRpc, 'submit', video(u, { api_key_id: null }))).rejects.toMatchObject({
+      kind: 'internal',
+    });
+    await expect(h.bus.rpc(jobsRpc, 'submit', video(u, { source: 'editor' }))).rejects.toMatchObject({
+      kind: 'internal',
+    });
     await expect(submitJob(h.ctx, video(u, { api_key_id: null }))).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       body: { error: 'api_key_id is required' },
     });
     await expect(submitJob(h.ctx, video(u, { source: 'editor' }))).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       body: { error: 'project_id is required for an editor job' },
     });
     expect(h.billing.balance(u)).toBe(1000 - 4 * 101);

@@ -405,12 +405,12 @@ describe('routes with fallback against the real database and broker (scripted pr
       const { ctx } = contextWith([first, second]);
       const u = newUser();
       await expect(submitJob(ctx, image(u, 'nobody takes it'))).rejects.toMatchObject({
-        status: 502,
+        kind: 'upstream_failed',
         body: { error: PROVIDER_SUBMIT_FAILED },
       });
       const row = (await h.db('jobs').first('*').where({ user_id: u })) as JobRow;
       expect(row).toMatchObject({ status: 'rejected', refund_state: 'done' });
-      await expect(getJob(ctx, { user_id: u, job_id: row.id })).rejects.toMatchObject({ status: 404 });
+      await expect(getJob(ctx, { user_id: u, job_id: row.id })).rejects.toMatchObject({ kind: 'not_found' });
       expect((await attemptsOf(row.id)).map((a) => [a.provider, a.state, a.error])).toEqual([
         ['first', 'failed', 'first submit refused: HTTP 500'],
         ['second', 'failed', 'submit failed'],

@@ -103,13 +103,13 @@ describe('webhook delivery tools', () => {
       { api_key_id: apiKeyId, user_id: user + 1 },
     ]) {
       await expect(h.client.rpc(webhooksRpc, 'getDelivery', { ...ref, delivery_id: d.id })).rejects.toMatchObject({
-        status: 404,
+        kind: 'not_found',
         body: { error: 'Delivery not found' },
       });
       await expect(
         h.client.rpc(webhookOutboundRpc, 'resendDelivery', { ...ref, delivery_id: d.id }),
       ).rejects.toMatchObject({
-        status: 404,
+        kind: 'not_found',
       });
     }
   });
@@ -218,7 +218,7 @@ describe('webhook delivery tools', () => {
       expect(receiver.forEvent(failing)).toHaveLength(2);
       await expect(
         h.client.rpc(webhooksRpc, 'recover', { api_key_id: apiKeyId, user_id: user, since: new Date(0).toISOString() }),
-      ).rejects.toMatchObject({ status: 409 });
+      ).rejects.toMatchObject({ kind: 'conflict' });
 
       await h.client.rpc(webhookOutboundRpc, 'setEndpoint', {
         api_key_id: apiKeyId,

@@ -183,17 +183,17 @@ describe('webhook endpoints over RPC', () => {
 
       await expect(
         h.client.rpc(webhooksRpc, 'rotateSecret', { api_key_id: apiKeyId, user_id: 6, overlap_hours: 1 }),
-      ).rejects.toMatchObject({ status: 404 });
+      ).rejects.toMatchObject({ kind: 'not_found' });
       await expect(
         h.client.rpc(webhooksRpc, 'rotateSecret', { api_key_id: nextKey++, user_id: 5, overlap_hours: 1 }),
-      ).rejects.toMatchObject({ status: 404 });
+      ).rejects.toMatchObject({ kind: 'not_found' });
     }));
 
   it('answers 404 to another user for the key, and changes nothing', () =>
     withDispatcher(local, async () => {
       const apiKeyId = nextKey++;
       await set(apiKeyId, 5, receiver.url('/mine'));
-      const notFound = { status: 404, body: { error: 'Webhook endpoint not found' } };
+      const notFound = { kind: 'not_found', body: { error: 'Webhook endpoint not found' } };
       await expect(set(apiKeyId, 6, receiver.url('/theirs'))).rejects.toMatchObject(notFound);
       await expect(
         h.client.rpc(webhooksRpc, 'getEndpoint', { api_key_id: apiKeyId, user_id: 6 }),
@@ -222,21 +222,21 @@ describe('webhook endpoints over RPC', () => {
       const refusals = await Promise.all(
         urls.map((url, i) =>
           set(keys[i], 5, url).then(
-            () => ({ url, status: 200, error: '' }),
-            (err: AppError) => ({ url, status: err.status, error: err.body.error }),
+            () => ({ url, kind: 'accepted', error: '' }),
+            (err: AppError) => ({ url, kind: err.kind, error: err.body.error }),
           ),
         ),
       );
       const privateAddress = 'url must not point to a private, loopback, link-local or metadata address';
       expect(refusals).toEqual([
-        { url: 'https://127.0.0.1/x', status: 400, error: privateAddress },
-        { url: 'https://169.254.169.254/latest', status: 400, error: privateAddress },
-        { url: 'https://localhost/x', status: 400, error: privateAddress },
-        { url: 'https://[::1]/x', status: 400, error: privateAddress },
-        { url: 'https://10.0.0.8/x', status: 400, error: privateAddress },
-        { url: 'http://example.com/x', status: 400, error: 'url must be a https URL' },
-        { url: 'ftp://example.com/x', status: 400, error: 'url must be a https URL' },
-        { url: 'https://no-such-host.invalid/x', status: 400, error: 'url host could not be resolved' },
+        { url: 'https://127.0.0.1/x', kind: 'invalid', error: privateAddress },
+        { url: 'https://169.254.169.254/latest', kind: 'invalid', error: privateAddress },
+        { url: 'https://localhost/x', kind: 'invalid', error: privateAddress },
+        { url: 'https://[::1]/x', kind: 'invalid', error: privateAddress },
+        { url: 'https://10.0.0.8/x', kind: 'invalid', error: privateAddress },
+        { url: 'http://example.com/x', kind: 'invalid', error: 'url must be a https URL' },
+        { url: 'ftp://example.com/x', kind: 'invalid', error: 'url must be a https URL' },
+        { url: 'https://no-such-host.invalid/x', kind: 'invalid', error: 'url host could not be resolved' },
       ]);
       expect(await h.db('endpoints').whereIn('api_key_id', keys)).toEqual([]);
     }));
@@ -244,19 +244,19 @@ describe('webhook endpoints over RPC', () => {
   it('refuses credentials in the URL and names http(s) when http is allowed', () =>
     withDispatcher({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'false' }, async () => {
       await expect(set(nextKey++, 5, 'ftp://example.com/x')).rejects.toMatchObject({
-        status: 400,
+        kind: 'invalid',
         body: { error: 'url must be an http(s) URL' },
       });
       await expect(set(nextKey++, 5, 'not a url')).rejects.toMatchObject({
-        status: 400,
+        kind: 'invalid',
         body: { error: 'url must be an http(s) URL' },
       });
       await expect(set(nextKey++, 5, 'https://user:pw@example.com/x')).rejects.toMatchObject({
-        status: 400,
+        kind: 'invalid',
         body: { error: 'url must not contain credentials' },
       });
       await expect(set(nextKey++, 5, 'http://127.0.0.1:8080/x')).rejects.toMatchObject({
-        status: 400,
+        kind: 'invalid',
         body: { error: 'url must not point to a private, loopback, link-local or metadata address' },
       });
     }));

@@ -147,12 +147,12 @@ describe('webhook test events', () => {
     const apiKeyId = nextKey++;
     const before = receiver.requests.length;
     await expect(sendTest(apiKeyId, 5)).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       body: { error: 'Webhook endpoint not found' },
     });
     await setWebhook(h.client, apiKeyId, 5, receiver.url());
     await expect(sendTest(apiKeyId, 6)).rejects.toMatchObject({
-      status: 404,
+      kind: 'not_found',
       body: { error: 'Webhook endpoint not found' },
     });
     expect(receiver.requests.length).toBe(before);

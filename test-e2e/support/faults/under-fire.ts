@@ -22,8 +22,9 @@ import { startReceiver } from '../webhook-receiver';
  * The broker is a private RabbitMQ node, so its crash touches no other test.
  */
 
-type Target = ServiceName | 'rabbitmq';
-const FAULTS: Target[] = ['billing', 'jobs', 'webhook-dispatcher', 'gateway', 'rabbitmq'];
+export type Target = ServiceName | 'rabbitmq';
+/** Every part the one-route run kills, in turn. */
+export const ALL_FAULTS: readonly Target[] = ['billing', 'jobs', 'webhook-dispatcher', 'gateway', 'rabbitmq'];
 const LEAD_MS = 3000; // load before the kill
 const DOWN_MS = 2000; // how long the part stays dead
 const TAIL_MS = 3000; // load after it is back
@@ -62,16 +63,16 @@ function tally(outcomes: Outcome[], phase: string, op: Outcome['op']): string {
  * PROVIDER=fal (one route, faults/fault-injection.e2e.test.ts), and two routes per model (a
  * Replicate fake that takes, refuses or fails jobs on cue, then the fal fake;
  * faults/fault-injection-routes.e2e.test.ts), so jobs also fall through routes while the parts
- * crash. FAULTS_ROUTES=1 or 2 runs one of them.
+ * crash. FAULTS_ROUTES=1 or 2 runs one of them. `faults` are the parts killed in turn.
  */
-export function describeUnderFire(label: string, routes: 1 | 2): void {
+export function describeUnderFire(label: string, routes: 1 | 2, faults: readonly Target[] = ALL_FAULTS): void {
   const selected = !process.env.FAULTS_ROUTES || String(routes) === process.env.FAULTS_ROUTES;
   (selected ? describe : describe.skip)(`the fleet under fire (${label})`, () => {
-    underFire(label, routes);
+    underFire(label, routes, faults);
   });
 }
 
-function underFire(_label: string, routes: 1 | 2): void {
+function underFire(_label: string, routes: 1 | 2, faults: readonly Target[]): void {
   let broker: PrivateBroker;
   let fal: FakeFal;
   let rep: FakeReplicate | undefined;
@@ -153,7 +154,7 @@ function underFire(_label: string, routes: 1 | 2): void {
       const at = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
       await sleep(LEAD_MS);
 
-      for (const target of FAULTS) {
+      for (const target of faults) {
         const phase = target === 'rabbitmq' ? 'RabbitMQ killed + restarted' : `${target} killed + restarted`;
         load.setPhase(phase);
         await sleep(LEAD_MS);
@@ -195,7 +196,7 @@ function underFire(_label: string, routes: 1 | 2): void {
         // ended the stream once subscribed again (the client resumes from the log), not gone on.
         if (!f.serverDropTimes.some((t) => t > brokerKilledAt))
           violations.push(`user ${u.userId}: the stream went on through the gateway's broker reconnect`);
-        if (f.clientDrops < FAULTS.length)
+        if (f.clientDrops < faults.length)
           violations.push(`user ${u.userId}: the client resumed only ${f.clientDrops} times`);
         streamLines.push(
           `  user ${u.userId}: ${f.received.length} events of ${logs[i].length} logged (${jobsOf[i].length} jobs); dropped by the server ${f.serverDrops}, by the client ${f.clientDrops}; failed opens ${f.failedOpens}`,

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { named, says } from '../schema/rules';
 import { imageRequest, videoRequest } from './generation';
-import { MODEL_IDS } from './jobs-list';
+import { IMAGE_MODEL_IDS, MODEL_IDS, VIDEO_MODEL_IDS } from './model-ids';
 
 /**
  * A schema extended from a named one, under its own type name but without an id: inline in the
@@ -16,8 +16,6 @@ const renamed = (schema: Joi.ObjectSchema, className: string): Joi.ObjectSchema 
  */
 
 export const ESTIMATE_MODEL_MESSAGE = `model must be one of ${MODEL_IDS.join(', ')}`;
-export const VIDEO_MODEL_IDS = ['vidgen-2.0', 'vidgen-2.0-fast'] as const;
-export const IMAGE_MODEL_IDS = ['imagegen-2'] as const;
 
 const modelField = (ids: readonly string[]) =>
   says(Joi.string().valid(...ids), ESTIMATE_MODEL_MESSAGE, { 'any.required': 'model is required' })

@@ -1,10 +1,7 @@
 import Joi from 'joi';
 import { JOB_ID, JOB_STATUSES, JOB_TYPES } from '../jobs';
 import { named, says, storableTimestamp } from '../schema/rules';
-
-/** The catalog's model ids (contract section 1). */
-export const MODEL_IDS = ['vidgen-2.0', 'vidgen-2.0-fast', 'imagegen-2'] as const;
-export type ModelId = (typeof MODEL_IDS)[number];
+import { MODEL_IDS } from './model-ids';
 
 /** GET /api/v1/jobs: a page of 1-100 jobs, 20 when not said (Stripe's lists default to 10, ours show media). */
 export const JOBS_PAGE_DEFAULT = 20;

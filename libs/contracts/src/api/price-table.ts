@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { named } from '../schema/rules';
 import { modelList } from './responses';
-import { MODEL_IDS } from './jobs-list';
+import { MODEL_IDS } from './model-ids';
 
 /**
  * The MCP list_models output: the catalog (as GET /api/v1/models) plus a flat price table, so an

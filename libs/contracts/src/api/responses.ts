@@ -3,6 +3,7 @@ import { exportError } from '../exports';
 import { jobView, submitJobReply } from '../jobs';
 import { named } from '../schema/rules';
 import { VIDEO_RESOLUTIONS } from './generation';
+import { MODEL_IDS } from './model-ids';
 
 /**
  * The public responses of /api/v1 that no service message already defines: error bodies, the
@@ -117,7 +118,9 @@ export const imageCredits = named(
 /** A catalog entry without the deployment's upstream map (the catalog's own record). */
 export const modelSpec = named(
   Joi.object({
-    id: Joi.string().valid('vidgen-2.0', 'vidgen-2.0-fast', 'imagegen-2').required(),
+    id: Joi.string()
+      .valid(...MODEL_IDS)
+      .required(),
     type: Joi.string().valid('video', 'image').required(),
     name: Joi.string().required(),
     provider: Joi.string().required(),

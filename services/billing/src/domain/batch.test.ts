@@ -24,7 +24,7 @@ describe('planning a batch of charges and refunds', () => {
       { error: 'Insufficient credits', credits_required: 40, credits_remaining: 20 },
       { charged: 20, credits_remaining: 0, duplicate: false },
     ]);
-    expect(errorOf(plan.outcomes[2]).status).toBe(402);
+    expect(errorOf(plan.outcomes[2]).kind).toBe('payment_required');
     expect(plan.balances).toEqual(new Map([[1, 0]]));
     expect(plan.entries.map((e) => [e.reference, e.amount, e.balance_after])).toEqual([
       ['job:a', 40, 60],
@@ -70,7 +70,7 @@ describe('planning a batch of charges and refunds', () => {
       ]),
       existing,
     );
-    expect(plan.outcomes.map((o) => errorOf(o).status)).toEqual([409, 409, 409]);
+    expect(plan.outcomes.map((o) => errorOf(o).kind)).toEqual(['conflict', 'conflict', 'conflict']);
     expect(plan.entries).toEqual([]);
   });
 

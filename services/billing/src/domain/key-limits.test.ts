@@ -18,7 +18,7 @@ const key = (over: Partial<KeyState> = {}): KeyState => ({
   active: 0,
   ...over,
 });
-const shown = (o: BatchOutcome): unknown => (o.ok ? o.reply : { status: o.error.status, ...o.error.body });
+const shown = (o: BatchOutcome): unknown => (o.ok ? o.reply : { kind: o.error.kind, ...o.error.body });
 const errorOf = (o: BatchOutcome): AppError => {
   if (o.ok) throw new Error('expected a refusal');
   return o.error;
@@ -35,7 +35,12 @@ describe("a key's spend limit and concurrent-jobs limit within a batch", () => {
     );
     expect(plan.outcomes.map(shown)).toEqual([
       { charged: 50, credits_remaining: 950, duplicate: false },
-      { status: 402, error: 'Spend limit of this API key reached', credits_required: 50, credits_remaining: 20 },
+      {
+        kind: 'payment_required',
+        error: 'Spend limit of this API key reached',
+        credits_required: 50,
+        credits_remaining: 20,
+      },
       { charged: 20, credits_remaining: 930, duplicate: false },
     ]);
     expect(counters.changes().keys).toEqual([key({ spend_limit: 100, spent: 100, active: 2 })]);
@@ -67,8 +72,15 @@ describe("a key's spend limit and concurrent-jobs limit within a batch", () => {
       [],
       counters,
     );
-    expect(plan.outcomes.map((o) => (o.ok ? 'ok' : o.error.status))).toEqual(['ok', 'ok', 429, 'ok', 'ok', 'ok']);
-    expect(errorOf(plan.outcomes[2]).headers).toEqual({ 'Retry-After': '5' });
+    expect(plan.outcomes.map((o) => (o.ok ? 'ok' : o.error.kind))).toEqual([
+      'ok',
+      'ok',
+      'rate_limited',
+      'ok',
+      'ok',
+      'ok',
+    ]);
+    expect(errorOf(plan.outcomes[2]).details).toEqual({ retryAfterSec: 5 });
     expect(errorOf(plan.outcomes[2]).body).toEqual({
       error: 'Too many concurrent jobs for this API key',
       retry_after: 5,
@@ -99,7 +111,7 @@ describe("a key's spend limit and concurrent-jobs limit within a batch", () => {
       ledger,
       counters,
     );
-    expect(plan.outcomes.map((o) => (o.ok ? 'ok' : o.error.status))).toEqual([429, 'ok', 'ok', 'ok']);
+    expect(plan.outcomes.map((o) => (o.ok ? 'ok' : o.error.kind))).toEqual(['rate_limited', 'ok', 'ok', 'ok']);
     const changes = counters.changes();
     expect(changes.keys[0]).toMatchObject({ spent: 100, active: 1 });
     expect(changes.ended).toEqual(['job:a']);
@@ -125,7 +137,12 @@ describe("a key's spend limit and concurrent-jobs limit within a batch", () => {
     const plan = planBatch([charge('turn:a', 50, null), charge('job:b', 50)], new Map([[1, 60]]), [], counters);
     expect(plan.outcomes.map(shown)).toEqual([
       { charged: 50, credits_remaining: 10, duplicate: false },
-      { status: 402, error: 'Spend limit of this API key reached', credits_required: 50, credits_remaining: 10 },
+      {
+        kind: 'payment_required',
+        error: 'Spend limit of this API key reached',
+        credits_required: 50,
+        credits_remaining: 10,
+      },
     ]);
     expect(counters.changes().keys).toEqual([]);
   });

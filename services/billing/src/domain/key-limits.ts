@@ -31,15 +31,15 @@ export const TOO_MANY_CONCURRENT_JOBS = 'Too many concurrent jobs for this API k
 export const CONCURRENCY_RETRY_AFTER_S = 5;
 
 export function spendLimitReached(required: number, remaining: number): AppError {
-  return new AppError(402, { error: SPEND_LIMIT_REACHED, credits_required: required, credits_remaining: remaining });
+  return new AppError('payment_required', {
+    error: SPEND_LIMIT_REACHED,
+    credits_required: required,
+    credits_remaining: remaining,
+  });
 }
 
 export function tooManyConcurrentJobs(): AppError {
-  return new AppError(
-    429,
-    { error: TOO_MANY_CONCURRENT_JOBS, retry_after: CONCURRENCY_RETRY_AFTER_S },
-    { 'Retry-After': String(CONCURRENCY_RETRY_AFTER_S) },
-  );
+  return AppError.rateLimited(TOO_MANY_CONCURRENT_JOBS, CONCURRENCY_RETRY_AFTER_S);
 }
 
 /** What is left of a key's monthly spend limit (null: no limit). */
@@ -91,7 +91,7 @@ export class KeyCounters {
     return state;
   }
 
-  /** Why a charge of `amount` with the key must be refused (429, then 402), or null. */
+  /** Why a charge of `amount` with the key must be refused (rate limited, then payment required), or null. */
   refusal(apiKeyId: number, amount: number): AppError | null {
     const k = this.key(apiKeyId);
     if (k.max_concurrent_jobs !== null && k.active >= k.max_concurrent_jobs) return tooManyConcurrentJobs();

@@ -1,4 +1,5 @@
 import { createDb, migrate, type Knex } from '@mf/db';
+import type { ErrorKind } from '@mf/errors';
 import { createTestDatabase, type TestDatabase } from '@mf/testing';
 import { migrations } from '../../migrations';
 import type { BatchOp, BatchOutcome } from '../../src/domain/batch';
@@ -49,6 +50,6 @@ export const refund = (user_id: number, reference: string): BatchOp => ({
 export const balanceOf = async (db: Knex, userId: number): Promise<number> =>
   Number((await db('balances').first('credits').where({ user_id: userId }))?.credits ?? 0);
 
-/** 'ok' or the refusal's status, per outcome. */
-export const statuses = (outcomes: BatchOutcome[]): ('ok' | number)[] =>
-  outcomes.map((o) => (o.ok ? 'ok' : o.error.status));
+/** 'ok' or the refusal's kind, per outcome. */
+export const outcomeKinds = (outcomes: BatchOutcome[]): ('ok' | ErrorKind)[] =>
+  outcomes.map((o) => (o.ok ? 'ok' : o.error.kind));

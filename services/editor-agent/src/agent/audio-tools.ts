@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { billingRpc } from '@mf/contracts';
-import { isAppError } from '@mf/errors';
+import { isErrorKind } from '@mf/errors';
 import { newId } from '../domain/ids';
 import type { AssetRow } from '../domain/records';
 import type { AudioFile } from '../media/audio';
@@ -49,7 +49,7 @@ export async function generateAudio(state: TurnState, kind: AudioKind, args: Arg
         model: `editor-${kind}`,
       });
     } catch (err) {
-      if (isAppError(err) && err.status === 402) throw new TurnAbort(err);
+      if (isErrorKind(err, 'payment_required')) throw new TurnAbort(err);
       ctx.logger.warn({ err: (err as Error).message, reference }, 'media charge failed');
       // A charge that timed out may still land: the refund closes the reference either way.
       await refundQuietly(ctx, state.userId, reference, 'charge not confirmed');

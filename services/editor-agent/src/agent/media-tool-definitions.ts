@@ -1,4 +1,4 @@
-import { IMAGE_PRICE, MODELS, type CreditSpec } from '@mf/catalog';
+import { IMAGE_PRICE, videoCredits } from '@mf/catalog';
 import { imageRequest, videoRequest } from '@mf/contracts';
 import type { EditorSettings } from '../usecases/context';
 import { contractArg } from './contract-args';
@@ -16,7 +16,7 @@ const image = (field: string, description: string) => contractArg(imageRequest.e
 const video = (field: string, description: string) => contractArg(videoRequest.extract(field), description);
 const PROJECT_FORMAT = (what: string) => `${what} Omit to use the project's format (4:5 projects get 3:4).`;
 
-const VIDEO_PER_SECOND = (MODELS.find((m) => m.id === 'vidgen-2.0')!.credits as CreditSpec).per_second_by_resolution;
+const VIDEO_PER_SECOND = videoCredits(false).per_second_by_resolution;
 
 /** The generation tools (one per turn); prices in descriptions come from the catalog and the settings. */
 export function mediaTools(settings: EditorSettings): Tool[] {

@@ -7,7 +7,7 @@ import {
   type SubmitJobReply,
   type SubmitJobRequest,
 } from '@mf/contracts';
-import { isAppError } from '@mf/errors';
+import { isAppError, isCallerFault, isErrorKind } from '@mf/errors';
 import { assetView, type AssetRow } from '../domain/records';
 import { findAsset } from '../repositories/assets.repository';
 import { assetFromJob } from '../usecases/assets.usecase';
@@ -98,9 +98,9 @@ async function runJob(state: TurnState, request: SubmitJobRequest): Promise<Tool
   try {
     submitted = await ctx.bus.rpc(jobsRpc, 'submit', request, { timeoutMs: SUBMIT_TIMEOUT_MS });
   } catch (err) {
-    if (isAppError(err) && err.status === 402) throw new TurnAbort(err);
+    if (isErrorKind(err, 'payment_required')) throw new TurnAbort(err);
     ctx.logger.warn({ err: (err as Error).message, turnId: state.turnId }, `${what} submit failed`);
-    if (isAppError(err) && err.status < 500)
+    if (isAppError(err) && isCallerFault(err))
       throw new ToolError(`the ${what} generation was refused: ${err.body.error}. Nothing was charged.`);
     throw new ToolError(
       `the ${what} generation could not be started (provider error); nothing was charged (a charge, if any, is refunded). Tell the user and ask whether to try again.`,
@@ -167,7 +167,7 @@ async function waitForJob(
     throw new ToolError(`the generation took too long and was cancelled; its ${credits} credits were refunded.`);
   } catch (err) {
     if (err instanceof ToolError) throw err;
-    if (isAppError(err) && err.status === 409) return ctx.bus.rpc(jobsRpc, 'getResult', ref); // it finished meanwhile
+    if (isErrorKind(err, 'conflict')) return ctx.bus.rpc(jobsRpc, 'getResult', ref); // it finished meanwhile
     ctx.logger.error({ err: (err as Error).message, jobId }, 'could not cancel a job that took too long');
     throw new ToolError('the generation took too long; it is being stopped and its credits will be refunded.');
   }

@@ -76,7 +76,7 @@ export class OpenAiCompatibleClient implements LlmClient {
         { ...describeError(err, this.opts.apiKey), model: this.opts.model, ms: Date.now() - started },
         'language-model request failed',
       );
-      throw new AppError(502, { error: PROVIDER_FAILED });
+      throw new AppError('upstream_failed', { error: PROVIDER_FAILED });
     }
     const message = parseMessage(data);
     if (!message) {
@@ -84,7 +84,7 @@ export class OpenAiCompatibleClient implements LlmClient {
         { model: this.opts.model, ms: Date.now() - started },
         'language-model reply has no choices[0].message',
       );
-      throw new AppError(502, { error: PROVIDER_FAILED });
+      throw new AppError('upstream_failed', { error: PROVIDER_FAILED });
     }
     this.log.debug(
       { model: this.opts.model, ms: Date.now() - started, toolCalls: message.tool_calls?.length ?? 0 },

@@ -1,4 +1,4 @@
-import { IMAGE_PRICE, MODELS, type CreditSpec } from '@mf/catalog';
+import { IMAGE_PRICE, videoCredits } from '@mf/catalog';
 import type { AssetRow, ClipRow, ProjectRow, VideoRow } from '../domain/records';
 import type { EditorSettings } from '../usecases/context';
 
@@ -28,7 +28,7 @@ export interface PromptInput {
 /** The system message of a turn: role, the project's state, prices, the prompt layout and the rules. */
 export function buildSystemPrompt(input: PromptInput): string {
   const { project, video, settings } = input;
-  const video720 = (MODELS.find((m) => m.id === 'vidgen-2.0')!.credits as CreditSpec).per_second_by_resolution;
+  const video720 = videoCredits(false).per_second_by_resolution;
   return [
     'You are the editing agent of a chat-driven video editor. Each user message is one turn: you act on the project with your tools, then answer.',
     'A project has a media library (images, videos, audio), a context (notes that steer every turn) and one or more videos; each video has a multi-track timeline (video, voice, sfx, music) that is exported as one mp4.',

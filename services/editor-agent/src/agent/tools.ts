@@ -1,6 +1,6 @@
 import { editorFields as F, PROJECT_ASPECT_RATIOS, type Track } from '@mf/contracts';
 import { contractArg, contractValue } from './contract-args';
-import { isAppError } from '@mf/errors';
+import { isAppError, isCallerFault } from '@mf/errors';
 import { listClips } from '../repositories/clips.repository';
 import { addClip, moveClip, removeClip } from '../usecases/clips.usecase';
 import type { EditorSettings } from '../usecases/context';
@@ -199,7 +199,7 @@ export async function executeToolCall(state: TurnState, call: ToolCall): Promise
     if (err instanceof TurnAbort) throw err;
     let message: string;
     if (err instanceof ToolError) message = err.message;
-    else if (isAppError(err) && err.status < 500) message = err.body.error;
+    else if (isAppError(err) && isCallerFault(err)) message = err.body.error;
     else {
       state.ctx.logger.error(
         { err: (err as Error).message, stack: (err as Error).stack, tool: name, turnId: state.turnId },

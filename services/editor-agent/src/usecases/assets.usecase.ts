@@ -97,7 +97,8 @@ export async function assetFromJob(
 ): Promise<AssetRow> {
   const result = await ctx.bus.rpc(jobsRpc, 'getResult', { user_id: opts.userId, job_id: opts.jobId });
   const key = result.result_keys[0];
-  if (result.status !== 'completed' || !key) throw new AppError(502, { error: 'The generation delivered no media' });
+  if (result.status !== 'completed' || !key)
+    throw new AppError('upstream_failed', { error: 'The generation delivered no media' });
   const contentType = opts.kind === 'video' ? 'video/mp4' : 'image/png';
   return withTempDir(async (dir) => {
     const file = path.join(dir, `source.${EXTENSIONS[opts.kind]}`);

@@ -6,7 +6,7 @@ import {
   type RenderRequest,
   type TimelineClip,
 } from '@mf/contracts';
-import { AppError } from '@mf/errors';
+import { AppError, type ErrorKind } from '@mf/errors';
 import { BusUnavailableError, RpcTimeoutError } from '@mf/bus';
 import { EXPORT_SIZES } from '../domain/export-sizes';
 import { newId } from '../domain/ids';
@@ -17,8 +17,8 @@ import { touchProject } from '../repositories/projects.repository';
 import type { EditorContext } from './context';
 import { requireProject, resolveVideo } from './projects.usecase';
 
-const exportError = (status: number, error: string, message: string): AppError =>
-  new AppError(status, { error, message });
+const exportError = (kind: ErrorKind, error: string, message: string): AppError =>
+  new AppError(kind, { error, message });
 
 /**
  * Exports one video of a project as an mp4: resolves its timeline (clips with their media), asks
@@ -62,7 +62,7 @@ export async function prepareExport(ctx: EditorContext, req: ExportRequest): Pro
   });
   if (!timeline.some((c) => c.track === 'video')) {
     throw exportError(
-      400,
+      'invalid',
       'no_video_clips',
       'The timeline has no video clips. Add at least one video or image clip, then export again.',
     );
@@ -111,7 +111,7 @@ export async function renderAndRecord(ctx: EditorContext, prepared: PreparedExpo
     if (!row) {
       if (attempt < 2) continue;
       ctx.logger.error({ key: rendered.output_key }, 'export: the rendered file is missing from storage');
-      throw exportError(500, 'export_failed', 'The export failed unexpectedly. Please try again.');
+      throw exportError('internal', 'export_failed', 'The export failed unexpectedly. Please try again.');
     }
     await touchProject(ctx.db, projectId);
     return {
@@ -130,12 +130,16 @@ async function render(ctx: EditorContext, request: RenderRequest): Promise<Rende
   } catch (err) {
     if (err instanceof RpcTimeoutError)
       throw exportError(
-        504,
+        'timed_out',
         'export_timeout',
         'The export took too long. Split the project into shorter videos and export them one by one.',
       );
     if (err instanceof BusUnavailableError)
-      throw exportError(503, 'export_unavailable', 'Exporting is temporarily unavailable. Try again in a moment.');
+      throw exportError(
+        'unavailable',
+        'export_unavailable',
+        'Exporting is temporarily unavailable. Try again in a moment.',
+      );
     throw err;
   }
 }

@@ -5,7 +5,7 @@ import {
   type InstructReply,
   type InstructRequest,
 } from '@mf/contracts';
-import { AppError, isAppError } from '@mf/errors';
+import { AppError, isAppError, isErrorKind } from '@mf/errors';
 import { runAgentLoop } from '../agent/agent-loop';
 import type { ChatMessage, LlmClient } from '../agent/llm-client';
 import { refundQuietly } from '../agent/media-delivery';
@@ -47,7 +47,7 @@ export async function instruct(ctx: EditorContext, req: InstructRequest): Promis
   const project = await requireProject(ctx, req.user_id, req.project_id);
   const video = await resolveVideo(ctx, project, req.video_id);
   const llm = ctx.llm;
-  if (!llm) throw new AppError(503, { error: LLM_NOT_CONFIGURED });
+  if (!llm) throw new AppError('unavailable', { error: LLM_NOT_CONFIGURED });
 
   const turnId = newId('trn');
   await lockTurn(ctx, video.id, turnId);
@@ -146,7 +146,7 @@ async function chargeTurn(ctx: EditorContext, userId: number, turnId: string): P
     });
   } catch (err) {
     // Unconfirmed (a timeout): the turn does not run, so its reference is closed; a 402 moved nothing.
-    if (!(isAppError(err) && err.status === 402)) {
+    if (!isErrorKind(err, 'payment_required')) {
       await refundQuietly(ctx, userId, reference, 'turn not run: charge not confirmed');
     }
     throw err;

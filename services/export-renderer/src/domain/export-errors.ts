@@ -1,18 +1,21 @@
 import type { ExportErrorCode } from '@mf/contracts';
-import { AppError } from '@mf/errors';
+import { AppError, type ErrorDetails, type ErrorKind } from '@mf/errors';
 
-/** The contract's status for each export error code (API.md section 7, "Export errors"). */
-export const EXPORT_ERROR_STATUS: Record<ExportErrorCode, number> = {
-  no_video_clips: 400,
-  corrupt_source: 422,
-  rate_limited: 429,
-  ffmpeg_failed: 500,
-  export_failed: 500,
-  source_fetch_failed: 502,
-  storage_unconfigured: 503,
-  export_timeout: 504,
-  ffmpeg_timeout: 504,
-  export_unavailable: 503,
+/**
+ * The error kind of each export error code; at the edge these are the contract's statuses
+ * (API.md section 7, "Export errors").
+ */
+export const EXPORT_ERROR_KIND: Record<ExportErrorCode, ErrorKind> = {
+  no_video_clips: 'invalid',
+  corrupt_source: 'unprocessable',
+  rate_limited: 'rate_limited',
+  ffmpeg_failed: 'internal',
+  export_failed: 'internal',
+  source_fetch_failed: 'upstream_failed',
+  storage_unconfigured: 'unavailable',
+  export_timeout: 'timed_out',
+  ffmpeg_timeout: 'timed_out',
+  export_unavailable: 'unavailable',
 };
 
 /** What the end user reads: no paths, keys or encoder output. */
@@ -29,19 +32,19 @@ const DEFAULT_MESSAGES: Record<ExportErrorCode, string> = {
   export_unavailable: 'Exporting is temporarily unavailable. Try again in a moment.',
 };
 
-/** An export failure as the contract shapes it: `{ error: <code>, message }` with the code's status. */
+/** An export failure as the contract shapes it: `{ error: <code>, message }` of the code's kind. */
 export function exportError(
   code: ExportErrorCode,
   message = DEFAULT_MESSAGES[code],
-  headers: Record<string, string> = {},
+  details: ErrorDetails = {},
 ): AppError {
-  return new AppError(EXPORT_ERROR_STATUS[code], { error: code, message }, headers);
+  return new AppError(EXPORT_ERROR_KIND[code], { error: code, message }, details);
 }
 
 /** The export error code an AppError carries, if it is one of ours. */
 export function exportErrorCode(err: AppError): ExportErrorCode | null {
   const code = err.body.error;
-  return Object.prototype.hasOwnProperty.call(EXPORT_ERROR_STATUS, code) ? (code as ExportErrorCode) : null;
+  return Object.prototype.hasOwnProperty.call(EXPORT_ERROR_KIND, code) ? (code as ExportErrorCode) : null;
 }
 
 /** How a message names a clip, at the start of a sentence: its track and position, as the editor shows them. */

@@ -115,7 +115,7 @@ describe('planTimeline', () => {
 
   it('refuses a timeline without video-track clips with 400 no_video_clips', () => {
     expect(failure(() => plan([clip('voice', 0, 'v1')], probes))).toMatchObject({
-      status: 400,
+      kind: 'invalid',
       body: { error: 'no_video_clips' },
     });
   });

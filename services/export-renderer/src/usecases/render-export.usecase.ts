@@ -49,7 +49,7 @@ export async function renderExport(
   );
   if (!run.started) {
     logger.info({ retryAfterSec: run.retryAfterSec }, 'export refused: rate limit');
-    throw exportError('rate_limited', undefined, { 'Retry-After': String(run.retryAfterSec) });
+    throw exportError('rate_limited', undefined, { retryAfterSec: run.retryAfterSec });
   }
   const runLogger = logger.child({ runId: run.runId });
   const startedAt = Date.now();

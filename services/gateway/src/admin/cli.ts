@@ -216,7 +216,7 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
   } catch (err) {
     if (err instanceof UsageError) return { code: 2, stderr: `${err.message}\n${USAGE}` };
     const message = isAppError(err)
-      ? err.status === 503
+      ? err.kind === 'unavailable'
         ? 'a service did not answer: are billing, jobs and webhook-dispatcher running?'
         : err.body.error
       : (err as Error).message;

@@ -205,6 +205,6 @@ describe('authOf', () => {
   });
 
   it('throws an internal error when the request was never authenticated', () => {
-    expect(() => authOf({})).toThrow(expect.objectContaining({ status: 500, body: { error: 'Internal error' } }));
+    expect(() => authOf({})).toThrow(expect.objectContaining({ kind: 'internal', body: { error: 'Internal error' } }));
   });
 });

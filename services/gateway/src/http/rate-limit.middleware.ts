@@ -13,13 +13,7 @@ export function rateLimit(limiter: RateLimiter): RequestHandler {
     const d = await limiter.consume(rateLimitKey(auth.apiKeyId));
     setRateLimitHeaders(res, d);
     if (d.allowed) return next();
-    next(
-      new AppError(
-        429,
-        { error: rateLimitExceededMessage(d.limit, d.retryAfterSec), retry_after: d.retryAfterSec },
-        { 'Retry-After': String(d.retryAfterSec) },
-      ),
-    );
+    next(AppError.rateLimited(rateLimitExceededMessage(d.limit, d.retryAfterSec), d.retryAfterSec));
   };
 }
 

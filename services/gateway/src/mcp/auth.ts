@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { AppError } from '@mf/errors';
+import { AppError, type AuthChallenge } from '@mf/errors';
 import { bearerToken, INVALID_KEY, MISSING_AUTH, type TokenVerifier } from '../http/auth.middleware';
 
 export { apiKeyVerifier, type TokenVerifier } from '../http/auth.middleware';
@@ -15,12 +15,14 @@ export function resourceMetadataUrl(publicBaseUrl: string): string {
  * a challenge pointing MCP clients at the protected-resource metadata so they can start OAuth.
  */
 export function mcpAuthenticate(verifiers: readonly TokenVerifier[], metadataUrl: string): RequestHandler {
-  const challenge = (error?: string) => ({
-    'WWW-Authenticate': `Bearer resource_metadata="${metadataUrl}"${error ? `, error="${error}"` : ''}`,
+  const challenge = (error?: string): AuthChallenge => ({
+    scheme: 'Bearer',
+    params: [['resource_metadata', metadataUrl], ...(error ? [['error', error] as const] : [])],
   });
   return async (req, _res, next) => {
     const header = req.header('authorization');
-    if (header === undefined || header.trim() === '') return next(new AppError(401, MISSING_AUTH().body, challenge()));
+    if (header === undefined || header.trim() === '')
+      return next(new AppError('unauthenticated', MISSING_AUTH().body, { challenge: challenge() }));
     const token = bearerToken(header);
     if (token !== null) {
       for (const verify of verifiers) {
@@ -31,6 +33,6 @@ export function mcpAuthenticate(verifiers: readonly TokenVerifier[], metadataUrl
         }
       }
     }
-    next(new AppError(401, INVALID_KEY().body, challenge('invalid_token')));
+    next(new AppError('unauthenticated', INVALID_KEY().body, { challenge: challenge('invalid_token') }));
   };
 }

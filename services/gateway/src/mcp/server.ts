@@ -7,7 +7,7 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { isAppError } from '@mf/errors';
+import { httpResponseOf, isAppError } from '@mf/errors';
 import type { Logger } from '@mf/logger';
 import { inputJsonSchema, outputJsonSchema } from './schemas';
 import { withToolProgress } from './tool-progress';
@@ -27,12 +27,13 @@ const INSTRUCTIONS = [
 export function errorText(err: unknown, requestId: string): { text: string; internal: boolean } {
   if (!isAppError(err))
     return { text: JSON.stringify({ status: 500, error: 'Internal error', request_id: requestId }), internal: true };
-  const retryAfter = err.headers['Retry-After'];
-  const body: Record<string, unknown> = { status: err.status, ...err.body };
-  if (retryAfter !== undefined && body.retry_after === undefined) body.retry_after = Number(retryAfter);
+  const { status } = httpResponseOf(err);
+  const retryAfter = err.details.retryAfterSec;
+  const body: Record<string, unknown> = { status, ...err.body };
+  if (retryAfter !== undefined && body.retry_after === undefined) body.retry_after = retryAfter;
   // As over REST: a server-side failure is quoted by its request id, the detail stays in the log.
-  if (err.status >= 500) body.request_id = requestId;
-  return { text: JSON.stringify(body), internal: err.status >= 500 };
+  if (status >= 500) body.request_id = requestId;
+  return { text: JSON.stringify(body), internal: status >= 500 };
 }
 
 function success(value: object): CallToolResult {

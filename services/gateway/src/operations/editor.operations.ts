@@ -51,6 +51,7 @@ export const EDITOR_OPERATIONS = [
   },
   {
     id: 'getProjectState',
+    sdk: 'hand-written',
     method: 'get',
     path: '/media-studio/projects/{id}',
     pathParams: [projectId],
@@ -105,6 +106,7 @@ export const EDITOR_OPERATIONS = [
   },
   {
     id: 'exportVideo',
+    sdk: 'hand-written',
     method: 'post',
     path: '/media-studio/projects/{id}/export',
     pathParams: [projectId],

@@ -60,6 +60,7 @@ const streamNote = [
 export const EVENT_OPERATIONS = [
   {
     id: 'listEvents',
+    sdk: 'hand-written',
     method: 'get',
     path: '/events',
     summary: 'Read your event log',
@@ -74,6 +75,7 @@ export const EVENT_OPERATIONS = [
   },
   {
     id: 'streamEvents',
+    sdk: 'hand-written',
     method: 'get',
     path: '/events/stream',
     summary: 'Stream your events (server-sent events)',
@@ -90,6 +92,7 @@ export const EVENT_OPERATIONS = [
   },
   {
     id: 'triggerEvent',
+    sdk: 'hand-written',
     method: 'post',
     path: '/events/trigger',
     summary: 'Send a test event through your event log (mediaforge trigger)',
@@ -104,6 +107,7 @@ export const EVENT_OPERATIONS = [
   },
   {
     id: 'streamJobEvents',
+    sdk: 'hand-written',
     method: 'get',
     path: '/jobs/{id}/events',
     summary: 'Stream a job’s events (server-sent events)',

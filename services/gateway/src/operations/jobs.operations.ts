@@ -52,6 +52,7 @@ export const JOB_OPERATIONS = [
   },
   {
     id: 'listJobs',
+    sdk: 'hand-written',
     method: 'get',
     path: '/jobs',
     scope: 'jobs:read',
@@ -93,6 +94,7 @@ export const JOB_OPERATIONS = [
 export const ESTIMATE_OPERATIONS = [
   {
     id: 'estimateCost',
+    sdk: 'hand-written',
     method: 'post',
     path: '/estimate',
     summary: 'Price a generation without submitting it',

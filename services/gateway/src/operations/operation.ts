@@ -57,6 +57,12 @@ export interface Operation {
    * (mcp/tools): a tool may serve several operations (job_status, generate_media).
    */
   mcp?: { name: string };
+  /**
+   * The SDK's client offers each operation as a method named by its id, generated from this table
+   * (sdk/src/generated/operation-methods.ts). 'hand-written': the client has its own for it (other
+   * arguments or name, a stream, pages, CSV: sdk/src/client.ts and its sub-APIs).
+   */
+  sdk?: 'hand-written';
 }
 
 /** The express form of an OpenAPI path: `/jobs/{id}` is `/jobs/:id`. */

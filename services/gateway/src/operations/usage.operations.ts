@@ -21,6 +21,7 @@ function jsonOrCsv(description: string, schema: string, csvExample: string): { r
 export const USAGE_OPERATIONS = [
   {
     id: 'getUsage',
+    sdk: 'hand-written',
     method: 'get',
     path: '/usage',
     scope: 'jobs:read',
@@ -45,6 +46,7 @@ export const USAGE_OPERATIONS = [
   },
   {
     id: 'listLedger',
+    sdk: 'hand-written',
     method: 'get',
     path: '/ledger',
     scope: 'jobs:read',

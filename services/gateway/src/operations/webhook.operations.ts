@@ -27,6 +27,7 @@ const noEndpoint = errorResponse('`No webhook configured`: the key has no webhoo
 export const WEBHOOK_OPERATIONS = [
   {
     id: 'setWebhook',
+    sdk: 'hand-written',
     method: 'put',
     path: '/webhook',
     summary: 'Set the key’s webhook endpoint',
@@ -39,6 +40,7 @@ export const WEBHOOK_OPERATIONS = [
   },
   {
     id: 'getWebhook',
+    sdk: 'hand-written',
     method: 'get',
     path: '/webhook',
     summary: 'The key’s webhook endpoint',
@@ -49,6 +51,7 @@ export const WEBHOOK_OPERATIONS = [
   },
   {
     id: 'deleteWebhook',
+    sdk: 'hand-written',
     method: 'delete',
     path: '/webhook',
     summary: 'Delete the key’s webhook endpoint',
@@ -59,6 +62,7 @@ export const WEBHOOK_OPERATIONS = [
   },
   {
     id: 'rotateWebhookSecret',
+    sdk: 'hand-written',
     method: 'post',
     path: '/webhook/secret/rotate',
     summary: 'Roll the webhook signing secret',
@@ -72,6 +76,7 @@ export const WEBHOOK_OPERATIONS = [
   },
   {
     id: 'listWebhookDeliveries',
+    sdk: 'hand-written',
     method: 'get',
     path: '/webhook/deliveries',
     summary: "List the key's webhook delivery attempts",
@@ -83,6 +88,7 @@ export const WEBHOOK_OPERATIONS = [
   },
   {
     id: 'getWebhookDelivery',
+    sdk: 'hand-written',
     method: 'get',
     path: '/webhook/deliveries/{id}',
     pathParams: [deliveryId],
@@ -95,6 +101,7 @@ export const WEBHOOK_OPERATIONS = [
   },
   {
     id: 'resendWebhookDelivery',
+    sdk: 'hand-written',
     method: 'post',
     path: '/webhook/deliveries/{id}/resend',
     pathParams: [deliveryId],
@@ -107,6 +114,7 @@ export const WEBHOOK_OPERATIONS = [
   },
   {
     id: 'recoverWebhookDeliveries',
+    sdk: 'hand-written',
     method: 'post',
     path: '/webhook/recover',
     summary: 'Send again every event since a time whose last attempt failed',
@@ -119,6 +127,7 @@ export const WEBHOOK_OPERATIONS = [
   },
   {
     id: 'sendWebhookTest',
+    sdk: 'hand-written',
     method: 'post',
     path: '/webhook/test',
     summary: 'Send a sample job event to the key’s webhook',

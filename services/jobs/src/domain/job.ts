@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { findModel, imageCost, videoCost, type ModelId } from '@mf/catalog';
+import { IMAGE_MODEL, videoModelOf } from '@mf/contracts';
 import type {
   CancelledBy,
   ImageParams,
@@ -88,7 +89,7 @@ export interface JobPlan {
 export function planJob(req: SubmitJobRequest): JobPlan {
   if (req.type === 'video') {
     const p = req.params;
-    const modelId: ModelId = p.fast ? 'vidgen-2.0-fast' : 'vidgen-2.0';
+    const modelId: ModelId = videoModelOf(p.fast);
     return {
       modelId,
       mode: p.image_url ? 'image-to-video' : 'text-to-video',
@@ -97,7 +98,7 @@ export function planJob(req: SubmitJobRequest): JobPlan {
   }
   const p = req.params;
   return {
-    modelId: 'imagegen-2',
+    modelId: IMAGE_MODEL,
     mode: p.image_urls.length ? 'image-edit' : 'text-to-image',
     cost: imageCost(p.num_images),
   };

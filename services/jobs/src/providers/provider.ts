@@ -1,7 +1,7 @@
-import type { ImageParams, VideoParams } from '@mf/contracts';
+import type { ImageModelId, ImageParams, Mode, VideoModelId, VideoParams } from '@mf/contracts';
 
 /** What a request asks for; each route names an upstream model per mode. */
-export type Mode = 'text-to-video' | 'image-to-video' | 'text-to-image' | 'image-edit';
+export type { Mode };
 
 /** The adapters a providers document may name. */
 export const PROVIDER_TYPES = ['local', 'fal', 'replicate', 'openrouter', 'openai-images', 'comfyui'] as const;
@@ -20,8 +20,8 @@ interface ProviderJobBase {
 
 /** What a provider is asked to make. */
 export type ProviderJob =
-  | (ProviderJobBase & { type: 'video'; modelId: 'vidgen-2.0' | 'vidgen-2.0-fast'; params: VideoParams })
-  | (ProviderJobBase & { type: 'image'; modelId: 'imagegen-2'; params: ImageParams });
+  | (ProviderJobBase & { type: 'video'; modelId: VideoModelId; params: VideoParams })
+  | (ProviderJobBase & { type: 'image'; modelId: ImageModelId; params: ImageParams });
 
 /**
  * One produced file: on local disk (local provider), at a public https URL (fetched with the

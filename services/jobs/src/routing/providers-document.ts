@@ -61,12 +61,8 @@ export interface RoutingConfig {
 
 export const DEFAULT_BREAKER: BreakerSettings = { failures: 5, cooldownMs: 30_000 };
 
-/** Modes each catalog model serves. */
-export const MODEL_MODES: Record<ModelId, Mode[]> = {
-  'vidgen-2.0': ['text-to-video', 'image-to-video'],
-  'vidgen-2.0-fast': ['text-to-video'],
-  'imagegen-2': ['text-to-image', 'image-edit'],
-};
+/** Modes each catalog model serves (its capabilities). */
+export const MODEL_MODES = Object.fromEntries(MODELS.map((m) => [m.id, m.capabilities])) as Record<ModelId, Mode[]>;
 
 /** Media each adapter can make; a route to a provider that cannot make its model's media is refused at start. */
 const SERVES: Record<ProviderType, readonly ('video' | 'image')[]> = {

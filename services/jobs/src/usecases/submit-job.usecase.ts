@@ -1,6 +1,6 @@
 import { billingRpc, type SubmitJobReply, type SubmitJobRequest } from '@mf/contracts';
 import { FetchError } from '@mf/safe-fetch';
-import { AppError, isAppError } from '@mf/errors';
+import { AppError, isAppError, isCallerFault } from '@mf/errors';
 import { chargeDescription, chargeReference, newJobId, planJob, type JobRow } from '../domain/job';
 import {
   deleteJob,
@@ -78,7 +78,7 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
     creditsRemaining = charge.credits_remaining;
   } catch (err) {
     // Refused for sure (402 or a bad request): nothing was charged, so nothing may remain.
-    if (isAppError(err) && err.status < 500) {
+    if (isAppError(err) && isCallerFault(err)) {
       await deleteJob(ctx.db, job.id);
       throw err;
     }
@@ -99,10 +99,10 @@ export async function submitJob(ctx: JobsContext, req: SubmitJobRequest): Promis
       refund_state: 'pending',
     });
     if (rejected) await settleRefund(ctx, rejected);
-    throw new AppError(502, { error: PROVIDER_SUBMIT_FAILED });
+    throw new AppError('upstream_failed', { error: PROVIDER_SUBMIT_FAILED });
   }
   // Lost: the sweeper judged this submit dead and refunded it meanwhile (its upstream request was undone).
-  if (launch.kind === 'lost') throw new AppError(502, { error: PROVIDER_SUBMIT_FAILED });
+  if (launch.kind === 'lost') throw new AppError('upstream_failed', { error: PROVIDER_SUBMIT_FAILED });
   return {
     job_id: job.id,
     status: 'processing',

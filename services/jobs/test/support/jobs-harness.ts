@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Bus } from '@mf/bus';
 import { DEFAULT_FAL_ENDPOINTS } from '@mf/catalog';
-import { billingRpc } from '@mf/contracts';
+import { billingRpc, MODEL_IDS } from '@mf/contracts';
 import { createDb, migrate, type Knex } from '@mf/db';
 import { createStorage } from '@mf/storage';
 import { FakeBilling, freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
@@ -66,10 +66,7 @@ export function routingOf(
   const config: RoutingConfig = {
     providers: new Map(providers.map((p) => [p.name, { name: p.name, type: p.type, breaker, attemptTimeoutMs }])),
     routes: Object.fromEntries(
-      ['vidgen-2.0', 'vidgen-2.0-fast', 'imagegen-2'].map((m) => [
-        m,
-        providers.map((p) => ({ provider: p.name, models: null })),
-      ]),
+      MODEL_IDS.map((m) => [m, providers.map((p) => ({ provider: p.name, models: null }))]),
     ) as RoutingConfig['routes'],
   };
   return new Routing(
@@ -81,7 +78,11 @@ export function routingOf(
   );
 }
 
-export async function startHarness(): Promise<Harness> {
+/**
+ * Jobs on the real database and broker. Billing is a fake (libs/testing) unless `fakeBilling` is
+ * false: then the test serves billing itself (support/real-billing.ts) and `billing` is unused.
+ */
+export async function startHarness(options: { fakeBilling?: boolean } = {}): Promise<Harness> {
   const env = await freshTestEnv();
   const db = createDb({ url: env.databaseUrl, schema: 'jobs', poolMax: 10 });
   await migrate(db, 'jobs', migrations);
@@ -89,7 +90,7 @@ export async function startHarness(): Promise<Harness> {
   const billingBus = new Bus({ url: env.amqpUrl, service: 'billing', logger });
   const billing = new FakeBilling();
   await billingBus.start();
-  await billingBus.serveRpc(billingRpc, billing.handlers);
+  if (options.fakeBilling !== false) await billingBus.serveRpc(billingRpc, billing.handlers);
   const bus = new Bus({ url: env.amqpUrl, service: 'jobs', logger });
   await bus.start();
   const mediaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-jobs-int-'));

@@ -1,3 +1,4 @@
+import { FAST_VIDEO_MODEL } from '@mf/contracts/src/api/model-ids';
 import { api, seg } from '../api.js';
 import { h, replace } from '../dom.js';
 import { credits, number } from '../format.js';
@@ -162,7 +163,7 @@ export async function playgroundPage(ctx: PageContext): Promise<void> {
 
   const currentInput = (): Record<string, unknown> => ({
     ...readParams(fields),
-    ...(model.id === 'vidgen-2.0-fast' ? { fast: true } : {}),
+    ...(model.id === FAST_VIDEO_MODEL ? { fast: true } : {}),
   });
   const updateCost = (): void => {
     let price: number | null;

@@ -36,7 +36,9 @@ export function mediaRoutes(storage: Storage): Router {
     // RFC 9110 defines ranges for GET only; a HEAD answers as for the whole object.
     const range = req.method === 'GET' && ifRangeHolds(req, object) ? parseRange(req.headers.range, object.size) : null;
     if (range === 'unsatisfiable') {
-      return next(new AppError(416, { error: 'Range not satisfiable' }, { 'Content-Range': `bytes */${object.size}` }));
+      return next(
+        new AppError('range_not_satisfiable', { error: 'Range not satisfiable' }, { resourceSize: object.size }),
+      );
     }
 
     // Opened before any header is sent, so an object deleted since the stat still gets a clean 404

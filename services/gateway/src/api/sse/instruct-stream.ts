@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Bus } from '@mf/bus';
 import type { AgentEvent, Job } from '@mf/contracts';
-import { AppError, isAppError } from '@mf/errors';
+import { AppError, httpStatusOf, isAppError } from '@mf/errors';
 import type { Logger } from '@mf/logger';
 import type { AuthContext } from '../../core/auth/auth-context';
 import { call, instructRequest } from '../../core/usecases/editor.usecase';
@@ -62,7 +62,7 @@ export async function streamInstruct(
   } catch (err) {
     const failure = isAppError(err) ? err : AppError.internal();
     if (!isAppError(err)) deps.logger.error({ err, requestId: c.correlationId }, 'streamed instruct failed');
-    sse.sendNamed('error', { status: failure.status, ...failure.body });
+    sse.sendNamed('error', { status: httpStatusOf(failure.kind), ...failure.body });
   } finally {
     stopTurn();
     stopJobs();

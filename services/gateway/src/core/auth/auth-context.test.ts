@@ -21,7 +21,7 @@ describe('assertScope', () => {
 
   it('throws the 403 naming the missing scope exactly, in the contract body', () => {
     const err = thrownBy(() => assertScope(auth(['models:read']), 'editor:write'));
-    expect(err?.status).toBe(403);
+    expect(err?.kind).toBe('forbidden');
     expect(err?.body).toEqual({
       error: 'This API key lacks the required scope: editor:write',
       required_scope: 'editor:write',
@@ -29,7 +29,7 @@ describe('assertScope', () => {
   });
 
   it('refuses a key with no scopes at all', () => {
-    expect(thrownBy(() => assertScope(auth([]), 'editor:read'))?.status).toBe(403);
+    expect(thrownBy(() => assertScope(auth([]), 'editor:read'))?.kind).toBe('forbidden');
   });
 
   it('does not accept a scope that merely starts with the required one, nor one the required one starts with', () => {
@@ -37,6 +37,6 @@ describe('assertScope', () => {
       error: 'This API key lacks the required scope: video',
       required_scope: 'video',
     });
-    expect(thrownBy(() => assertScope(auth(['editor']), 'editor:write'))?.status).toBe(403);
+    expect(thrownBy(() => assertScope(auth(['editor']), 'editor:write'))?.kind).toBe('forbidden');
   });
 });

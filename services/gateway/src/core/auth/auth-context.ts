@@ -1,5 +1,5 @@
 import type { Knex } from '@mf/db';
-import { AppError } from '@mf/errors';
+import { AppError, type AuthChallenge } from '@mf/errors';
 import { looksLike } from '../oauth/tokens';
 import { findActiveKeyByHash } from '../repositories/api-keys.repository';
 import { hashApiKey, looksLikeApiKey } from './api-key';
@@ -12,18 +12,20 @@ export interface AuthContext {
   scopes: string[];
 }
 
-const challenge = { 'WWW-Authenticate': 'Bearer realm="api"' };
-export const MISSING_AUTH = (): AppError => new AppError(401, { error: 'Missing Authorization header' }, challenge);
-export const INVALID_KEY = (): AppError => new AppError(401, { error: 'Invalid or revoked API key' }, challenge);
+const challenge: AuthChallenge = { scheme: 'Bearer', params: [['realm', 'api']] };
+export const MISSING_AUTH = (): AppError =>
+  new AppError('unauthenticated', { error: 'Missing Authorization header' }, { challenge });
+export const INVALID_KEY = (): AppError =>
+  new AppError('unauthenticated', { error: 'Invalid or revoked API key' }, { challenge });
 /** An MCP OAuth access token sent to REST: say where it belongs instead of calling it a bad key. */
 export const OAUTH_TOKEN_ON_REST = (): AppError =>
   new AppError(
-    401,
+    'unauthenticated',
     {
       error:
         'OAuth access tokens are for the MCP endpoint (/api/mcp); the REST API takes API keys (mf_live_...) from the dashboard',
     },
-    challenge,
+    { challenge },
   );
 
 /** Turns a bearer token into the caller's context, or null when the token is not one it knows. */
@@ -55,7 +57,7 @@ export function bearerToken(header: string): string | null {
 
 /** The 403 of a key without `scope`, naming it. */
 export function missingScope(scope: string): AppError {
-  return new AppError(403, { error: `This API key lacks the required scope: ${scope}`, required_scope: scope });
+  return new AppError('forbidden', { error: `This API key lacks the required scope: ${scope}`, required_scope: scope });
 }
 
 /** Throws the 403 naming the scope when the caller lacks it (use cases check their own scope). */

@@ -42,7 +42,7 @@ describe('stream slots shared through a lease store', () => {
     const pending = slots.acquire(owner);
     await new Promise((r) => setImmediate(r));
     grantUser(false);
-    await expect(pending).rejects.toMatchObject({ status: 429 });
+    await expect(pending).rejects.toMatchObject({ kind: 'rate_limited' });
     renewed.length = 0;
     await slots.renew();
     expect(renewed).toEqual([]);

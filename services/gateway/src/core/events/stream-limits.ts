@@ -6,11 +6,11 @@ export const DEFAULT_STREAMS_PER_KEY = 10;
 export const DEFAULT_STREAMS_PER_USER = 25;
 
 export function tooManyStreams(limit: number): AppError {
-  return new AppError(429, { error: `Too many open event streams for this API key (limit ${limit})` });
+  return new AppError('rate_limited', { error: `Too many open event streams for this API key (limit ${limit})` });
 }
 
 export function tooManyUserStreams(limit: number): AppError {
-  return new AppError(429, { error: `Too many open event streams for this user (limit ${limit})` });
+  return new AppError('rate_limited', { error: `Too many open event streams for this user (limit ${limit})` });
 }
 
 /** Who a stream counts against: its key and the key's user (slot-store names, e.g. `key:7`, `user:3`). */

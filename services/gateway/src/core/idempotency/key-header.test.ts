@@ -14,7 +14,7 @@ describe('idempotencyKeyOf', () => {
 
   it.each([[''], ['k'.repeat(256)]])('refuses %j with a 400 naming the rule', (header) => {
     expect(() => idempotencyKeyOf(header)).toThrow(
-      expect.objectContaining({ status: 400, body: { error: 'Idempotency-Key must be 1-255 characters' } }),
+      expect.objectContaining({ kind: 'invalid', body: { error: 'Idempotency-Key must be 1-255 characters' } }),
     );
   });
 });

@@ -7,7 +7,7 @@ export const MAX_KEY_LENGTH = 255;
 export const INVALID_KEY = (): AppError =>
   AppError.badRequest(`Idempotency-Key must be 1-${MAX_KEY_LENGTH} characters`);
 export const KEY_REUSED = (): AppError =>
-  new AppError(422, {
+  new AppError('unprocessable', {
     error:
       'Idempotency-Key has already been used with a different request (endpoint or body); use a new key for a new request',
   });

@@ -80,7 +80,7 @@ async function stageFile(
   const type = sniffMediaType(head.bytes);
   if (!type) {
     file.resume();
-    throw new AppError(415, { error: UNSUPPORTED_UPLOAD });
+    throw new AppError('unsupported_media_type', { error: UNSUPPORTED_UPLOAD });
   }
   const key = `uploads/${randomUUID()}.${type.ext}`;
   const body = new PassThrough();
@@ -98,7 +98,7 @@ async function stageFile(
   } catch (err) {
     file.resume();
     await storage.delete(key).catch(() => undefined);
-    if (overLimit || file.truncated) throw new AppError(413, { error: tooLarge(maxBytes) });
+    if (overLimit || file.truncated) throw new AppError('too_large', { error: tooLarge(maxBytes) });
     throw err;
   }
   return { key, contentType: type.contentType, filename };

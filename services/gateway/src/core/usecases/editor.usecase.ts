@@ -1,7 +1,7 @@
 import type { Bus } from '@mf/bus';
 import { editorRpc, type InstructRequest, type ProjectRef, type RpcReplyOf, type RpcRequestOf } from '@mf/contracts';
 import { AppError } from '@mf/errors';
-import { scopeOf } from '../../operations/table';
+import { scopeOf, type OperationId } from '../../operations/table';
 import { assertScope, type AuthContext } from '../auth/auth-context';
 import {
   validateAddClip,
@@ -122,19 +122,6 @@ export async function listProjects(
   return call(bus, 'listProjects', { user_id: auth.userId }, opts);
 }
 
-/** A project's videos, assets and clips; `query.video_id` narrows the clips to one video. */
-export async function getProjectState(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  query: Record<string, unknown>,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'getProject'>> {
-  assertScope(auth, scopeOf('getProjectState'));
-  const project = projectRef(auth, projectId);
-  return call(bus, 'getProject', { ...project, ...videoRef(valid(validateGetProjectQuery(query))) }, opts);
-}
-
 /** One agent turn (5 credits plus any media generation), billed to the calling key. */
 export async function instruct(
   bus: Bus,
@@ -153,131 +140,114 @@ export function instructRequest(auth: AuthContext, projectId: unknown, body: unk
   return { ...project, api_key_id: auth.apiKeyId, ...videoRef(valid(validateInstruct(body))) };
 }
 
-/** Renders a video's timeline into one mp4 (synchronous; errors of docs/export.md). */
-export async function exportVideo(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  body: unknown,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'export'>> {
-  assertScope(auth, scopeOf('exportVideo'));
-  const project = projectRef(auth, projectId);
-  return call(bus, 'export', { ...project, ...videoRef(valid(validateExport(body))) }, opts);
+/**
+ * An operation on one project: the scope (403), the project id (404 for one that cannot exist),
+ * then `request` makes the RPC request (its own checks, in the contract's order), then one RPC.
+ */
+function onProject<K extends keyof Methods>(
+  op: OperationId,
+  method: K,
+  request: (project: ProjectRef, body: unknown) => RpcRequestOf<Methods[K]>,
+) {
+  return (bus: Bus, auth: AuthContext, projectId: unknown, body: unknown, opts: EditorCallOptions = {}) => {
+    assertScope(auth, scopeOf(op));
+    return call(bus, method, request(projectRef(auth, projectId), body), opts);
+  };
 }
+
+/** An operation on a record of a project (a video, asset or clip): its id is checked after the project's. */
+function onRecord<K extends keyof Methods>(
+  op: OperationId,
+  method: K,
+  kind: RecordKind,
+  request: (project: ProjectRef, id: string) => RpcRequestOf<Methods[K]>,
+) {
+  return (bus: Bus, auth: AuthContext, projectId: unknown, recordId: unknown, opts: EditorCallOptions = {}) => {
+    assertScope(auth, scopeOf(op));
+    const project = projectRef(auth, projectId);
+    return call(bus, method, request(project, ref(recordId, kind)), opts);
+  };
+}
+
+/** The same with a body, checked after both ids. */
+function onRecordWithBody<K extends keyof Methods>(
+  op: OperationId,
+  method: K,
+  kind: RecordKind,
+  request: (project: ProjectRef, id: string, body: unknown) => RpcRequestOf<Methods[K]>,
+) {
+  return (
+    bus: Bus,
+    auth: AuthContext,
+    projectId: unknown,
+    recordId: unknown,
+    body: unknown,
+    opts: EditorCallOptions = {},
+  ) => {
+    assertScope(auth, scopeOf(op));
+    const project = projectRef(auth, projectId);
+    return call(bus, method, request(project, ref(recordId, kind), body), opts);
+  };
+}
+
+/** A project's videos, assets and clips; the query's `video_id` narrows the clips to one video. */
+export const getProjectState = onProject('getProjectState', 'getProject', (project, query) => ({
+  ...project,
+  ...videoRef(valid(validateGetProjectQuery(query as Record<string, unknown>))),
+}));
+
+/** Renders a video's timeline into one mp4 (synchronous; errors of docs/export.md). */
+export const exportVideo = onProject('exportVideo', 'export', (project, body) => ({
+  ...project,
+  ...videoRef(valid(validateExport(body))),
+}));
 
 // Direct edits: no agent turn, no credits.
 
-export async function createVideo(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  body: unknown,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'createVideo'>> {
-  assertScope(auth, scopeOf('createVideo'));
-  const project = projectRef(auth, projectId);
-  return call(bus, 'createVideo', { ...project, ...valid(validateCreateVideo(body)) }, opts);
-}
+export const createVideo = onProject('createVideo', 'createVideo', (project, body) => ({
+  ...project,
+  ...valid(validateCreateVideo(body)),
+}));
 
-export async function renameProject(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  body: unknown,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'rename'>> {
-  assertScope(auth, scopeOf('renameProject'));
-  const project = projectRef(auth, projectId);
-  return call(bus, 'rename', { ...project, ...valid(validateRename(body)) }, opts);
-}
+export const renameProject = onProject('renameProject', 'rename', (project, body) => ({
+  ...project,
+  ...valid(validateRename(body)),
+}));
 
-export async function renameVideo(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  videoId: unknown,
-  body: unknown,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'rename'>> {
-  assertScope(auth, scopeOf('renameVideo'));
-  const project = projectRef(auth, projectId);
-  const video = ref(videoId, 'video');
-  return call(bus, 'rename', { ...project, video_id: video, ...valid(validateRename(body)) }, opts);
-}
+export const renameVideo = onRecordWithBody('renameVideo', 'rename', 'video', (project, videoId, body) => ({
+  ...project,
+  video_id: videoId,
+  ...valid(validateRename(body)),
+}));
 
-export async function deleteAsset(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  assetId: unknown,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'deleteAsset'>> {
-  assertScope(auth, scopeOf('deleteAsset'));
-  const project = projectRef(auth, projectId);
-  return call(bus, 'deleteAsset', { ...project, asset_id: ref(assetId, 'asset') }, opts);
-}
+export const deleteAsset = onRecord('deleteAsset', 'deleteAsset', 'asset', (project, assetId) => ({
+  ...project,
+  asset_id: assetId,
+}));
 
-export async function addClip(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  body: unknown,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'addClip'>> {
-  assertScope(auth, scopeOf('addClip'));
-  const project = projectRef(auth, projectId);
+export const addClip = onProject('addClip', 'addClip', (project, body) => {
   const clip = videoRef(valid(validateAddClip(body)));
   ref(clip.asset_id, 'asset');
-  return call(bus, 'addClip', { ...project, ...clip }, opts);
-}
+  return { ...project, ...clip };
+});
 
-export async function moveClip(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  clipId: unknown,
-  body: unknown,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'moveClip'>> {
-  assertScope(auth, scopeOf('moveClip'));
-  const project = projectRef(auth, projectId);
-  const clip = ref(clipId, 'clip');
-  return call(bus, 'moveClip', { ...project, clip_id: clip, ...valid(validateMoveClip(body)) }, opts);
-}
+export const moveClip = onRecordWithBody('moveClip', 'moveClip', 'clip', (project, clipId, body) => ({
+  ...project,
+  clip_id: clipId,
+  ...valid(validateMoveClip(body)),
+}));
 
-export async function removeClip(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  clipId: unknown,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'removeClip'>> {
-  assertScope(auth, scopeOf('removeClip'));
-  const project = projectRef(auth, projectId);
-  return call(bus, 'removeClip', { ...project, clip_id: ref(clipId, 'clip') }, opts);
-}
+export const removeClip = onRecord('removeClip', 'removeClip', 'clip', (project, clipId) => ({
+  ...project,
+  clip_id: clipId,
+}));
 
-export async function updateContext(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  body: unknown,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'updateContext'>> {
-  assertScope(auth, scopeOf('updateContext'));
-  const project = projectRef(auth, projectId);
-  return call(bus, 'updateContext', { ...project, ...valid(validateUpdateContext(body)) }, opts);
-}
+export const updateContext = onProject('updateContext', 'updateContext', (project, body) => ({
+  ...project,
+  ...valid(validateUpdateContext(body)),
+}));
 
-export async function setAspectRatio(
-  bus: Bus,
-  auth: AuthContext,
-  projectId: unknown,
-  body: unknown,
-  opts: EditorCallOptions = {},
-): Promise<Reply<'setAspectRatio'>> {
-  assertScope(auth, scopeOf('setAspectRatio'));
-  const project = projectRef(auth, projectId);
-  return call(bus, 'setAspectRatio', { ...project, ...valid(validateSetAspectRatio(body)) }, opts);
-}
+export const setAspectRatio = onProject('setAspectRatio', 'setAspectRatio', (project, body) => ({
+  ...project,
+  ...valid(validateSetAspectRatio(body)),
+}));

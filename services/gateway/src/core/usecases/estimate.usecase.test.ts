@@ -56,7 +56,7 @@ describe('pricing a submit without making it', () => {
 
   it('names a missing or unknown model', async () => {
     await expect(estimateCost(fakeBus(0), { userId: 1, apiKeyId: 1 }, { prompt: 'a' })).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       body: { error: 'model is required' },
     });
     await expect(

@@ -4,6 +4,8 @@ import {
   billingKeyLimitsRpc,
   billingRpc,
   ESTIMATE_MODEL_MESSAGE,
+  FAST_VIDEO_MODEL,
+  IMAGE_MODEL,
   MODEL_IDS,
   type EstimateReply,
   type ModelId,
@@ -17,14 +19,14 @@ import { valid } from './validated';
 
 /** The price of a submit body for `model`: 400 with the submit's own message for any bad field. */
 export function priceOf(model: ModelId, fields: Record<string, unknown>): number {
-  if (model === 'imagegen-2') return imageCost(valid(validateImageRequest(fields)).num_images);
+  if (model === IMAGE_MODEL) return imageCost(valid(validateImageRequest(fields)).num_images);
   // The fast model is the submit's `fast: true`: implied when left out. The fields are checked first,
   // so every message a submit would give comes out the same; then a contradicting `fast`.
-  const fast = model === 'vidgen-2.0-fast';
+  const fast = model === FAST_VIDEO_MODEL;
   const v = valid(validateVideoRequest(fast && (fields.fast ?? null) === null ? { ...fields, fast: true } : fields));
-  if (fast && !v.fast) throw AppError.badRequest('fast must be true for vidgen-2.0-fast');
+  if (fast && !v.fast) throw AppError.badRequest(`fast must be true for ${FAST_VIDEO_MODEL}`);
   if (!fast && v.fast)
-    throw AppError.badRequest('fast: true is the vidgen-2.0-fast model: estimate that model instead');
+    throw AppError.badRequest(`fast: true is the ${FAST_VIDEO_MODEL} model: estimate that model instead`);
   return videoCost(v.fast, v.duration_seconds, v.resolution);
 }
 

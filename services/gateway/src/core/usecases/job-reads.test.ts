@@ -56,8 +56,8 @@ describe('reading jobs in batches', () => {
     ]);
     const rejected = results[2] as PromiseRejectedResult;
     expect(rejected.reason).toBeInstanceOf(AppError);
-    expect([(rejected.reason as AppError).status, (rejected.reason as AppError).body]).toEqual([
-      404,
+    expect([(rejected.reason as AppError).kind, (rejected.reason as AppError).body]).toEqual([
+      'not_found',
       { error: 'Job not found' },
     ]);
     // The same job read twice by the same user is asked for once.

@@ -80,7 +80,7 @@ export class JobReads {
       const { jobs } = await this.bus.rpc(jobsRpc, 'getMany', { refs: batch.map((b) => b.ref) });
       return jobs;
     } catch (err) {
-      if (err instanceof AppError && err.status === 500) return null;
+      if (err instanceof AppError && err.kind === 'internal') return null;
       throw err;
     }
   }

@@ -29,8 +29,8 @@ export async function signUp(db: Knex, email: string, password: string, signupCr
   try {
     return await createUser(db, { email, password, signupCredits });
   } catch (err) {
-    if (!isAppError(err) || (err.status !== 400 && err.status !== 409)) throw err;
-    if (err.status === 409) await burnHashTime(password);
+    if (!isAppError(err) || (err.kind !== 'invalid' && err.kind !== 'conflict')) throw err;
+    if (err.kind === 'conflict') await burnHashTime(password);
     throw SIGNUP_REFUSED();
   }
 }

@@ -28,7 +28,7 @@ async function orNoWebhook<T>(call: Promise<T>): Promise<T> {
   try {
     return await call;
   } catch (err) {
-    if (err instanceof AppError && err.status === 404) throw AppError.notFound(NO_WEBHOOK);
+    if (err instanceof AppError && err.kind === 'not_found') throw AppError.notFound(NO_WEBHOOK);
     throw err;
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Bus } from '@mf/bus';
 import { videoCost, type FalEndpoints } from '@mf/catalog';
 import {
+  VIDEO_MODEL,
   webhookOutboundRpc,
   webhooksRpc,
   type EndpointView,
@@ -140,8 +141,8 @@ export function sampleCompletedJob(
     user_id: 1,
     api_key_id: 1,
     status: 'completed',
-    model_id: 'vidgen-2.0',
-    upstream_model: falEndpoints['vidgen-2.0']['text-to-video'],
+    model_id: VIDEO_MODEL,
+    upstream_model: falEndpoints[VIDEO_MODEL]['text-to-video'],
     type: 'video',
     credits_consumed: videoCost(false, 5, '720p'),
     created_at: new Date(now.getTime() - 70_000).toISOString(),

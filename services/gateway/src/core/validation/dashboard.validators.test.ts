@@ -18,7 +18,7 @@ function refusal(validate: (input: never) => unknown, input: unknown): string {
     validate(input as never);
   } catch (err) {
     expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).status).toBe(400);
+    expect((err as AppError).kind).toBe('invalid');
     return (err as AppError).message;
   }
   throw new Error('accepted');
