@@ -87,7 +87,12 @@ const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
     const report = await operatorReport({ db: ctx.db, bus: await ctx.bus() }, ask.value, creditValue);
     if (!ctx.csv) return report;
     let text = '';
-    await writeOperatorReportCsv(report, { write: async (chunk) => void (text += chunk) });
+    await writeOperatorReportCsv(report, {
+      write: (chunk) => {
+        text += chunk;
+        return Promise.resolve();
+      },
+    });
     return new PlainText(text);
   },
   'user:create': async (flags, ctx) => {

@@ -125,6 +125,6 @@ export function adminPage(ctx: PageContext): void {
     ),
     form,
     results,
-    usageReportSection(ctx.isCurrent),
+    usageReportSection(() => ctx.isCurrent()),
   );
 }
