@@ -3,14 +3,14 @@
  * stops its own fleet). Figures only: a bench never passes or fails on a figure; the exit code is
  * non-zero only when a bench could not run.
  *
- *   npm run bench -- <gateway|submit|pipeline|billing|memory|export|sse|webhooks|all> [bench args]
+ *   npm run bench -- <gateway|submit|pipeline|billing|memory|export|sse|webhooks|scale|all> [bench args]
  *   node --import tsx bench/run.ts <name> [bench args]
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { loadAverage } from './lib/env';
 
-const BENCHES = ['gateway', 'submit', 'pipeline', 'billing', 'memory', 'export', 'sse', 'webhooks'] as const;
+const BENCHES = ['gateway', 'submit', 'pipeline', 'billing', 'memory', 'export', 'sse', 'webhooks', 'scale'] as const;
 type BenchName = (typeof BENCHES)[number];
 
 function runOne(name: BenchName, args: string[]): Promise<number> {

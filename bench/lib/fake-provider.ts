@@ -36,6 +36,8 @@ export interface BenchProvider {
   connections: () => number;
   /** Status polls received for a job's request (0 when unknown). */
   statusCalls: (jobId: string) => number;
+  /** The instant (performance.now()) of every status poll received, in order. */
+  statusCallTimes: () => readonly number[];
   /**
    * Completes a job's request now, the way fal does when generation ends: from this instant status
    * answers COMPLETED, and the completion callback is sent to the job's fal_webhook URL. Returns the
@@ -52,7 +54,14 @@ export interface BenchProvider {
  * stays IN_PROGRESS until the bench calls complete(). HTTPS with the test certificate, as the jobs
  * service only speaks https to its provider and only copies https results. Images only (a 1x1 PNG).
  */
-export async function startBenchProvider(): Promise<BenchProvider> {
+export interface BenchProviderOptions {
+  /** false: never call back (an upstream without callbacks: completion is found by polling only). */
+  callbacks?: boolean;
+}
+
+export async function startBenchProvider(opts: BenchProviderOptions = {}): Promise<BenchProvider> {
+  const callbacks = opts.callbacks ?? true;
+  const statusTimes: number[] = [];
   const tls = await testTls();
   const requests = new Map<string, HeldRequest>();
   const byJob = new Map<string, HeldRequest>();
@@ -87,6 +96,7 @@ export async function startBenchProvider(): Promise<BenchProvider> {
         if (!r || r.app !== `${m[1]}/${m[2]}`) return json(res, 404, { detail: 'Request not found' });
         if (m[4] === '/status' && req.method === 'GET') {
           r.statusCalls += 1;
+          statusTimes.push(performance.now());
           return json(res, 200, {
             status: r.completed ? 'COMPLETED' : 'IN_PROGRESS',
             request_id: r.id,
@@ -143,7 +153,7 @@ export async function startBenchProvider(): Promise<BenchProvider> {
   base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const sendCallback = (r: HeldRequest, body: unknown): Promise<void> => {
-    if (!r.callbackUrl) return Promise.resolve();
+    if (!r.callbackUrl || !callbacks) return Promise.resolve();
     const delivery = fetch(r.callbackUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -172,6 +182,7 @@ export async function startBenchProvider(): Promise<BenchProvider> {
     submitted: () => requests.size,
     connections: () => connections,
     statusCalls: (jobId) => byJob.get(jobId)?.statusCalls ?? 0,
+    statusCallTimes: () => statusTimes,
     complete: (jobId) => {
       const r = held(jobId);
       r.completed = true;

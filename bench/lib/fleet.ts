@@ -16,7 +16,7 @@ import {
 } from '@mf/fleet';
 import { freePort, freshTestEnv } from '../../libs/testing/src';
 import { writeProfilePids } from './cpu-profile';
-import { startBenchProvider, type BenchProvider } from './fake-provider';
+import { startBenchProvider, type BenchProvider, type BenchProviderOptions } from './fake-provider';
 
 const run = promisify(execFile);
 
@@ -65,8 +65,9 @@ export interface BenchFleet {
 export async function startBenchFleet(
   extraEnv: Record<string, string> = {},
   form: ServiceForm = 'source',
+  providerOptions: BenchProviderOptions = {},
 ): Promise<BenchFleet> {
-  const [testEnv, provider] = await Promise.all([freshTestEnv(), startBenchProvider()]);
+  const [testEnv, provider] = await Promise.all([freshTestEnv(), startBenchProvider(providerOptions)]);
   const ports = {} as Record<ServiceName, number>;
   for (const s of SERVICES) ports[s.name] = await freePort();
   const baseUrl = `http://127.0.0.1:${ports.gateway}`;

@@ -10,51 +10,19 @@
  *
  * Knobs: BENCH_SSE_JOBS (100), BENCH_SSE_INTERVAL_MS (100), BENCH_SSE_WARMUP (10), BENCH_SSE_STREAMS (1000).
  */
-import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { envNumber, machineLine, sleep } from '../lib/env';
 import { runBench, startBenchFleet, type BenchFleet } from '../lib/fleet';
 import { holdJobs, until } from '../lib/held-jobs';
 import { idleRss } from '../lib/rss';
 import { num, summarize, type Summary } from '../lib/stats';
+import { openStream } from '../lib/sse-client';
 import { printTable } from '../lib/table';
 
 const JOBS = envNumber('BENCH_SSE_JOBS', 100);
 const INTERVAL_MS = envNumber('BENCH_SSE_INTERVAL_MS', 100);
 const WARMUP = Math.floor(envNumber('BENCH_SSE_WARMUP', 10));
 const STREAMS = Math.floor(envNumber('BENCH_SSE_STREAMS', 1000));
-
-/** One open stream: calls `onEvent` with each event's type and data as they are read. */
-function openStream(
-  baseUrl: string,
-  key: string,
-  onEvent: (type: string, data: string) => void,
-): Promise<{ close: () => void }> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(
-      `${baseUrl}/api/v1/events/stream`,
-      { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, agent: false },
-      (res) => {
-        if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
-        let buffer = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffer += chunk;
-          for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const type = /^event: (.*)$/m.exec(block)?.[1];
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (type && data) onEvent(type, data);
-          }
-        });
-        res.on('error', () => undefined);
-        resolve({ close: () => req.destroy() });
-      },
-    );
-    req.on('error', reject);
-  });
-}
 
 async function latency(fleet: BenchFleet): Promise<Summary> {
   const user = await fleet.userWithKey('all');

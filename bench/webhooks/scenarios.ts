@@ -11,6 +11,11 @@ import { startBenchReceiver } from './receivers';
 export interface WebhookTarget {
   /** A new tenant (an API key) whose webhook URL is `url`. */
   tenant: (url: string) => Promise<WebhookTenant>;
+  /**
+   * Resolves once every job completed so far has its event out (jobs completed, outbox published):
+   * from then on its deliveries are owed. A target that publishes the events itself needs none.
+   */
+  settle?: () => Promise<void>;
 }
 
 export interface WebhookTenant {
@@ -102,6 +107,7 @@ export async function besideHangingEndpoint(
     const stuck = await target.tenant(hanging.url('/hangs'));
     const measured = await target.tenant(fine.url('/answers'));
     for (let i = 0; i < o.owed; i++) await stuck.completeJob();
+    await target.settle?.();
     // The hanging endpoint holds what it can before the measured tenant starts.
     await hanging.waitFor(1, o.timeoutMs);
     const completedAt = new Map<string, number>();

@@ -2,6 +2,7 @@ import { say, startFakeLlm, type FakeLlm } from '../../services/editor-agent/tes
 import { DASHBOARD_REPLIES } from '../../libs/contracts/src';
 import { checkedDashboardRoutes, DashboardSession } from '../support/dashboard-session';
 import { api, startFleet, type Fleet } from '../support/fleet';
+import { until } from '../support/jobs';
 import { LOOPBACK_DELIVERY, startReceiver, verifySignature } from '../support/webhook-receiver';
 
 const PASSWORD = 'correct horse battery';
@@ -463,6 +464,46 @@ describe('dashboard API end to end', () => {
           ],
         });
         expect((await alice.get('/projects/prj_doesnotexist')).status).toBe(404);
+      });
+
+      it('works in a project with the session as the studio does: import, clips, a turn under no key, an export', async () => {
+        expect((await alice.get('/session')).body.session).toMatchObject({ user: { id: aliceId } });
+        expect(await session().get('/session')).toMatchObject({ status: 200, body: { session: null } });
+
+        const created = await alice.post('/projects', { body: { name: 'Studio' } });
+        expect(created.status).toBe(200);
+        const base = `/projects/${created.body.project.id}`;
+        const image = (await alice.get('/jobs')).body.jobs.find((j: { type: string }) => j.type === 'image');
+        await until(
+          'the image job to complete',
+          async () => (await alice.get(`/jobs/${image.job_id}`)).body.status === 'completed',
+        );
+        const asset = await alice.post(`${base}/assets`, { body: { job_id: image.job_id } });
+        expect(asset.body.asset).toMatchObject({ kind: 'image', metadata: { job_id: image.job_id } });
+        const add = (n: number) =>
+          alice.post(`${base}/clips`, { body: { track: 'video', asset_id: asset.body.asset.id, duration_sec: n } });
+        const [first, second] = [(await add(1)).body.clip, (await add(2)).body.clip];
+        const moved = await alice.call('PATCH', `${base}/clips/${second.id}`, { body: { idx: 0 } });
+        expect(moved.body.clip).toMatchObject({ id: second.id, idx: 0 });
+        expect((await alice.delete(`${base}/clips/${first.id}`)).body).toEqual({ removed: true });
+
+        const turn = await alice.post(`${base}/instruct`, { body: { instruction: 'Say hello' } });
+        expect(turn.body.assistant_text).toBe('Hello! What shall we make?');
+        const [charge] = (await alice.get('/ledger?limit=1')).body.entries;
+        expect(charge).toMatchObject({ kind: 'charge', model: 'editor-turn', api_key_id: null });
+
+        const started = await alice.post(`${base}/export`, { body: {} });
+        expect(started).toMatchObject({ status: 202, body: { status: 'rendering', progress: 0 } });
+        const exportPath = `${base}/exports/${started.body.export_id}`;
+        await until(
+          'the export to complete',
+          async () => (await alice.get(exportPath)).body.status !== 'rendering',
+          60_000,
+        );
+        expect((await alice.get(exportPath)).body).toMatchObject({ status: 'completed', progress: 100 });
+        expect((await alice.get(`${base}/exports`)).body.exports).toEqual([
+          expect.objectContaining({ export_id: started.body.export_id }),
+        ]);
       });
     });
 

@@ -209,7 +209,14 @@ export const editorRpc = {
     instruct: rpcMethod<T.InstructRequest, T.InstructReply>(
       'editor.instruct',
       request('InstructRequest', {
-        api_key_id: Joi.number().integer().min(1).required(),
+        api_key_id: Joi.number()
+          .integer()
+          .min(1)
+          .allow(null)
+          .required()
+          .description(
+            "The calling API key (its limits apply to the turn's jobs); null for a turn of the dashboard session.",
+          ),
         instruction: F.instruction.required(),
         image_urls: F.instructImageUrls.required(),
         video_id: F.videoId.max(100),

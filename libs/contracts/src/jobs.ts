@@ -123,7 +123,9 @@ const submitOwner = {
     .min(1)
     .allow(null)
     .required()
-    .description('The key it was submitted with; null for a playground job submitted with the dashboard session.'),
+    .description(
+      "The key it was submitted with; null for a job of the dashboard session (the playground's, or the studio's editor turns).",
+    ),
   idempotency: submitIdempotency,
   source: Joi.string()
     .valid(...JOB_SOURCES)
@@ -138,8 +140,9 @@ export const submitJobRequest = named(
   )
     .match('one')
     .custom((req: { source?: JobSource; api_key_id: number | null }, helpers) =>
-      // Only a dashboard playground job may lack a key: a job made over the API always has the key that made it.
-      req.api_key_id === null && req.source !== 'dashboard' ? helpers.error('any.invalid') : req,
+      // Only a job of the dashboard session (playground, studio turn) may lack a key: a job made
+      // over the API always has the key that made it.
+      req.api_key_id === null && (req.source ?? 'api') === 'api' ? helpers.error('any.invalid') : req,
     ),
   'SubmitJobRequest',
 );

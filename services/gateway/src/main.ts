@@ -20,6 +20,7 @@ import { limiterFromConfig } from './core/ratelimit/limiter-from-config';
 import { UsageRecorder } from './core/usage/usage-recorder';
 import { startLiveFeed } from './core/events/live-feed';
 import { Streams } from './api/sse/streams';
+import { streamInstruct } from './api/sse/instruct-stream';
 import { KeyCache } from './core/auth/key-cache';
 import { keyRevocations, startKeyRevocationFeed } from './core/auth/key-revocations';
 import { streamSlotsFromConfig } from './core/events/stream-slots-from-config';
@@ -130,6 +131,13 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
         submitTimeoutMs: config.SUBMIT_TIMEOUT_MS,
         keyRevocations: revocations,
         creditValueUsd: config.CREDIT_VALUE_USD,
+        studio: {
+          streamInstruct: (c) => streamInstruct({ bus, streams, logger, timeoutMs: config.INSTRUCT_TIMEOUT_MS }, c),
+          storage,
+          uploadMaxBytes: config.IMPORT_MAX_BYTES,
+          instructTimeoutMs: config.INSTRUCT_TIMEOUT_MS,
+          importTimeoutMs: config.ASSET_IMPORT_TIMEOUT_MS,
+        },
       }),
     );
     // The OAuth endpoints (the SDK's handlers) load on the first request under /oauth or

@@ -5,7 +5,8 @@ import { submitIdempotency } from './0003_submit_idempotency';
 import { jobOrigin } from './0004_job_origin';
 import { jobAttempts } from './0005_job_attempts';
 import { eventLog } from './0006_event_log';
-import { attemptCost } from './0007_attempt_cost';
+import { keylessEditorJobs } from './0007_keyless_editor_jobs';
+import { attemptCost } from './0008_attempt_cost';
 
 /** In order. Append only. */
 export const migrations: Migration[] = [
@@ -15,5 +16,6 @@ export const migrations: Migration[] = [
   jobOrigin,
   jobAttempts,
   eventLog,
+  keylessEditorJobs,
   attemptCost,
 ];

@@ -36,6 +36,7 @@ export interface JobsConfig extends ServiceEnv, StorageEnv {
   JOB_RETENTION_DAYS: number;
   POLL_INTERVAL_MS: number;
   POLL_BATCH: number;
+  STATUS_CALLS_PER_SECOND: number;
   SUBMIT_STUCK_AFTER_MS: number;
   SWEEP_INTERVAL_MS: number;
   ALLOW_PRIVATE_URLS: boolean;
@@ -103,6 +104,11 @@ const schema = Joi.object<JobsConfig>({
   POLL_INTERVAL_MS: Joi.number().integer().min(50).default(2000),
   /** Jobs claimed per poll round (per replica). */
   POLL_BATCH: Joi.number().integer().min(1).max(500).default(20),
+  /**
+   * The poller's status calls to one upstream in any one second, per replica, for providers without
+   * their own status_calls_per_second (0: no limit). Real upstreams rate-limit their status calls.
+   */
+  STATUS_CALLS_PER_SECOND: Joi.number().integer().min(0).max(100_000).default(100),
   /** A job left in "submitting" this long (a crash mid-submit) is refunded by the sweeper, ms. */
   SUBMIT_STUCK_AFTER_MS: Joi.number().integer().min(100).default(120_000),
   /** How often the sweeper runs (stuck submits, pending refunds, retention), ms. */

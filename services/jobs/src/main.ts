@@ -10,6 +10,7 @@ import { relayOutbox } from './messaging/outbox-relay';
 import { createProviders } from './providers';
 import { createProviderMetrics } from './routing/provider-metrics';
 import { Routing } from './routing/routing';
+import { StatusCallBudget, statusCallLimits } from './routing/status-call-budget';
 import { advanceDueJobs } from './usecases/advance-job.usecase';
 import { CallbackPolls } from './usecases/callback-poll.usecase';
 import type { JobsContext } from './usecases/context';
@@ -93,13 +94,28 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
     };
 
     const relay = periodic('outbox relay', 1000, () => relayOutbox(db, bus), logger);
+    const budget = new StatusCallBudget(
+      statusCallLimits(config.routing.providers.values(), config.STATUS_CALLS_PER_SECOND),
+    );
+    let budgetWake: NodeJS.Timeout | undefined;
     const poller = periodic(
       'job poller',
       config.POLL_INTERVAL_MS,
-      () => advanceDueJobs(ctx, config.POLL_BATCH, callbackPolls.inFlight),
+      async () => {
+        const handled = await advanceDueJobs(ctx, config.POLL_BATCH, callbackPolls.inFlight, budget);
+        // An upstream whose limit ran out may still have due jobs: the next round runs when it has a
+        // call again, not a whole POLL_INTERVAL_MS later.
+        const wait = budget.msUntilNextFrees();
+        if (wait !== null && wait < config.POLL_INTERVAL_MS) {
+          clearTimeout(budgetWake);
+          budgetWake = setTimeout(() => poller.kick(), wait);
+          budgetWake.unref();
+        }
+        return handled;
+      },
       logger,
     );
-    const callbackPolls = new CallbackPolls(ctx, () => poller.kick());
+    const callbackPolls = new CallbackPolls(ctx, () => poller.kick(), config.POLL_BATCH);
     const sweeper = periodic(
       'sweeper',
       config.SWEEP_INTERVAL_MS,
@@ -114,7 +130,13 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
     await serveJobsRpc(bus, ctx, callbackPolls);
     await serveJobsReportsRpc(bus, ctx);
     return [
-      { name: 'poller', run: () => poller.stop() },
+      {
+        name: 'poller',
+        run: () => {
+          clearTimeout(budgetWake);
+          return poller.stop();
+        },
+      },
       { name: 'callback polls', run: () => callbackPolls.drain() },
       { name: 'sweeper', run: () => sweeper.stop() },
       { name: 'outbox relay', run: () => relay.stop() },

@@ -82,11 +82,26 @@ describe('job input, origin and refund wording', () => {
     expect(h.billing.descriptions.get(`job:${job_id}`)).toBe('vidgen-2.0 job (editor)');
   });
 
-  it('takes a playground job of the dashboard session without a key, and refuses a keyless job from anywhere else', async () => {
+  it('takes a job of the dashboard session without a key (playground, studio turn), and refuses a keyless API job', async () => {
     const u = newUser(1000);
     const { job_id } = await h.bus.rpc(jobsRpc, 'submit', video(u, { source: 'dashboard', api_key_id: null }));
+    const studio = await h.bus.rpc(
+      jobsRpc,
+      'submit',
+      video(u, { source: 'editor', project_id: 'prj_studio', api_key_id: null }),
+    );
     const listed = await h.bus.rpc(jobsRpc, 'list', { user_id: u });
-    expect(listed.jobs).toEqual([expect.objectContaining({ job_id, source: 'dashboard', api_key_id: null })]);
+    expect(listed.jobs).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ job_id, source: 'dashboard', api_key_id: null }),
+        expect.objectContaining({
+          job_id: studio.job_id,
+          source: 'editor',
+          project_id: 'prj_studio',
+          api_key_id: null,
+        }),
+      ]),
+    );
     // The RPC schema refuses them (a caller's bug), and so does the use case behind it.
     await expect(h.bus.rpc(jobsRpc, 'submit', video(u, { api_key_id: null }))).rejects.toMatchObject({
       kind: 'internal',
@@ -102,7 +117,7 @@ describe('job input, origin and refund wording', () => {
       kind: 'invalid',
       body: { error: 'project_id is required for an editor job' },
     });
-    expect(h.billing.balance(u)).toBe(1000 - 4 * 101);
+    expect(h.billing.balance(u)).toBe(1000 - 2 * 4 * 101);
   });
 
   it('says "cancelled by you" on the refund of a job its owner cancelled, and who else ended a job otherwise', async () => {

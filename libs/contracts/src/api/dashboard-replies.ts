@@ -2,7 +2,17 @@ import Joi from 'joi';
 import type * as T from '../generated/types';
 import type { DashboardRoute } from './dashboard-routes';
 import { accountReply, keyLimitsView, ledgerReply } from '../billing';
-import { projectListReply, projectStateReply, threadsReply } from '../editor';
+import {
+  assetReply,
+  clipReply,
+  instructReply,
+  projectListReply,
+  projectReply,
+  projectStateReply,
+  removeClipReply,
+  threadsReply,
+} from '../editor';
+import { exportAccepted, exportList, exportStatus } from '../export-status';
 import { jobAttemptsReply } from '../job-attempts';
 import { operatorReport } from '../operator-report';
 import { usageReport } from './usage';
@@ -50,6 +60,12 @@ export const dashboardSession: Joi.ObjectSchema<T.DashboardSession> = named(
     csrf_token: Joi.string().required().description('Sent back as X-CSRF-Token on every write; kept in memory only.'),
   }),
   'DashboardSession',
+);
+
+/** GET /session: the session, or null when signed out (200 either way). */
+export const dashboardSessionProbe: Joi.ObjectSchema<T.DashboardSessionProbe> = named(
+  Joi.object({ session: dashboardSession.allow(null).required() }),
+  'DashboardSessionProbe',
 );
 
 /** A key's limits and this month's counters (billing's view without the key's id). */
@@ -151,6 +167,7 @@ export const DASHBOARD_REPLIES: { readonly [R in DashboardRoute]: Joi.ObjectSche
   'POST /signup': dashboardSession,
   'POST /signin': dashboardSession,
   'GET /me': dashboardSession,
+  'GET /session': dashboardSessionProbe,
   'GET /keys': dashboardKeyList,
   'POST /keys': dashboardKeyCreated,
   'PUT /keys/:id/limits': dashboardKeyLimits,
@@ -173,6 +190,15 @@ export const DASHBOARD_REPLIES: { readonly [R in DashboardRoute]: Joi.ObjectSche
   'DELETE /jobs/:id': cancelJobReply,
   'GET /projects': projectListReply,
   'GET /projects/:id': dashboardProject,
+  'POST /projects': projectReply,
+  'POST /projects/:id/instruct': instructReply,
+  'POST /projects/:id/clips': clipReply,
+  'PATCH /projects/:id/clips/:clipId': clipReply,
+  'DELETE /projects/:id/clips/:clipId': removeClipReply,
+  'POST /projects/:id/assets': assetReply,
+  'POST /projects/:id/export': exportAccepted,
+  'GET /projects/:id/exports': exportList,
+  'GET /projects/:id/exports/:exportId': exportStatus,
   'GET /installation': dashboardInstallation,
   'GET /models': modelList,
   'POST /estimate': estimateReply,

@@ -8,6 +8,7 @@ export interface DashboardReplies {
   'POST /signup': T.DashboardSession;
   'POST /signin': T.DashboardSession;
   'GET /me': T.DashboardSession;
+  'GET /session': T.DashboardSessionProbe;
   'GET /keys': T.DashboardKeyList;
   'POST /keys': T.DashboardKeyCreated;
   'PUT /keys/:id/limits': T.DashboardKeyLimits;
@@ -30,6 +31,15 @@ export interface DashboardReplies {
   'DELETE /jobs/:id': T.CancelJobReply;
   'GET /projects': T.ProjectListReply;
   'GET /projects/:id': T.DashboardProject;
+  'POST /projects': T.ProjectReply;
+  'POST /projects/:id/instruct': T.InstructReply;
+  'POST /projects/:id/clips': T.ClipReply;
+  'PATCH /projects/:id/clips/:clipId': T.ClipReply;
+  'DELETE /projects/:id/clips/:clipId': T.RemoveClipReply;
+  'POST /projects/:id/assets': T.AssetReply;
+  'POST /projects/:id/export': T.ExportAccepted;
+  'GET /projects/:id/exports': T.ExportList;
+  'GET /projects/:id/exports/:exportId': T.ExportStatus;
   'GET /installation': T.DashboardInstallation;
   'GET /models': T.ModelList;
   'POST /estimate': T.EstimateReply;

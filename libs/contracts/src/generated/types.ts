@@ -428,6 +428,10 @@ export interface DashboardSession {
   csrf_token: string;
 }
 
+export interface DashboardSessionProbe {
+  session: DashboardSession | null;
+}
+
 export interface DashboardUser {
   id: number;
   email: string;
@@ -945,7 +949,10 @@ export interface InstructReply {
 export interface InstructRequest {
   user_id: number;
   project_id: string;
-  api_key_id: number;
+  /**
+   * The calling API key (its limits apply to the turn's jobs); null for a turn of the dashboard session.
+   */
+  api_key_id: number | null;
   /**
    * Plain-language request or a reply to the agent's question, up to 8000 characters.
    */
@@ -2097,7 +2104,7 @@ export interface SubmitJobReply {
 export type SubmitJobRequest = ({
     user_id: number;
     /**
-     * The key it was submitted with; null for a playground job submitted with the dashboard session.
+     * The key it was submitted with; null for a job of the dashboard session (the playground's, or the studio's editor turns).
      */
     api_key_id: number | null;
     idempotency?: SubmitIdempotency;
@@ -2111,7 +2118,7 @@ export type SubmitJobRequest = ({
   }) | ({
     user_id: number;
     /**
-     * The key it was submitted with; null for a playground job submitted with the dashboard session.
+     * The key it was submitted with; null for a job of the dashboard session (the playground's, or the studio's editor turns).
      */
     api_key_id: number | null;
     idempotency?: SubmitIdempotency;

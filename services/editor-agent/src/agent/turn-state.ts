@@ -8,7 +8,8 @@ export interface TurnState {
   ctx: EditorContext;
   turnId: string;
   userId: number;
-  apiKeyId: number;
+  /** null: a turn of the dashboard session (no key, so no key limits). */
+  apiKeyId: number | null;
   projectId: string;
   videoId: string;
   /** Epoch ms: no new model call after this (settings.agentMaxWallMs from the turn's start). */

@@ -45,28 +45,44 @@ export function onUnauthorized(handler: () => void): void {
   onSessionLost = handler;
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * One call; resolves to the answer's body typed as its contract says (@mf/contracts, checked
  * against the server's answers by the dashboard API's tests), null when there is none.
  */
 export async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const form = body instanceof FormData;
+  const headers = requestHeaders(method, 'application/json');
+  // A form's Content-Type (multipart, with its boundary) is the browser's to set.
+  if (body !== undefined && !form) headers['Content-Type'] = 'application/json';
+  const res = await send(method, path, headers, form ? body : body === undefined ? undefined : JSON.stringify(body));
+  return answer<T>(res, path);
+}
+
+/** The headers of a call: what it accepts, and the CSRF token on a write. */
+export function requestHeaders(method: Method, accept: string): Record<string, string> {
+  const headers: Record<string, string> = { Accept: accept };
   if (!SAFE_METHODS.has(method) && csrfToken) headers['X-CSRF-Token'] = csrfToken;
-  let res: Response;
+  return headers;
+}
+
+/** One fetch to the dashboard API; a network failure is ApiError 0. */
+export async function send(
+  method: Method,
+  path: string,
+  headers: Record<string, string>,
+  body?: BodyInit,
+): Promise<Response> {
   try {
-    res = await fetch(BASE + path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: 'same-origin',
-      cache: 'no-store',
-    });
+    return await fetch(BASE + path, { method, headers, body, credentials: 'same-origin', cache: 'no-store' });
   } catch {
     throw new ApiError(0, null);
   }
+}
+
+/** An answer's JSON body, or its ApiError (a 401 also ends the session in the app). */
+export async function answer<T>(res: Response, path: string): Promise<T> {
   const text = await res.text();
   let data: unknown = null;
   if (text) {
@@ -87,6 +103,7 @@ export const api = {
   get: <T>(path: string) => request<T>('GET', path),
   post: <T>(path: string, body?: unknown) => request<T>('POST', path, body),
   put: <T>(path: string, body?: unknown) => request<T>('PUT', path, body),
+  patch: <T>(path: string, body?: unknown) => request<T>('PATCH', path, body),
   del: <T = null>(path: string) => request<T>('DELETE', path),
 };
 

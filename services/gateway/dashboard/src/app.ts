@@ -14,7 +14,7 @@ import { projectsPage } from './pages/projects.js';
 import { projectPage } from './pages/project.js';
 import { adminPage } from './pages/admin.js';
 import { usagePage } from './pages/usage.js';
-import type { DashboardSession } from './contracts.js';
+import type { DashboardReplies, DashboardSession } from './contracts.js';
 import type { Page, PageContext } from './page.js';
 
 interface AppRoute {
@@ -220,9 +220,9 @@ async function boot(): Promise<void> {
     navigate('#/signin');
   });
   try {
-    setSession(await api.get<DashboardSession>('/me'));
+    setSession((await api.get<DashboardReplies['GET /session']>('/session')).session);
   } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 401) showError(err);
+    showError(err);
     setSession(null);
   }
   window.addEventListener('hashchange', render);

@@ -9,7 +9,8 @@ const DEBOUNCE_MS = 250;
  * The playground's price as the server states it (POST /dashboard/api/estimate: the same rules as
  * the submit, the balance, and the chosen key's monthly spend limit). The form shows its own
  * figure at once; this replaces it when the server has answered for the latest input. A refused
- * input (a field still being typed) leaves the form's figure.
+ * input (a field still being typed) leaves the form's figure; an empty prompt is not sent at all
+ * (the server would refuse it, and the browser would log the 400).
  */
 export function serverPrice(costEl: HTMLElement): (input: Record<string, unknown>, apiKeyId: number | null) => void {
   let timer: number | undefined;
@@ -17,6 +18,7 @@ export function serverPrice(costEl: HTMLElement): (input: Record<string, unknown
   return function refresh(input, apiKeyId): void {
     window.clearTimeout(timer);
     const ask = ++asked;
+    if (typeof input.prompt !== 'string' || !input.prompt.trim()) return;
     const run = async (): Promise<void> => {
       let answer: DashboardReplies['POST /estimate'];
       try {

@@ -1,7 +1,7 @@
 import { rawRowsOf, rowOf, rowsOf, type Knex } from '@mf/db';
 import type { JobRow } from '../domain/job';
 
-/** The only module that speaks SQL about jobs. */
+/** The module that speaks SQL about jobs (the poller's claim of due jobs: due-jobs.repository.ts). */
 
 type Db = Knex | Knex.Transaction;
 
@@ -205,27 +205,7 @@ export function transitionStatement(
   return q.returning('*');
 }
 
-/**
- * Claims due processing jobs for this replica: SKIP LOCKED keeps two replicas from taking the
- * same rows, and pushing next_poll_at past the lease keeps them off the job while it is handled.
- */
-/**
- * Claims due jobs for one poller round: each is leased (not due again) for `leaseMs`, so a poller
- * that dies mid-round leaves them to the next, but never past the job's deadline (plus a few
- * seconds), so a job whose poller died is still timed out on time.
- */
-export async function claimDueJobs(db: Knex, limit: number, leaseMs: number): Promise<JobRow[]> {
-  return rawRowsOf<JobRow>(
-    db.raw(
-      `UPDATE jobs SET next_poll_at = LEAST(now() + (? * interval '1 millisecond'), GREATEST(deadline_at, now() + interval '5 seconds'))
-      WHERE id IN (
-        SELECT id FROM jobs WHERE status = 'processing' AND next_poll_at <= now()
-         ORDER BY next_poll_at LIMIT ? FOR UPDATE SKIP LOCKED)
-      RETURNING *`,
-      [leaseMs, limit],
-    ),
-  );
-}
+export { claimDueJobs, type DueJobsOf } from './due-jobs.repository';
 
 /**
  * Claims one processing job now whatever its next_poll_at (a provider called back), with the same

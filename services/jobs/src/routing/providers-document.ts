@@ -33,6 +33,8 @@ export interface ProviderSpec {
   workflowsDir?: string;
   /** openai-images: the size sent per aspect ratio, overriding the model family's table. */
   sizes?: Record<string, string>;
+  /** The poller's status calls to this upstream in any one second, per replica (unset: STATUS_CALLS_PER_SECOND). */
+  statusCallsPerSecond?: number;
 }
 
 /**
@@ -94,6 +96,7 @@ const providerSchema = Joi.object({
   base_url: Joi.string().uri({ scheme: ['http', 'https'] }),
   api_key_env: Joi.string().pattern(ENV_NAME),
   attempt_timeout_ms: Joi.number().integer().min(1000),
+  status_calls_per_second: Joi.number().integer().min(1).max(100_000),
   breaker: Joi.object({
     failures: Joi.number().integer().min(1).max(1000),
     cooldown_ms: Joi.number().integer().min(100),
@@ -250,6 +253,7 @@ function providerSpec(
     webhookSecret: secret('webhook_secret_env'),
     workflowsDir: p.workflows_dir ? path.resolve(baseDir, p.workflows_dir as string) : undefined,
     sizes: p.sizes as Record<string, string> | undefined,
+    statusCallsPerSecond: p.status_calls_per_second as number | undefined,
   };
 }
 

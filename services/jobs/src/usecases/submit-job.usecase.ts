@@ -129,10 +129,13 @@ async function resubmitted(ctx: JobsContext, job: JobRow): Promise<SubmitJobRepl
   };
 }
 
-/** Only a dashboard playground job may lack a key; an editor job names its project (the RPC schema says so too). */
+/**
+ * Only a job of the dashboard session (the playground's, a studio turn's) may lack a key; an editor
+ * job names its project (the RPC schema says so too).
+ */
 function checkOrigin(req: SubmitJobRequest): void {
   const source = req.source ?? 'api';
-  if (req.api_key_id === null && source !== 'dashboard') throw AppError.badRequest('api_key_id is required');
+  if (req.api_key_id === null && source === 'api') throw AppError.badRequest('api_key_id is required');
   if (source === 'editor' && !req.project_id) throw AppError.badRequest('project_id is required for an editor job');
 }
 

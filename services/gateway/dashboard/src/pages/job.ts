@@ -6,6 +6,7 @@ import { jobPreview } from '../media.js';
 import { poller } from '../poll.js';
 import { announce, badge, copyText, loading, pageHeading, showError } from '../ui.js';
 import { cancelJob } from './jobs.js';
+import { useInProject } from '../studio/use-in-project.js';
 import type { DashboardReplies, Job, JobAttemptView } from '../contracts.js';
 import type { PageContext } from '../page.js';
 
@@ -41,6 +42,7 @@ export async function jobPage(ctx: PageContext): Promise<void> {
   const previewSlot = h('div', { class: 'preview preview-large' });
   const links = h('div', { class: 'result-links' });
   const cancelButton = h('button', { type: 'button', class: 'danger' }, 'Cancel job');
+  const useSlot = h('div');
   const attemptsSlot = h('div', null);
 
   // The job's attempts on its provider routes: which upstream served it, and which failed first.
@@ -122,6 +124,7 @@ export async function jobPage(ctx: PageContext): Promise<void> {
       ),
     );
     cancelButton.hidden = next.status !== 'processing';
+    replace(useSlot, next.status === 'completed' ? useInProject(next) : null);
   }
 
   const poll = poller({
@@ -231,6 +234,7 @@ export async function jobPage(ctx: PageContext): Promise<void> {
         errorSlot,
       ),
       h('div', { class: 'actions' }, cancelButton),
+      useSlot,
     ),
     inputSection,
     h('section', { class: 'card', 'aria-label': 'Attempts' }, h('h2', null, 'Attempts'), attemptsSlot),

@@ -92,8 +92,9 @@ describe('the openapi routes', () => {
   const express = require('express') as typeof import('express');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const request = require('supertest') as typeof import('supertest');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { openApiRoutes, REFERENCE_CSP } = require('./openapi.routes') as typeof import('./openapi.routes');
+  const { openApiRoutes, REFERENCE_CSP, REDOC_CDN_LOGO } =
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require('./openapi.routes') as typeof import('./openapi.routes');
   const app = express().use(openApiRoutes());
 
   it('serves the document, cacheable, without authentication', async () => {
@@ -116,5 +117,8 @@ describe('the openapi routes', () => {
     expect(js.headers['content-type']).toMatch(/javascript/);
     expect(js.headers['content-security-policy']).toBe(REFERENCE_CSP);
     expect(js.text.length).toBeGreaterThan(100_000);
+    // Nothing from another origin: Redocly's CDN logo is replaced, and the page has its own icon.
+    expect(js.text).not.toContain(REDOC_CDN_LOGO);
+    expect(page.text).toContain('<link rel="icon" href="data:,">');
   });
 });

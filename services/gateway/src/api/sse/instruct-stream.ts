@@ -4,15 +4,21 @@ import type { Bus } from '@mf/bus';
 import type { AgentEvent, Job } from '@mf/contracts';
 import { AppError, httpStatusOf, isAppError } from '@mf/errors';
 import type { Logger } from '@mf/logger';
-import type { AuthContext } from '../../core/auth/auth-context';
+import type { EditorCaller } from '../../core/auth/auth-context';
 import { call, instructRequest } from '../../core/usecases/editor.usecase';
 import { getJobOf } from '../../core/usecases/jobs.usecase';
 import { SseResponse } from './sse-response';
 import type { Streams } from './streams';
 
-/** Whether the client asked for the turn as an event stream. */
-export function acceptsEventStream(req: Request): boolean {
-  return (req.get('accept') ?? '').toLowerCase().includes('text/event-stream');
+export { acceptsEventStream } from '../../http/accepts-event-stream';
+
+/** What a streamed turn is given: the request, its caller, and the project. */
+export interface InstructStreamCall {
+  req: Request;
+  res: Response;
+  auth: EditorCaller;
+  projectId: string;
+  correlationId: string;
 }
 
 /**
@@ -25,7 +31,7 @@ export function acceptsEventStream(req: Request): boolean {
  */
 export async function streamInstruct(
   deps: { bus: Bus; streams: Streams; logger: Logger; timeoutMs?: number },
-  c: { req: Request; res: Response; auth: AuthContext; projectId: string; correlationId: string },
+  c: InstructStreamCall,
 ): Promise<void> {
   const request = instructRequest(c.auth, c.projectId, c.req.body);
   const streamId = randomUUID();

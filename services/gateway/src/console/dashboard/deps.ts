@@ -1,6 +1,9 @@
 import type { Bus } from '@mf/bus';
 import type { FalEndpoints } from '@mf/catalog';
 import type { Knex } from '@mf/db';
+import type { Storage } from '@mf/storage';
+import type { Request, Response } from 'express';
+import type { EditorCaller } from '../../core/auth/auth-context';
 import type { LoginThrottle } from '../../core/accounts/login-throttle';
 import type { KeyRevocations } from '../../core/auth/key-revocations';
 import type { CookiePolicy } from './session-cookie';
@@ -27,4 +30,21 @@ export interface DashboardDeps {
   keyRevocations: KeyRevocations;
   /** What one credit is worth in US dollars (CREDIT_VALUE_USD): the operator report's revenue. */
   creditValueUsd: number;
+  /** The project page's editing: what the public editor routes use too. */
+  studio: StudioDeps;
+}
+
+export interface StudioDeps {
+  /** The public instruct's event stream (api/sse/instruct-stream.ts), wired in by main.ts. */
+  streamInstruct(c: {
+    req: Request;
+    res: Response;
+    auth: EditorCaller;
+    projectId: string;
+    correlationId: string;
+  }): Promise<void>;
+  storage: Storage;
+  uploadMaxBytes: number;
+  instructTimeoutMs: number;
+  importTimeoutMs: number;
 }

@@ -12,6 +12,12 @@ export interface AuthContext {
   scopes: string[];
 }
 
+/**
+ * Who calls the editor: an API key's context, or the dashboard session's, which has no key
+ * (apiKeyId null: its turns are billed to the user without a key; docs/decisions.md).
+ */
+export type EditorCaller = Omit<AuthContext, 'apiKeyId'> & { apiKeyId: number | null };
+
 const challenge: AuthChallenge = { scheme: 'Bearer', params: [['realm', 'api']] };
 export const MISSING_AUTH = (): AppError =>
   new AppError('unauthenticated', { error: 'Missing Authorization header' }, { challenge });
@@ -61,6 +67,6 @@ export function missingScope(scope: string): AppError {
 }
 
 /** Throws the 403 naming the scope when the caller lacks it (use cases check their own scope). */
-export function assertScope(auth: AuthContext, scope: string): void {
+export function assertScope(auth: Pick<AuthContext, 'scopes'>, scope: string): void {
   if (!auth.scopes.includes(scope)) throw missingScope(scope);
 }

@@ -2,7 +2,7 @@ import type { Bus } from '@mf/bus';
 import { EXPORT_ID } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { scopeOf } from '../../operations/table';
-import { assertScope, type AuthContext } from '../auth/auth-context';
+import { assertScope, type EditorCaller } from '../auth/auth-context';
 import { validateExport } from '../validation/editor.validators';
 import { call, projectRef, videoRef, type EditorCallOptions, type Reply } from './editor.usecase';
 import { valid } from './validated';
@@ -17,7 +17,7 @@ export function prefersAsync(prefer: string | undefined): boolean {
 /** The same export, checked now and rendered in the background: 202 with the export to follow. */
 export async function startExport(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   body: unknown,
   opts: EditorCallOptions = {},
@@ -29,7 +29,7 @@ export async function startExport(
 
 export async function getExport(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   exportId: unknown,
   opts: EditorCallOptions = {},
@@ -42,7 +42,7 @@ export async function getExport(
 
 export async function listExports(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'listExports'>> {

@@ -2,7 +2,7 @@ import type { Bus } from '@mf/bus';
 import { JOB_ID } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { scopeOf } from '../../operations/table';
-import { assertScope, type AuthContext } from '../auth/auth-context';
+import { assertScope, type EditorCaller } from '../auth/auth-context';
 import { validateImportAsset } from '../validation/editor.validators';
 import { call, projectRef, type EditorCallOptions, type Reply } from './editor.usecase';
 import { JOB_NOT_FOUND } from './job-reads';
@@ -15,7 +15,7 @@ import { valid } from './validated';
 
 export async function importAsset(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   body: unknown,
   opts: EditorCallOptions = {},
@@ -46,7 +46,7 @@ export interface StagedFile {
  */
 export async function uploadAsset(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   stage: () => Promise<StagedFile>,
   opts: EditorCallOptions = {},

@@ -2,7 +2,7 @@ import type { Bus } from '@mf/bus';
 import { editorRpc, type InstructRequest, type ProjectRef, type RpcReplyOf, type RpcRequestOf } from '@mf/contracts';
 import { AppError } from '@mf/errors';
 import { scopeOf, type OperationId } from '../../operations/table';
-import { assertScope, type AuthContext } from '../auth/auth-context';
+import { assertScope, type AuthContext, type EditorCaller } from '../auth/auth-context';
 import {
   validateAddClip,
   validateCreateProject,
@@ -104,7 +104,7 @@ export async function projectWithThreads(
 /** A new project with its default video ("Main video"). */
 export async function createProject(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   body: unknown,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'createProject'>> {
@@ -115,7 +115,7 @@ export async function createProject(
 /** Every project of the caller's user, most recently updated first. */
 export async function listProjects(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   opts: EditorCallOptions = {},
 ): Promise<Reply<'listProjects'>> {
   assertScope(auth, scopeOf('listProjects'));
@@ -125,7 +125,7 @@ export async function listProjects(
 /** One agent turn (5 credits plus any media generation), billed to the calling key. */
 export async function instruct(
   bus: Bus,
-  auth: AuthContext,
+  auth: EditorCaller,
   projectId: unknown,
   body: unknown,
   opts: EditorCallOptions = {},
@@ -134,7 +134,7 @@ export async function instruct(
 }
 
 /** An instruct's checks (403, 404 for an id that cannot exist, 400) and its RPC request. */
-export function instructRequest(auth: AuthContext, projectId: unknown, body: unknown): InstructRequest {
+export function instructRequest(auth: EditorCaller, projectId: unknown, body: unknown): InstructRequest {
   assertScope(auth, scopeOf('instruct'));
   const project = projectRef(auth, projectId);
   return { ...project, api_key_id: auth.apiKeyId, ...videoRef(valid(validateInstruct(body))) };
@@ -149,7 +149,7 @@ function onProject<K extends keyof Methods>(
   method: K,
   request: (project: ProjectRef, body: unknown) => RpcRequestOf<Methods[K]>,
 ) {
-  return (bus: Bus, auth: AuthContext, projectId: unknown, body: unknown, opts: EditorCallOptions = {}) => {
+  return (bus: Bus, auth: EditorCaller, projectId: unknown, body: unknown, opts: EditorCallOptions = {}) => {
     assertScope(auth, scopeOf(op));
     return call(bus, method, request(projectRef(auth, projectId), body), opts);
   };
@@ -162,7 +162,7 @@ function onRecord<K extends keyof Methods>(
   kind: RecordKind,
   request: (project: ProjectRef, id: string) => RpcRequestOf<Methods[K]>,
 ) {
-  return (bus: Bus, auth: AuthContext, projectId: unknown, recordId: unknown, opts: EditorCallOptions = {}) => {
+  return (bus: Bus, auth: EditorCaller, projectId: unknown, recordId: unknown, opts: EditorCallOptions = {}) => {
     assertScope(auth, scopeOf(op));
     const project = projectRef(auth, projectId);
     return call(bus, method, request(project, ref(recordId, kind)), opts);
@@ -178,7 +178,7 @@ function onRecordWithBody<K extends keyof Methods>(
 ) {
   return (
     bus: Bus,
-    auth: AuthContext,
+    auth: EditorCaller,
     projectId: unknown,
     recordId: unknown,
     body: unknown,

@@ -92,7 +92,7 @@ export async function submitPlaygroundGeneration(
   body: unknown,
   opts: SubmitOptions,
 ): Promise<GenerationAccepted> {
-  if (key) assertScope({ userId, ...key }, generationScope(type));
+  if (key) assertScope(key, generationScope(type));
   return submit(bus, { user_id: userId, api_key_id: key ? key.apiKeyId : null, source: 'dashboard' }, type, body, opts);
 }
 

@@ -54,6 +54,21 @@ export function publicAuthRoutes(deps: DashboardDeps): Router {
   return router;
 }
 
+/**
+ * GET /session: who is signed in, or `{session: null}` (200 either way), so the app's first look
+ * at a signed-out browser is not an error in its console. Mounted after loadSession, before
+ * requireSession.
+ */
+export function sessionProbeRoutes(deps: DashboardDeps): Router {
+  const router = Router();
+  router.get('/session', async (req, res) => {
+    const user = req.session ? await findUserById(deps.db, req.session.userId) : undefined;
+    const session = req.session && user ? { user: userView(user), csrf_token: req.session.csrfToken } : null;
+    reply(res, 'GET /session', { session });
+  });
+  return router;
+}
+
 /** Who is signed in, and signing out. */
 export function sessionAuthRoutes(deps: DashboardDeps): Router {
   const router = Router();

@@ -7,7 +7,7 @@ import type { Migration } from '@mf/db';
  * The index serves the operator report's range over attempt ends.
  */
 export const attemptCost: Migration = {
-  name: '0007_attempt_cost',
+  name: '0008_attempt_cost',
   async up(knex) {
     await knex.raw(`
       ALTER TABLE job_attempts ADD COLUMN upstream_cost numeric(14, 6) CHECK (upstream_cost >= 0);

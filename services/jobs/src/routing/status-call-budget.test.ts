@@ -1,0 +1,68 @@
+import { StatusCallBudget, statusCallLimits } from './status-call-budget';
+
+describe('StatusCallBudget', () => {
+  let now = 1_000_000;
+  const clock = () => now;
+
+  it('gives a provider at most its limit in any one-second window, sliding', () => {
+    const b = new StatusCallBudget(new Map([['fal', 3]]), clock);
+    expect(b.available('fal')).toBe(3);
+    expect(b.reserve('fal', 2).n).toBe(2);
+    now += 400;
+    expect(b.reserve('fal', 5).n).toBe(1);
+    expect(b.available('fal')).toBe(0);
+    // The first two leave the window a second after they were made, the third 400 ms later.
+    expect(b.msUntilAvailable('fal')).toBe(600);
+    expect(b.msUntilNextFrees()).toBe(600);
+    now += 599;
+    expect(b.available('fal')).toBe(0);
+    now += 1;
+    expect(b.available('fal')).toBe(2);
+    expect(b.msUntilNextFrees()).toBeNull();
+    now += 400;
+    expect(b.available('fal')).toBe(3);
+  });
+
+  it('never limits a provider without a limit', () => {
+    const b = new StatusCallBudget(new Map([['fal', 1]]), clock);
+    expect(b.reserve('local', 1000).n).toBe(1000);
+    expect(b.available('local')).toBe(Infinity);
+    expect(b.msUntilAvailable('local')).toBe(0);
+    expect(b.limited()).toEqual(['fal']);
+  });
+
+  it('keeps the slots a reservation used, counted from when it settles, and gives back the rest', () => {
+    const b = new StatusCallBudget(new Map([['fal', 4]]), clock);
+    const first = b.reserve('fal', 2);
+    now += 100;
+    const second = b.reserve('fal', 2);
+    expect(b.available('fal')).toBe(0);
+    now += 400;
+    // The first reservation used one slot, from now; the second one's slots stay as they were.
+    b.settle('fal', first, 1);
+    expect(b.available('fal')).toBe(1);
+    now += 600; // the second's slots (taken 1000 ms ago) leave; the first's kept one stays
+    expect(b.available('fal')).toBe(3);
+    now += 400;
+    expect(b.available('fal')).toBe(4);
+    b.settle('fal', second, 0);
+    expect(b.available('fal')).toBe(4);
+  });
+
+  it('refuses a limit that is not a positive integer', () => {
+    expect(() => new StatusCallBudget(new Map([['fal', 0]]))).toThrow('fal');
+  });
+
+  it('limits every upstream provider, with its own value or the fallback; local never, 0 means none', () => {
+    const specs = [
+      { name: 'fal', type: 'fal' },
+      { name: 'rep', type: 'replicate', statusCallsPerSecond: 50 },
+      { name: 'local', type: 'local', statusCallsPerSecond: 5 },
+    ];
+    expect([...statusCallLimits(specs, 100)]).toEqual([
+      ['fal', 100],
+      ['rep', 50],
+    ]);
+    expect([...statusCallLimits(specs, 0)]).toEqual([['rep', 50]]);
+  });
+});
