@@ -63,6 +63,8 @@ describe('dashboard in the browser', () => {
   let webhookSecret = '';
   let videoJobId = '';
   let cancelJobId = '';
+  let release: () => void = () => undefined;
+  const releaseHeld = new Promise<void>((r) => (release = r));
   let projectId = '';
   // Every state-changing call the pages make to the dashboard API, with its CSRF header.
   const writes: { path: string; csrf: string | undefined }[] = [];
@@ -123,7 +125,11 @@ describe('dashboard in the browser', () => {
       media('clip.mp4'),
     );
     ffmpeg('-f', 'lavfi', '-i', 'sine=frequency=220', '-t', '3', '-c:a', 'aac', media('music.m4a'));
+    ffmpeg('-f', 'lavfi', '-i', 'color=c=orange:s=320x240', '-frames:v', '1', media('held.png'));
     ref = await startReferenceServer({
+      // The long job's reference image: answered only when the job-list test is done with it, so
+      // the job is still processing when it is cancelled, however fast the machine renders.
+      '/held.png': { file: media('held.png'), contentType: 'image/png', held: releaseHeld },
       '/clip.mp4': { file: media('clip.mp4'), contentType: 'video/mp4' },
       '/music.m4a': { file: media('music.m4a'), contentType: 'audio/mp4' },
     });
@@ -144,6 +150,7 @@ describe('dashboard in the browser', () => {
   afterAll(async () => {
     await browser?.close();
     await receiver?.close();
+    release();
     await ref?.close();
     fs.rmSync(mediaDir, { recursive: true, force: true });
   });
@@ -304,7 +311,11 @@ describe('dashboard in the browser', () => {
   it('shows jobs live: a job submitted meanwhile appears and completes with a playable video, another is cancelled from the list', async () => {
     const submit = (body: object) => api(fleet, 'POST', '/api/v1/video/vidgen-2/generate', { key: apiKey, body });
     // A long render keeps the list polling while the page is open.
-    const long = await submit({ prompt: 'a long sunset to be cancelled', duration_seconds: 15 });
+    const long = await submit({
+      prompt: 'a long sunset to be cancelled',
+      duration_seconds: 15,
+      image_url: `${ref.url}/held.png`,
+    });
     expect(long.status).toBe(202);
     cancelJobId = long.body.job_id;
 
@@ -332,6 +343,7 @@ describe('dashboard in the browser', () => {
     await dialog.getByRole('button', { name: 'Cancel job' }).click();
     await page.locator(`li[data-job-id="${cancelJobId}"][data-status="cancelled"]`).waitFor();
     await waitForStatus(page, `Job ${cancelJobId} cancelled: 3,405 credits refunded.`);
+    release(); // the cancelled job no longer waits for its reference
     expect(await longCard.textContent()).toContain('3,405 credits, refunded');
 
     // The video job turns completed without a reload (the 2 s poll), with a video that plays.

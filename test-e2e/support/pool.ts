@@ -23,6 +23,9 @@ export const POOL_ENV: Readonly<Record<string, string>> = {
   WEBHOOK_RETRY_DELAYS_MS: '1000,1500,2000',
   WEBHOOK_TIMEOUT_MS: '1000',
   EXPORT_RATE_LIMIT: '100',
+  // A test may hold a reference image's answer for as long as it needs a job to stay processing
+  // (dashboard/ui.e2e): past the default 15 s, the job would fail instead.
+  REFERENCE_TIMEOUT_MS: '300000',
 };
 
 /** What a test on the pool gets: the fleet's address, environment and ports, and its admin CLI. */

@@ -7,11 +7,12 @@ import { testTls } from './tls';
 
 /**
  * An https server on 127.0.0.1 serving a real PNG at /ref.png (and any `files` given, by path; a
- * file's `delayMs` holds its answer that long, as a slow origin does), with the test CA the fleet
+ * file's `delayMs` holds its answer that long, as a slow origin does, and its `held` until that
+ * settles: a fetch that stays in flight as long as a test needs), with the test CA the fleet
  * trusts (NODE_EXTRA_CA_CERTS, set by startFleet from test-e2e/support/tls.ts).
  */
 export async function startReferenceServer(
-  files: Record<string, { file: string; contentType: string; delayMs?: number }> = {},
+  files: Record<string, { file: string; contentType: string; delayMs?: number; held?: Promise<void> }> = {},
 ): Promise<{ url: string; requests: () => string[]; close: () => Promise<void> }> {
   const tls = await testTls();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-ref-'));
@@ -36,10 +37,13 @@ export async function startReferenceServer(
       res.writeHead(200, { 'content-type': 'image/png' });
       fs.createReadStream(png).pipe(res);
     } else if (extra) {
-      setTimeout(() => {
-        res.writeHead(200, { 'content-type': extra.contentType });
-        fs.createReadStream(extra.file).pipe(res);
-      }, extra.delayMs ?? 0);
+      void (extra.held ?? Promise.resolve()).then(() =>
+        setTimeout(() => {
+          if (res.destroyed) return;
+          res.writeHead(200, { 'content-type': extra.contentType });
+          fs.createReadStream(extra.file).pipe(res);
+        }, extra.delayMs ?? 0),
+      );
     } else {
       res.writeHead(404).end();
     }
@@ -49,6 +53,11 @@ export async function startReferenceServer(
   return {
     url: `https://127.0.0.1:${port}`,
     requests: () => [...seen],
-    close: () => new Promise((r) => server.close(() => r())),
+    // A held answer's connection is cut rather than waited for.
+    close: () =>
+      new Promise((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
