@@ -9,7 +9,7 @@ import { createBusMetrics } from '../../libs/bus/src/metrics';
 import { createHttpApp } from '../../libs/http/src';
 import { createRegistry } from '../../libs/runtime/src/health';
 import { silentLogger } from '../../libs/testing/src';
-import { createBatchSizeHistogram } from '../../services/billing/src/billing-metrics';
+import { createBatchSizeHistogram, createCreditMetrics } from '../../services/billing/src/billing-metrics';
 import { createProviderMetrics } from '../../services/jobs/src/routing/provider-metrics';
 import { createWebhookMetrics } from '../../services/webhook-dispatcher/src/webhook-metrics';
 import { k8sErrors } from './support/k8s';
@@ -37,6 +37,7 @@ async function exportedNames(): Promise<Set<string>> {
   createProviderMetrics(registry);
   createWebhookMetrics(registry);
   createBatchSizeHistogram(registry);
+  createCreditMetrics(registry);
   return exposedNames(await registry.metrics());
 }
 

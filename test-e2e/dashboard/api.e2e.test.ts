@@ -566,8 +566,19 @@ describe('dashboard API end to end', () => {
       expect((await carol.post(`/admin/users/${aliceId}/credits`, { body: { amount: 0 } })).status).toBe(400);
       expect((await carol.post('/admin/users/999999999/credits', { body: { amount: 5 } })).status).toBe(404);
 
+      // The operator's usage report (docs/usage.md): alice's charges under her email, at CREDIT_VALUE_USD.
+      const report = await carol.get('/admin/usage-report?by=user');
+      expect(report.status).toBe(200);
+      expect(report.body).toMatchObject({ by: 'user', credit_value: 0.01 });
+      expect(report.body.rows).toContainEqual(expect.objectContaining({ user_id: aliceId, email: aliceEmail }));
+      expect(await carol.get('/admin/usage-report?by=key')).toMatchObject({
+        status: 400,
+        body: { error: 'by must be one of user, model, provider' },
+      });
+
       await fleet.admin('user:role', '--email', carolEmail, '--role', 'user');
       expect((await carol.get('/admin/users')).status).toBe(403);
+      expect((await carol.get('/admin/usage-report')).status).toBe(403);
     });
   });
 
@@ -585,6 +596,11 @@ describe('dashboard API end to end', () => {
       expect(run.status).toBe(202);
       const attempts = await alice.get(`/jobs/${run.body.job_id}/attempts`);
       expect(attempts.body.job_id).toBe(run.body.job_id);
+      // The usage page's figures: the user's own usage, as GET /api/v1/usage answers it.
+      const usage = await alice.get('/usage?group_by=model');
+      expect(usage.body).toMatchObject({ group_by: ['model'], totals: { jobs: expect.any(Number) } });
+      expect(usage.body.rows).toContainEqual(expect.objectContaining({ model: 'imagegen-2' }));
+      expect((await alice.get('/usage?group_by=week')).status).toBe(400);
       const key = await alice.post('/keys', { body: { name: 'limited', scopes: ['video:write'] } });
       const limits = await alice.put(`/keys/${key.body.key.id}/limits`, {
         body: { spend_limit: 1000, max_concurrent_jobs: 2 },

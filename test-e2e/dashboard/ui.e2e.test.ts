@@ -435,6 +435,71 @@ describe('dashboard in the browser', () => {
     await shot(page, 'overview-ledger');
   });
 
+  it('shows usage by day, model and key for a date range, with CSV downloads; admins see the operator report', async () => {
+    await page.getByRole('link', { name: 'Usage', exact: true }).click();
+    await page.locator('main > .page[data-path="/usage"] h1').waitFor();
+    const totals = page.locator('dl.usage-totals dd');
+    await totals.first().waitFor();
+    // The ledger above: three charges (3,405 + 404 + 404), two refunds (3,405 + 404).
+    expect(await totals.allTextContents()).toEqual(['3', '4,213', '3,809', '404']);
+    const byModel = page.getByRole('table', { name: 'Usage by model' });
+    expect(await byModel.locator('tbody tr').first().locator('th, td').allTextContents()).toEqual([
+      'vidgen-2.0',
+      '3',
+      '4,213',
+      '3,809',
+      '404',
+    ]);
+    const byKey = page.getByRole('table', { name: 'Usage by API key' });
+    const keyNets = await byKey.locator('tbody tr td:last-child').allTextContents();
+    expect(keyNets.reduce((sum, n) => sum + Number(n.replace(/[^0-9-]/g, '')), 0)).toBe(404);
+    // Today's bar is drawn; the chart's text says the range's net.
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await page.locator(`rect.chart-bar[data-day="${today}"]`).count()).toBe(1);
+    expect(
+      await page
+        .getByRole('img', { name: /Credits net by day/ })
+        .locator('desc')
+        .textContent(),
+    ).toMatch(/404 credits net, 3 jobs/);
+    // The CSV download is the same usage as CSV, with the session's cookie.
+    const href = await page.getByRole('link', { name: 'Download usage by model as CSV' }).getAttribute('href');
+    const csv = await page.evaluate(async (url) => {
+      const res = await (globalThis as unknown as PageWindow).fetch(url);
+      return { type: res.headers.get('content-type'), text: await res.text() };
+    }, href!);
+    expect(csv.type).toBe('text/csv; charset=utf-8');
+    expect(csv.text).toBe('model,jobs,credits_charged,credits_refunded,credits_net\r\nvidgen-2.0,3,4213,3809,404\r\n');
+    // A range without usage says so.
+    await page.getByLabel('From', { exact: true }).fill('2020-01-01');
+    await page.getByLabel('To', { exact: true }).fill('2020-01-31');
+    await page.getByRole('button', { name: 'Show usage' }).click();
+    await page.getByText('No usage in this range').waitFor();
+    await shot(page, 'usage');
+
+    const adminEmail = `reporter${Date.now()}@example.test`;
+    await fleet.admin('user:create', '--email', adminEmail, '--password', PASSWORD);
+    await fleet.admin('user:role', '--email', adminEmail, '--role', 'admin');
+    const admin = await newWatchedContext(browser);
+    try {
+      await admin.page.goto(`${base()}#/admin`);
+      await admin.page.getByLabel('Email').fill(adminEmail);
+      await admin.page.getByLabel('Password').fill(PASSWORD);
+      await admin.page.getByRole('button', { name: 'Sign in' }).click();
+      await admin.page.getByRole('heading', { name: 'Usage report' }).waitFor();
+      await admin.page.getByRole('button', { name: 'Show report' }).click();
+      const report = admin.page.getByRole('table', { name: 'Usage report by user' });
+      // This user's row: their three charges, 404 net; the local renderer costs nothing upstream.
+      const row = report.locator('tbody tr', { has: admin.page.getByRole('rowheader', { name: email }) });
+      await row.waitFor();
+      expect(await row.locator('td').allTextContents()).toEqual(['3', '404', '$4.04', '$0.00', '$4.04', '0']);
+      await admin.page.getByRole('link', { name: 'Download the report as CSV' }).waitFor();
+      await shot(admin.page, 'admin-usage-report');
+    } finally {
+      await admin.context.close();
+    }
+  });
+
   it("lists the job's webhook delivery in the key's delivery log, and sends a test event on request", async () => {
     await go(page, `#/keys/${keyId}`);
     const completedRow = page.locator('tbody tr[data-event="job.completed"]', { hasText: videoJobId });
@@ -712,6 +777,7 @@ describe('dashboard in the browser', () => {
         `#/keys/${keyId}`,
         '#/jobs',
         `#/jobs/${videoJobId}`,
+        '#/usage',
         '#/projects',
         `#/projects/${projectId}`,
       ]) {

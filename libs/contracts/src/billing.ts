@@ -4,6 +4,7 @@ import { MAX_CONCURRENT_JOBS_MAX, SPEND_LIMIT_MAX } from './api/key-limits';
 import { QUEUES } from './names';
 import { named } from './schema/rules';
 import { usageRequest } from './api/usage';
+import { operatorUsageRequest } from './operator-report';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
 
 /**
@@ -208,5 +209,10 @@ export const billingReportsRpc = {
   queue: QUEUES.billingReportsRpc,
   methods: {
     usage: rpcMethod<T.UsageRequest, T.UsageReport>('billing.usage', usageRequest),
+    /** Every user's charges and refunds in a range, by user or model (the operator's report). */
+    operatorUsage: rpcMethod<T.OperatorUsageRequest, T.OperatorUsageReply>(
+      'billing.operator-usage',
+      operatorUsageRequest,
+    ),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

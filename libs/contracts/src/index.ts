@@ -5,6 +5,7 @@ export * from './billing';
 export * from './job-events';
 export * from './jobs';
 export * from './job-attempts';
+export * from './operator-report';
 export * from './event-log-request';
 export * from './event-log';
 export * from './webhooks';

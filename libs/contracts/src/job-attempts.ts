@@ -16,6 +16,9 @@ export const ATTEMPT_STATES = [
   'skipped',
 ] as const;
 
+/** How an attempt's upstream cost was known (docs/usage.md). */
+export const UPSTREAM_COST_SOURCES = ['reported', 'metered', 'price'] as const;
+
 /** One attempt of a job on one of its routes (the dashboard's job page lists them). */
 export const jobAttemptView = named(
   Joi.object({
@@ -35,6 +38,18 @@ export const jobAttemptView = named(
       .description('0..1 while running, when the upstream tells.'),
     started_at: timestamp.required(),
     ended_at: timestamp.allow(null).required(),
+    upstream_cost: Joi.number()
+      .min(0)
+      .allow(null)
+      .required()
+      .description('What the attempt cost upstream, US dollars; null when unknown or none (the local provider).'),
+    upstream_cost_source: Joi.string()
+      .valid(...UPSTREAM_COST_SOURCES)
+      .allow(null)
+      .required()
+      .description(
+        'reported: the upstream said (OpenRouter usage.cost); metered: its usage times the route price (Replicate compute seconds, fal billed units); price: the route price for what was made.',
+      ),
   }),
   'JobAttemptView',
 );

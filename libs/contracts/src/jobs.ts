@@ -6,6 +6,7 @@ import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
 import { listEventsRequest, recordTestEventRequest } from './event-log-request';
 import { appendExportEventRequest } from './export-event-request';
 import { named } from './schema/rules';
+import { upstreamCostsRequest } from './operator-report';
 
 /**
  * The jobs service's messages and the Job object (contract section 2, plus documented additions).
@@ -277,5 +278,14 @@ export const jobsRpc = {
     ),
     /** Writes a test event (a sample job) into the user's log: it then goes out as any event does. */
     recordTestEvent: rpcMethod<T.RecordTestEventRequest, T.LogEvent>('jobs.record-test-event', recordTestEventRequest),
+  },
+} satisfies RpcService<Record<string, AnyRpcMethod>>;
+
+/** The jobs service's reports over ranges (docs/usage.md), on a queue of their own: never behind submits. */
+export const jobsReportsRpc = {
+  queue: QUEUES.jobsReportsRpc,
+  methods: {
+    /** What attempts cost upstream over a range, by user, model or provider (the operator's report). */
+    upstreamCosts: rpcMethod<T.UpstreamCostsRequest, T.UpstreamCostsReply>('jobs.upstream-costs', upstreamCostsRequest),
   },
 } satisfies RpcService<Record<string, AnyRpcMethod>>;

@@ -14,6 +14,8 @@ export const QUEUES = {
   /** Usage reports: reads over ranges of the ledger, kept off the money path's queue. */
   billingReportsRpc: 'billing.reports.rpc',
   jobsRpc: 'jobs.rpc',
+  /** Reports over ranges of attempts (upstream costs), kept off the submit path's queue. */
+  jobsReportsRpc: 'jobs.reports.rpc',
   editorRpc: 'editor.rpc',
   exportsRpc: 'exports.rpc',
   /** The dispatcher's reads, clears and recover: database work only, never an outbound call. */

@@ -4,7 +4,7 @@ import { silentLogger } from '@mf/testing';
 import type { BatchOp } from '../src/domain/batch';
 import { ledgerEntries } from '../src/usecases/account.usecase';
 import { GroupCommitter } from '../src/usecases/group-commit';
-import { usage } from '../src/usecases/usage.usecase';
+import { operatorUsage, usage } from '../src/usecases/usage.usecase';
 import { refund, seedUser, useBillingDatabase } from './support/billing-db';
 
 /** Usage and the ledger read back from the real database, and the sums reconcile with the balance. */
@@ -131,5 +131,29 @@ describe('billing usage', () => {
     expect(day2.entries.map((e) => [e.kind, e.reference, e.model])).toEqual([
       ['refund', `job:b-${user}`, 'vidgen-2.0'],
     ]);
+  });
+  it("sums every user's usage by user or model for the operator, on the same days as their own reports", async () => {
+    // A month no other test writes in: the operator's sums cover every user.
+    const [a, b] = [await seedUser(db, nextUser++, 10_000), await seedUser(db, nextUser++, 10_000)];
+    await at('2027-06-01T08:00:00Z', charge(a, `job:op1-${a}`, 1135, 'vidgen-2.0', 3));
+    await at('2027-06-02T08:00:00Z', charge(a, `job:op2-${a}`, 100, 'imagegen-2', 3));
+    await at('2027-06-03T08:00:00Z', charge(b, `job:op3-${b}`, 50, 'imagegen-2'));
+    await at('2027-06-04T08:00:00Z', refund(b, `job:op3-${b}`));
+    await at('2027-06-05T08:00:00Z', charge(b, `turn:op4-${b}`, 5, 'editor-turn'));
+    // After the range: not in it.
+    await at('2027-07-01T00:00:00Z', charge(b, `job:op5-${b}`, 50, 'imagegen-2'));
+    const range = { from: '2027-06-01T00:00:00.000Z', to: '2027-07-01T00:00:00.000Z' };
+    expect((await operatorUsage(db, { ...range, by: 'user' })).rows).toEqual([
+      { user_id: a, jobs: 2, credits_charged: 1235, credits_refunded: 0, credits_net: 1235 },
+      { user_id: b, jobs: 2, credits_charged: 55, credits_refunded: 50, credits_net: 5 },
+    ]);
+    expect((await operatorUsage(db, { ...range, by: 'model' })).rows).toEqual([
+      { model: 'editor-turn', jobs: 1, credits_charged: 5, credits_refunded: 0, credits_net: 5 },
+      { model: 'imagegen-2', jobs: 2, credits_charged: 150, credits_refunded: 50, credits_net: 100 },
+      { model: 'vidgen-2.0', jobs: 1, credits_charged: 1135, credits_refunded: 0, credits_net: 1135 },
+    ]);
+    // Each user's own report says the same.
+    const own = await report(b, range.from, range.to, ['model']);
+    expect(own.totals.credits_net).toBe(5);
   });
 });

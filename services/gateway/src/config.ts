@@ -13,6 +13,7 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv, RateLimitConfig {
   INSTRUCT_TIMEOUT_MS: number;
   EXPORT_TIMEOUT_MS: number;
   ASSET_IMPORT_TIMEOUT_MS: number;
+  CREDIT_VALUE_USD: number;
   IMPORT_MAX_BYTES: number;
   WEBHOOK_TEST_TIMEOUT_MS: number;
   PROVIDER_CALLBACK_SECRET: string;
@@ -72,6 +73,8 @@ const schema = Joi.object<GatewayConfig>({
    * longer than the editor's IMPORT_TIMEOUT_MS, so a slow import is answered, not cut off by a 503.
    */
   ASSET_IMPORT_TIMEOUT_MS: Joi.number().integer().min(1000).default(120_000),
+  /** What one credit is worth in US dollars, for the operator's usage report's revenue and margin. */
+  CREDIT_VALUE_USD: Joi.number().min(0).default(0.01),
   /** The largest media upload, bytes (the editor's limit of a URL import too). */
   IMPORT_MAX_BYTES: Joi.number()
     .integer()

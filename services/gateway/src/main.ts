@@ -139,6 +139,7 @@ runMain('gateway', loadGatewayConfig, (config, logger) => ({
         falEndpoints: api.falEndpoints,
         submitTimeoutMs: config.SUBMIT_TIMEOUT_MS,
         keyRevocations: revocations,
+        creditValueUsd: config.CREDIT_VALUE_USD,
         studio: {
           streamInstruct: (c) => streamInstruct({ bus, streams, logger, timeoutMs: config.INSTRUCT_TIMEOUT_MS }, c),
           storage,

@@ -6,6 +6,7 @@ import { jobOrigin } from './0004_job_origin';
 import { jobAttempts } from './0005_job_attempts';
 import { eventLog } from './0006_event_log';
 import { keylessEditorJobs } from './0007_keyless_editor_jobs';
+import { attemptCost } from './0008_attempt_cost';
 
 /** In order. Append only. */
 export const migrations: Migration[] = [
@@ -16,4 +17,5 @@ export const migrations: Migration[] = [
   jobAttempts,
   eventLog,
   keylessEditorJobs,
+  attemptCost,
 ];

@@ -5,7 +5,7 @@ import { createStorage, storageConfigFromEnv } from '@mf/storage';
 import { migrations } from '../migrations';
 import { DEV_CALLBACK_SECRET, loadJobsConfig } from './config';
 import { injectFaults } from './faults';
-import { serveJobsRpc } from './messaging/jobs-rpc.server';
+import { serveJobsReportsRpc, serveJobsRpc } from './messaging/jobs-rpc.server';
 import { relayOutbox } from './messaging/outbox-relay';
 import { createProviders } from './providers';
 import { createProviderMetrics } from './routing/provider-metrics';
@@ -128,6 +128,7 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
       logger,
     );
     await serveJobsRpc(bus, ctx, callbackPolls);
+    await serveJobsReportsRpc(bus, ctx);
     return [
       {
         name: 'poller',

@@ -146,6 +146,8 @@ describe('FalProvider against a fake fal queue', () => {
     expect(last).toEqual({
       state: 'completed',
       outputs: [{ kind: 'url', url: `${fake.url}/media/${requestId}.mp4`, contentType: 'video/mp4' }],
+      // The units fal billed, from its result's x-fal-billable-units.
+      usage: { billedUnits: 1 },
     });
     // Request paths use the app id, not the endpoint's subpath.
     expect(callsTo('GET', `/fal-ai/vidgen-2/requests/${requestId}/status`)).toHaveLength(3);

@@ -85,6 +85,8 @@ describe('OpenRouterProvider against a fake of OpenRouter’s video API', () => 
     expect(seen[2]).toEqual({
       state: 'completed',
       outputs: [{ kind: 'download', contentType: 'video/mp4', download: expect.any(Function) }],
+      // What the generation cost, as OpenRouter says it (docs/usage.md).
+      usage: { costUsd: 0.4 },
     });
 
     const last = seen[2];

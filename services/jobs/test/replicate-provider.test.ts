@@ -63,6 +63,8 @@ describe('ReplicateProvider against a fake of Replicate’s predictions API', ()
     expect(seen[2]).toEqual({
       state: 'completed',
       outputs: [{ kind: 'url', url: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+\/media\/\w+\.mp4$/) }],
+      // Its metrics' predict_time: the hardware seconds Replicate bills.
+      usage: { computeSeconds: 2.5 },
     });
   });
 

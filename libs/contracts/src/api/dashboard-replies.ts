@@ -14,6 +14,8 @@ import {
 } from '../editor';
 import { exportAccepted, exportList, exportStatus } from '../export-status';
 import { jobAttemptsReply } from '../job-attempts';
+import { operatorReport } from '../operator-report';
+import { usageReport } from './usage';
 import { cancelJobReply, jobView, listJobsReply } from '../jobs';
 import { keysOf, named } from '../schema/rules';
 import {
@@ -181,6 +183,7 @@ export const DASHBOARD_REPLIES: { readonly [R in DashboardRoute]: Joi.ObjectSche
   'POST /keys/:id/webhook/secret/rotate': rotateSecretReply,
   'GET /balance': accountReply,
   'GET /ledger': ledgerReply,
+  'GET /usage': usageReport,
   'GET /jobs': listJobsReply,
   'GET /jobs/:id': jobView,
   'GET /jobs/:id/attempts': jobAttemptsReply,
@@ -202,6 +205,7 @@ export const DASHBOARD_REPLIES: { readonly [R in DashboardRoute]: Joi.ObjectSche
   'POST /generate/:type': generationAccepted,
   'GET /admin/users': dashboardUserList,
   'POST /admin/users/:id/credits': dashboardGrantReply,
+  'GET /admin/usage-report': operatorReport,
 };
 
 /** The route a request matches ('GET /keys/12' -> 'GET /keys/:id'), or undefined for none. */

@@ -24,6 +24,7 @@ export interface DashboardReplies {
   'POST /keys/:id/webhook/secret/rotate': T.RotateSecretReply;
   'GET /balance': T.AccountReply;
   'GET /ledger': T.LedgerReply;
+  'GET /usage': T.UsageReport;
   'GET /jobs': T.ListJobsReply;
   'GET /jobs/:id': T.Job;
   'GET /jobs/:id/attempts': T.JobAttemptsReply;
@@ -45,6 +46,7 @@ export interface DashboardReplies {
   'POST /generate/:type': T.GenerationAccepted;
   'GET /admin/users': T.DashboardUserList;
   'POST /admin/users/:id/credits': T.DashboardGrantReply;
+  'GET /admin/usage-report': T.OperatorReport;
 }
 
 export type DashboardRoute = keyof DashboardReplies;

@@ -1075,6 +1075,14 @@ export interface JobAttemptView {
    * ISO 8601, UTC.
    */
   ended_at: string | null;
+  /**
+   * What the attempt cost upstream, US dollars; null when unknown or none (the local provider).
+   */
+  upstream_cost: number | null;
+  /**
+   * reported: the upstream said (OpenRouter usage.cost); metered: its usage times the route price (Replicate compute seconds, fal billed units); price: the route price for what was made.
+   */
+  upstream_cost_source: 'reported' | 'metered' | 'price' | null;
 }
 
 export interface JobEventPayload {
@@ -1600,6 +1608,115 @@ export interface MoveClipRequest {
   idx: number;
 }
 
+export interface OperatorReport {
+  /**
+   * Start, inclusive.
+   */
+  from: string;
+  /**
+   * End, exclusive.
+   */
+  to: string;
+  by: 'user' | 'model' | 'provider';
+  /**
+   * What one credit is worth (CREDIT_VALUE_USD or --credit-value).
+   */
+  credit_value: number;
+  rows: OperatorReportRow[];
+  totals: {
+    jobs: number;
+    credits_net: number;
+    /**
+     * credits_net x the credit value.
+     */
+    revenue: number;
+    /**
+     * US dollars.
+     */
+    upstream_cost: number;
+    /**
+     * revenue - upstream_cost.
+     */
+    margin: number;
+    unpriced_attempts: number;
+  };
+}
+
+export interface OperatorReportQuery {
+  from?: string;
+  to?: string;
+  by?: 'user' | 'model' | 'provider';
+  format?: 'json' | 'csv';
+}
+
+export interface OperatorReportRow {
+  /**
+   * When grouped by user.
+   */
+  user_id?: number;
+  /**
+   * The catalog model (or editor charge kind), when grouped by model.
+   */
+  model?: string;
+  /**
+   * The provider name of the providers document, when grouped by provider.
+   */
+  provider?: string;
+  /**
+   * The user, when grouped by user.
+   */
+  email?: string;
+  jobs: number;
+  credits_net: number;
+  /**
+   * credits_net x the credit value.
+   */
+  revenue: number;
+  /**
+   * US dollars.
+   */
+  upstream_cost: number;
+  /**
+   * revenue - upstream_cost.
+   */
+  margin: number;
+  unpriced_attempts: number;
+}
+
+export interface OperatorUsageReply {
+  rows: OperatorUsageRow[];
+}
+
+export interface OperatorUsageRequest {
+  /**
+   * Start, inclusive.
+   */
+  from: string;
+  /**
+   * End, exclusive.
+   */
+  to: string;
+  by: 'user' | 'model';
+}
+
+export interface OperatorUsageRow {
+  /**
+   * When grouped by user.
+   */
+  user_id?: number;
+  /**
+   * The catalog model (or editor charge kind), when grouped by model.
+   */
+  model?: string;
+  /**
+   * Charges made in the range.
+   */
+  jobs: number;
+  credits_charged: number;
+  credits_refunded: number;
+  credits_net: number;
+}
+
 export interface ParamSpec {
   type: 'string' | 'integer' | 'number' | 'boolean' | 'string[]';
   required: boolean;
@@ -2113,6 +2230,57 @@ export interface UpdateContextRequest {
    * The whole context (Markdown), up to 100000 characters; '' clears it.
    */
   context_md: string;
+}
+
+export interface UpstreamCostsReply {
+  rows: UpstreamCostsRow[];
+}
+
+export interface UpstreamCostsRequest {
+  /**
+   * Start, inclusive.
+   */
+  from: string;
+  /**
+   * End, exclusive.
+   */
+  to: string;
+  by: 'user' | 'model' | 'provider';
+}
+
+export interface UpstreamCostsRow {
+  /**
+   * When grouped by user.
+   */
+  user_id?: number;
+  /**
+   * The catalog model (or editor charge kind), when grouped by model.
+   */
+  model?: string;
+  /**
+   * The provider name of the providers document, when grouped by provider.
+   */
+  provider?: string;
+  /**
+   * Jobs completed in the range (by provider: on it).
+   */
+  jobs: number;
+  /**
+   * Credits of those jobs (their charges kept).
+   */
+  credits_kept: number;
+  /**
+   * Attempts that ended in the range.
+   */
+  attempts: number;
+  /**
+   * What those attempts cost upstream, US dollars.
+   */
+  upstream_cost: number;
+  /**
+   * Of those, the attempts on a non-local provider with no cost known.
+   */
+  unpriced_attempts: number;
 }
 
 export interface UsageQuery {

@@ -7,7 +7,7 @@ import { grant } from '../usecases/grant.usecase';
 import type { GroupCommitter } from '../usecases/group-commit';
 import { keyLimits, setKeyLimits } from '../usecases/key-limits.usecase';
 import { refund } from '../usecases/refund.usecase';
-import { usage } from '../usecases/usage.usecase';
+import { operatorUsage, usage } from '../usecases/usage.usecase';
 
 /** Binds billing's RPC methods to its use cases. */
 export function serveBillingRpc(
@@ -40,5 +40,9 @@ export function serveKeyLimitsRpc(bus: Bus, db: Knex, prefetch: number): Promise
 
 /** Binds the usage reports (a queue of their own: range reads never wait behind charges). */
 export function serveReportsRpc(bus: Bus, db: Knex, prefetch: number): Promise<void> {
-  return bus.serveRpc(billingReportsRpc, { usage: (req) => usage(db, req) }, { prefetch });
+  return bus.serveRpc(
+    billingReportsRpc,
+    { usage: (req) => usage(db, req), operatorUsage: (req) => operatorUsage(db, req) },
+    { prefetch },
+  );
 }

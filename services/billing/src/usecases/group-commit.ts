@@ -1,6 +1,6 @@
 import { withPooledConnection, type Knex } from '@mf/db';
 import type { Logger } from '@mf/logger';
-import { batchKeys, planBatch, type BatchOp, type BatchOutcome } from '../domain/batch';
+import { batchKeys, planBatch, type BatchOp, type BatchOutcome, type NewEntry } from '../domain/batch';
 import { KeyCounters } from '../domain/key-limits';
 import { beginAndLock, writeAndCommit } from '../repositories/batch.repository';
 
@@ -22,6 +22,8 @@ export interface GroupCommitOptions {
   logger: Logger;
   /** Called with the size of each committed batch (a metric). */
   onBatch?: (size: number) => void;
+  /** Called with the ledger rows each batch committed (metrics of credits charged and refunded). */
+  onEntries?: (entries: readonly NewEntry[]) => void;
 }
 
 /** Thrown inside a batch's transaction to roll it back: an earlier batch did not commit. */
@@ -120,12 +122,13 @@ export class GroupCommitter {
    */
   private async run(batch: Waiting[], previous: Promise<boolean>, locked: () => void): Promise<boolean> {
     let outcomes: BatchOutcome[];
+    let entries: NewEntry[];
     try {
-      outcomes = await this.apply(
+      ({ outcomes, entries } = await this.apply(
         batch.map((w) => w.op),
         previous,
         locked,
-      );
+      ));
     } catch (err) {
       locked();
       if (err !== SUPERSEDED && batch.length === 1) {
@@ -148,6 +151,7 @@ export class GroupCommitter {
     this.stats.batches += 1;
     this.stats.operations += batch.length;
     this.opts.onBatch?.(batch.length);
+    if (entries.length) this.opts.onEntries?.(entries);
     batch.forEach((w, i) => w.resolve(outcomes[i]));
     return true;
   }
@@ -158,7 +162,11 @@ export class GroupCommitter {
     this.pump();
   }
 
-  private apply(ops: BatchOp[], previous: Promise<boolean>, locked: () => void): Promise<BatchOutcome[]> {
+  private apply(
+    ops: BatchOp[],
+    previous: Promise<boolean>,
+    locked: () => void,
+  ): Promise<{ outcomes: BatchOutcome[]; entries: NewEntry[] }> {
     const { users, references, keys } = batchKeys(ops);
     return withPooledConnection(this.db, async (conn) => {
       const state = await beginAndLock(conn, references, users, keys).finally(locked);
@@ -167,7 +175,7 @@ export class GroupCommitter {
       // The write goes with the COMMIT (one round trip), so it waits for the previous batch's commit.
       if (!(await previous)) throw SUPERSEDED;
       await writeAndCommit(conn, plan.balances, plan.entries, counters.changes());
-      return plan.outcomes;
+      return { outcomes: plan.outcomes, entries: plan.entries };
     });
   }
 }

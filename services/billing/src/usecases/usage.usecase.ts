@@ -1,5 +1,13 @@
-import { USAGE_GROUPINGS, type UsageReport, type UsageRequest, type UsageRow } from '@mf/contracts';
+import {
+  USAGE_GROUPINGS,
+  type OperatorUsageReply,
+  type OperatorUsageRequest,
+  type UsageReport,
+  type UsageRequest,
+  type UsageRow,
+} from '@mf/contracts';
 import type { Knex } from '@mf/db';
+import { operatorUsageSums } from '../repositories/operator-usage.repository';
 import { usageSums, type UsageSums } from '../repositories/usage.repository';
 
 /**
@@ -31,5 +39,23 @@ function toRow(s: UsageSums): UsageRow {
     credits_charged: charged,
     credits_refunded: refunded,
     credits_net: charged - refunded,
+  };
+}
+
+/** Every user's usage in [from, to), by user or model: billing's part of the operator's report. */
+export async function operatorUsage(db: Knex, req: OperatorUsageRequest): Promise<OperatorUsageReply> {
+  const sums = await operatorUsageSums(db, req, req.by);
+  return {
+    rows: sums.map((s) => {
+      const charged = Number(s.credits_charged);
+      const refunded = Number(s.credits_refunded);
+      return {
+        ...(req.by === 'user' ? { user_id: Number(s.user_id) } : { model: s.model ?? 'unknown' }),
+        jobs: Number(s.jobs),
+        credits_charged: charged,
+        credits_refunded: refunded,
+        credits_net: charged - refunded,
+      };
+    }),
   };
 }

@@ -13,6 +13,7 @@ import { playgroundPage } from './pages/playground.js';
 import { projectsPage } from './pages/projects.js';
 import { projectPage } from './pages/project.js';
 import { adminPage } from './pages/admin.js';
+import { usagePage } from './pages/usage.js';
 import type { DashboardReplies, DashboardSession } from './contracts.js';
 import type { Page, PageContext } from './page.js';
 
@@ -33,6 +34,7 @@ const routes: AppRoute[] = [
   { path: '/', title: 'Overview', page: overviewPage, nav: 'overview' },
   { path: '/keys', title: 'API keys', page: keysPage, nav: 'keys' },
   { path: '/keys/:id', title: 'API key', page: keyPage, nav: 'keys' },
+  { path: '/usage', title: 'Usage', page: usagePage, nav: 'usage' },
   { path: '/jobs', title: 'Jobs', page: jobsPage, nav: 'jobs' },
   { path: '/jobs/:id', title: 'Job', page: jobPage, nav: 'jobs' },
   { path: '/playground', title: 'Playground', page: playgroundPage, nav: 'playground' },

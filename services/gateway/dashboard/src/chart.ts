@@ -6,7 +6,7 @@ const PAD = { right: 16, top: 16, bottom: 36 };
 const FONT_PX = 12;
 
 /** Round tick values (1, 2, 5 x 10^n) from at or below lo to at or above hi. */
-function ticks(lo: number, hi: number, count = 4): number[] {
+export function ticks(lo: number, hi: number, count = 4): number[] {
   const span = hi - lo || 1;
   const raw = span / count;
   const mag = 10 ** Math.floor(Math.log10(raw));

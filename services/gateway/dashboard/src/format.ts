@@ -65,3 +65,15 @@ export function durationMs(ms: unknown): string {
 export function seconds(s: unknown): string {
   return typeof s === 'number' && Number.isFinite(s) ? `${s.toFixed(s < 10 ? 1 : 0)} s` : '–';
 }
+
+const usdFormat = new Intl.NumberFormat(undefined, {
+  style: 'currency',
+  currency: 'USD',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 4,
+});
+
+/** US dollars, to the cent or finer (upstream costs are often fractions of a cent): $0.40, −$1.25. */
+export function usd(n: unknown): string {
+  return typeof n === 'number' && Number.isFinite(n) ? usdFormat.format(n) : '–';
+}

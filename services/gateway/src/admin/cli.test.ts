@@ -12,6 +12,7 @@ describe('admin CLI help', () => {
     'webhook:clear',
     'webhook:get',
     'webhook:deliveries',
+    'usage:report',
   ];
 
   it.each([['--help'], ['-h'], ['help'], ['credits:grant', '--help']])(

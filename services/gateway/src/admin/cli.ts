@@ -11,11 +11,18 @@ import { migrations } from '../../migrations';
 import { loadGatewayConfig } from '../config';
 import { keyRevocations } from '../core/auth/key-revocations';
 import { createApiKey, revokeApiKey } from '../core/usecases/api-keys.usecase';
+import { validateOperatorReportQuery } from '../core/reports/operator-report-query';
+import { operatorReport, writeOperatorReportCsv } from '../core/reports/operator-report.usecase';
 import { changeKeyLimits } from '../core/usecases/key-limits.usecase';
 import { createUser, grantCredits, requireUserByEmail, ROLES, setUserRole } from '../core/usecases/users.usecase';
 import { clearWebhook, getWebhook, listWebhookDeliveries, setWebhook } from '../core/usecases/webhooks.usecase';
 
 class UsageError extends Error {}
+
+/** A command's answer printed as it is (CSV), instead of as one JSON object. */
+class PlainText {
+  constructor(readonly text: string) {}
+}
 
 const USAGE = `usage: npm run --silent admin -- <command> [flags]   (--help: this list)
   user:create   --email E [--password P] [--credits N]   -> {user_id, email}
@@ -28,13 +35,19 @@ const USAGE = `usage: npm run --silent admin -- <command> [flags]   (--help: thi
   webhook:set        --key-id N --url U                  -> {url, secret?} (secret only when newly generated)
   webhook:clear      --key-id N                          -> {cleared}
   webhook:get        --key-id N                          -> {url, created_at, updated_at, failing_since, disabled_at}
-  webhook:deliveries --key-id N [--limit N]              -> {deliveries: [...]}`;
+  webhook:deliveries --key-id N [--limit N]              -> {deliveries: [...]}
+  usage:report  [--from D] [--to D] [--by user|model|provider] [--credit-value USD] [--csv]
+                (range [from, to), default this month (UTC); by user when not said; credit value
+                default CREDIT_VALUE_USD) -> {from, to, by, credit_value, rows: [...], totals}, or CSV`;
 
 interface Ctx {
   db: Knex;
   bus: () => Promise<Bus>;
   /** A warning for stderr; the command still succeeds. */
   warn: (message: string) => void;
+  /** --csv was given. */
+  csv: boolean;
+  creditValueUsd: number;
 }
 
 type Flags = Record<string, string | undefined>;
@@ -65,6 +78,23 @@ function limitFlag(value: string | undefined): number | string | null | undefine
 }
 
 const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
+  'usage:report': async (flags, ctx) => {
+    const ask = validateOperatorReportQuery({ from: flags.from, to: flags.to, by: flags.by });
+    if (!ask.ok) throw new UsageError(`--${ask.error}`);
+    const creditValue = flags['credit-value'] === undefined ? ctx.creditValueUsd : Number(flags['credit-value']);
+    if (!Number.isFinite(creditValue) || creditValue < 0 || !/^\d/.test(flags['credit-value'] ?? '0'))
+      throw new UsageError('--credit-value must be a number of US dollars, 0 or more');
+    const report = await operatorReport({ db: ctx.db, bus: await ctx.bus() }, ask.value, creditValue);
+    if (!ctx.csv) return report;
+    let text = '';
+    await writeOperatorReportCsv(report, {
+      write: (chunk) => {
+        text += chunk;
+        return Promise.resolve();
+      },
+    });
+    return new PlainText(text);
+  },
   'user:create': async (flags, ctx) => {
     const credits =
       flags.credits === undefined ? undefined : flags.credits === '0' ? 0 : positiveInt(flags.credits, 'credits');
@@ -129,13 +159,14 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
   const [command, ...rest] = argv;
   // Asking for help is not a mistake: the command list on stdout, exit 0 (also `<command> --help`).
   if (command === undefined) return { code: 2, stderr: USAGE };
-  if (HELP.has(command) || rest.some((a) => a === '--help' || a === '-h')) return { code: 0, stdout: USAGE };
+  if (HELP.has(command) || rest.some((a) => a === '--help' || a === '-h')) return { code: 0, stdout: `${USAGE}\n` };
   const handler = Object.hasOwn(commands, command) ? commands[command] : undefined;
   if (!handler) return { code: 2, stderr: `unknown command: ${command}\n${USAGE}` };
   let flags: Flags;
+  const csv = rest.includes('--csv');
   try {
     flags = parseArgs({
-      args: rest,
+      args: rest.filter((a) => a !== '--csv'),
       options: {
         email: { type: 'string' },
         password: { type: 'string' },
@@ -150,6 +181,10 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
         role: { type: 'string' },
         'spend-limit': { type: 'string' },
         'max-concurrent-jobs': { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        by: { type: 'string' },
+        'credit-value': { type: 'string' },
       },
       strict: true,
     }).values;
@@ -165,6 +200,8 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
     await migrate(db, 'gateway', migrations);
     const result = await handler(flags, {
       db,
+      csv,
+      creditValueUsd: config.CREDIT_VALUE_USD,
       warn: (message) => warnings.push(message),
       bus: async () => {
         bus ??= new Bus({
@@ -179,12 +216,13 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
         return bus;
       },
     });
-    return { code: 0, stdout: JSON.stringify(result), ...(warnings.length ? { stderr: warnings.join('\n') } : {}) };
+    const stdout = result instanceof PlainText ? result.text : `${JSON.stringify(result)}\n`;
+    return { code: 0, stdout, ...(warnings.length ? { stderr: warnings.join('\n') } : {}) };
   } catch (err) {
     if (err instanceof UsageError) return { code: 2, stderr: `${err.message}\n${USAGE}` };
     const message = isAppError(err)
       ? err.kind === 'unavailable'
-        ? 'a service did not answer: are billing and webhook-dispatcher running?'
+        ? 'a service did not answer: are billing, jobs and webhook-dispatcher running?'
         : err.body.error
       : (err as Error).message;
     return { code: 1, stderr: `error: ${message}` };
@@ -196,7 +234,7 @@ export async function runCli(argv: string[]): Promise<{ code: number; stdout?: s
 
 if (require.main === module) {
   void runCli(process.argv.slice(2)).then(({ code, stdout, stderr }) => {
-    if (stdout) process.stdout.write(`${stdout}\n`);
+    if (stdout) process.stdout.write(stdout);
     if (stderr) process.stderr.write(`${stderr}\n`);
     process.exit(code);
   });

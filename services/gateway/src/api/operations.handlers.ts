@@ -31,7 +31,7 @@ import { usageReportOf, writeUsageCsv } from '../core/reports/usage.usecase';
 import { forwardedIdempotency } from '../http/idempotency.middleware';
 import type { ApiDeps } from './api.router';
 import { eventStreams } from './sse/event-streams';
-import { sendCsv, wantsCsv } from './csv-reply';
+import { sendCsv, wantsCsv } from '../http/csv-reply';
 import { acceptsEventStream, streamInstruct } from './sse/instruct-stream';
 
 /** What a handler gets: the request, its caller, its path parameters and the options of its calls. */

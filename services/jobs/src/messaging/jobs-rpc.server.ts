@@ -1,5 +1,5 @@
 import type { Bus } from '@mf/bus';
-import { jobsRpc } from '@mf/contracts';
+import { jobsReportsRpc, jobsRpc } from '@mf/contracts';
 import type { CallbackPolls } from '../usecases/callback-poll.usecase';
 import type { JobsContext } from '../usecases/context';
 import { cancelJob } from '../usecases/cancel-job.usecase';
@@ -14,6 +14,7 @@ import {
   providerCallback,
 } from '../usecases/read-jobs.usecase';
 import { submitJob } from '../usecases/submit-job.usecase';
+import { upstreamCosts } from '../usecases/upstream-costs.usecase';
 
 /** Binds the jobs RPC methods to their use cases. */
 export function serveJobsRpc(
@@ -40,4 +41,9 @@ export function serveJobsRpc(
     appendExportEvent: (req) => appendExportEvent(ctx, req),
     recordTestEvent: (req) => recordTestEvent(ctx, req),
   });
+}
+
+/** Binds the reports (a queue of their own: range reads never wait behind submits). */
+export function serveJobsReportsRpc(bus: Bus, ctx: JobsContext): Promise<void> {
+  return bus.serveRpc(jobsReportsRpc, { upstreamCosts: (req) => upstreamCosts(ctx, req) }, { prefetch: 2 });
 }

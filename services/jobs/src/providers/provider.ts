@@ -32,12 +32,25 @@ export type ProviderOutput =
   | { kind: 'url'; url: string; contentType?: string }
   | { kind: 'download'; contentType?: string; download: (destPath: string) => Promise<void> };
 
+/**
+ * What an upstream says a request used, when it says: its cost in US dollars (OpenRouter's
+ * `usage.cost`), seconds of compute (Replicate's `metrics.predict_time`), or billed units (fal's
+ * `x-fal-billable-units`). The last two are priced with the route's `cost` (docs/providers.md).
+ */
+export type UpstreamUsage = { costUsd: number } | { computeSeconds: number } | { billedUnits: number };
+
 export type ProviderStatus =
   /** progress: 0..1 when the upstream tells (logs, progress messages); queuePosition: its place in the upstream's queue before it starts. */
   | { state: 'running'; progress?: number; queuePosition?: number }
-  | { state: 'completed'; outputs: ProviderOutput[] }
+  | { state: 'completed'; outputs: ProviderOutput[]; usage?: UpstreamUsage }
   /** error: a message safe to show the job's owner (never upstream text). */
-  | { state: 'failed'; error: string };
+  | { state: 'failed'; error: string; usage?: UpstreamUsage };
+
+/** A finite, non-negative number from an upstream's answer, else undefined. */
+export function amountOf(value: unknown): number | undefined {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+}
 
 /**
  * A submit the provider refused or could not take (network, 5xx, 429, 4xx): this attempt fails and

@@ -17,7 +17,13 @@ export interface AttemptRow {
   progress: number | null;
   started_at: Date;
   ended_at: Date | null;
+  /** US dollars (numeric: the driver returns text); null when unknown or none. */
+  upstream_cost: string | null;
+  upstream_cost_source: UpstreamCostSource | null;
 }
+
+/** How an attempt's upstream cost was known (docs/usage.md). */
+export type UpstreamCostSource = 'reported' | 'metered' | 'price';
 
 /** States of an attempt that has not ended. */
 export const OPEN_STATES: readonly AttemptState[] = ['submitting', 'running'];
@@ -74,6 +80,23 @@ export function endAttemptIfChanged(db: Knex, jobId: string, n: number, state: A
     .whereIn('state', OPEN_STATES as string[])
     .whereExists(db.select(db.raw('1')).from('changed'))
     .returning('started_at');
+}
+
+/**
+ * Records what an attempt cost upstream, once: true when this call recorded it (a second poll of the
+ * same result, or a retried store, finds it set and changes nothing).
+ */
+export async function setAttemptCost(
+  db: Db,
+  jobId: string,
+  n: number,
+  cost: { usd: number; source: UpstreamCostSource },
+): Promise<boolean> {
+  const changed = await db('job_attempts')
+    .update({ upstream_cost: cost.usd, upstream_cost_source: cost.source })
+    .where({ job_id: jobId, n })
+    .whereNull('upstream_cost');
+  return changed > 0;
 }
 
 export async function setAttemptProgress(db: Db, jobId: string, n: number, progress: number): Promise<void> {

@@ -12,6 +12,10 @@ export interface ProviderMetrics {
   circuitOpen: client.Gauge<'provider'>;
   /** Jobs failed (and refunded) as timed out: past JOB_TIMEOUT_MS, or their last route out of time. */
   timedOut: client.Counter;
+  /** What attempts cost upstream, US dollars, by provider and catalog model (docs/usage.md). */
+  upstreamCost: client.Counter<'provider' | 'model'>;
+  /** Credits of completed jobs (charges kept), by the provider that made them and catalog model. */
+  creditsCharged: client.Counter<'provider' | 'model'>;
 }
 
 /** Creates the series on `registry` (none: unregistered, for tests). */
@@ -53,6 +57,18 @@ export function createProviderMetrics(registry?: client.Registry): ProviderMetri
     timedOut: new client.Counter({
       name: 'jobs_timed_out_total',
       help: 'Jobs failed and refunded as timed out (past JOB_TIMEOUT_MS, or their last route out of time)',
+      registers,
+    }),
+    upstreamCost: new client.Counter({
+      name: 'jobs_upstream_cost_usd_total',
+      help: 'What provider attempts cost upstream in US dollars (reported by the upstream, metered, or from the route price), by provider and model',
+      labelNames: ['provider', 'model'],
+      registers,
+    }),
+    creditsCharged: new client.Counter({
+      name: 'jobs_credits_charged_total',
+      help: 'Credits charged for completed jobs (charges kept, refunds apart), by the provider that made them and model',
+      labelNames: ['provider', 'model'],
       registers,
     }),
   };

@@ -37,10 +37,23 @@ export interface ProviderSpec {
   statusCallsPerSecond?: number;
 }
 
+/**
+ * What the operator pays the upstream for one request on a route, in US dollars: per image made, per
+ * second of video made, per second of upstream compute (Replicate's metrics), per billed unit (fal's).
+ */
+export interface RoutePrice {
+  per_image?: number;
+  per_second?: number;
+  per_compute_second?: number;
+  per_unit?: number;
+}
+
 /** One route of a model: a provider and its upstream model per mode (`null`: every mode, the provider's default). */
 export interface RouteSpec {
   provider: string;
   models: Partial<Record<Mode, string>> | null;
+  /** The upstream's price on this route, when the document gives one. */
+  price?: RoutePrice;
 }
 
 export interface RoutingConfig {
@@ -104,6 +117,16 @@ const routeSchema = Joi.object({
         'object.unknown': 'unknown mode {#key} (modes: text-to-video, image-to-video, text-to-image, image-edit)',
       }),
   ),
+  cost: Joi.object({
+    per_image: Joi.number().min(0),
+    per_second: Joi.number().min(0),
+    per_compute_second: Joi.number().min(0),
+    per_unit: Joi.number().min(0),
+  })
+    .min(1)
+    .messages({
+      'object.unknown': 'unknown price {#key} (prices: per_image, per_second, per_compute_second, per_unit)',
+    }),
 });
 
 const documentSchema = Joi.object({
@@ -154,7 +177,7 @@ export function parseProvidersDocument(
   if (error) fail(`${error.details[0].path.join('.') || 'document'}: ${error.details[0].message.replace(/"/g, '')}`);
   const parsed = checked.value as {
     providers: Record<string, Record<string, unknown>>;
-    routes: Record<string, { provider: string; model?: string | Record<string, string> }[]>;
+    routes: Record<string, { provider: string; model?: string | Record<string, string>; cost?: RoutePrice }[]>;
   };
 
   const providers = new Map<string, ProviderSpec>();
@@ -173,20 +196,23 @@ export function parseProvidersDocument(
       const where = `routes.${model.id}[${i}]`;
       const spec = providers.get(r.provider);
       if (!spec) return fail(`${where}: provider ${r.provider} is not defined in providers`);
+      if (r.cost && spec.type === 'local') fail(`${where}: a local route costs nothing upstream (no cost)`);
+      const priced = r.cost ? { price: { ...r.cost } } : {};
       if (!SERVES[spec.type].includes(model.type)) fail(`${where}: a ${spec.type} provider cannot make ${model.type}s`);
       if (r.model === undefined) {
         if (!MODEL_OPTIONAL.includes(spec.type)) fail(`${where}: a ${spec.type} route needs a model`);
-        return { provider: r.provider, models: null };
+        return { provider: r.provider, models: null, ...priced };
       }
       if (typeof r.model === 'string')
         return {
           provider: r.provider,
           models: Object.fromEntries(MODEL_MODES[model.id].map((m) => [m, r.model as string])),
+          ...priced,
         };
       const unusable = Object.keys(r.model).find((mode) => !MODEL_MODES[model.id].includes(mode as Mode));
       if (unusable)
         fail(`${where}: ${model.id} has no mode ${unusable} (its modes: ${MODEL_MODES[model.id].join(', ')})`);
-      return { provider: r.provider, models: { ...r.model } as Partial<Record<Mode, string>> };
+      return { provider: r.provider, models: { ...r.model } as Partial<Record<Mode, string>>, ...priced };
     });
   }
   return { providers, routes };

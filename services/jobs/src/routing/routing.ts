@@ -2,12 +2,16 @@ import type { FalEndpoints, ModelId } from '@mf/catalog';
 import type { Mode, Provider } from '../providers/provider';
 import { CircuitBreaker } from './circuit-breaker';
 import type { ProviderMetrics } from './provider-metrics';
-import type { ProviderSpec, RoutingConfig } from './providers-document';
+import type { ProviderSpec, RoutePrice, RoutingConfig } from './providers-document';
 
-/** One route as a job records it: a provider by name and the upstream model for the job's mode (null: none). */
+/**
+ * One route as a job records it: a provider by name and the upstream model for the job's mode
+ * (null: none), with the route's upstream price when the providers document gives one.
+ */
 export interface AttemptRoute {
   provider: string;
   model: string | null;
+  price?: RoutePrice;
 }
 
 /**
@@ -38,8 +42,10 @@ export class Routing {
   routesFor(modelId: ModelId, mode: Mode): AttemptRoute[] {
     return this.config.routes[modelId].map((r) => {
       const spec = this.config.providers.get(r.provider)!;
-      if (r.models) return { provider: r.provider, model: r.models[mode] ?? null };
-      if (spec.type === 'fal') return { provider: r.provider, model: this.falEndpoints[modelId][mode] ?? null };
+      const priced = r.price ? { price: r.price } : {};
+      if (r.models) return { provider: r.provider, model: r.models[mode] ?? null, ...priced };
+      if (spec.type === 'fal')
+        return { provider: r.provider, model: this.falEndpoints[modelId][mode] ?? null, ...priced };
       // local renders itself; it records the catalog's endpoint path, as jobs always have (webhook bodies show it).
       return { provider: r.provider, model: this.falEndpoints[modelId][mode] ?? 'local' };
     });

@@ -16,6 +16,7 @@ import {
 } from './attempts.usecase';
 import type { JobsContext } from './context';
 import { reportProgress } from './progress.usecase';
+import { recordUpstreamCost } from './upstream-cost';
 import { completeJob, failJob } from './transitions';
 
 export const TIMED_OUT = 'Generation timed out';
@@ -117,6 +118,7 @@ export async function advanceJob(ctx: JobsContext, job: JobRow, hint?: StatusHin
     await schedulePoll(ctx.db, job.id, ctx.settings.pollIntervalMs);
     return;
   }
+  await recordUpstreamCost(ctx, job, status);
   if (status.state === 'failed' || !status.outputs.length) {
     const error = status.state === 'failed' ? status.error : NO_MEDIA;
     ctx.routing.breaker(job.provider).failure();
@@ -140,6 +142,7 @@ export async function advanceJob(ctx: JobsContext, job: JobRow, hint?: StatusHin
     if (done.attemptStartedAt) countAttemptEnd(ctx, job.provider, 'succeeded', done.attemptStartedAt);
     else await finishAttempt(ctx, job.id, currentAttempt(job), job.provider, 'succeeded', null);
     ctx.routing.breaker(job.provider).success();
+    ctx.routing.metrics.creditsCharged.inc({ provider: job.provider, model: job.model_id }, job.cost);
   } else {
     ctx.logger.warn(
       { jobId: job.id, attempt: currentAttempt(job), provider: job.provider, upstreamId: job.provider_request_id },

@@ -100,6 +100,8 @@ export async function getJobAttempts(ctx: JobsContext, ref: JobRef): Promise<Job
       progress: a.progress,
       started_at: new Date(a.started_at).toISOString(),
       ended_at: a.ended_at ? new Date(a.ended_at).toISOString() : null,
+      upstream_cost: a.upstream_cost === null ? null : Number(a.upstream_cost),
+      upstream_cost_source: a.upstream_cost_source,
     })),
   };
 }

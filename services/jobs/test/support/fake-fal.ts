@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import https from 'node:https';
@@ -209,6 +209,8 @@ export async function startFakeFal(opts: FakeFalOptions = {}): Promise<FakeFal> 
     if (!r) return;
     if (!r.completed) return void res.status(400).json({ detail: 'Request is still in progress' });
     const { code, body } = resultOf(r);
+    // What fal billed for the request (priced with the route's per_unit): one unit a request here.
+    if (code === 200) res.setHeader('x-fal-billable-units', '1');
     res.status(code).json(body);
   });
 
@@ -299,15 +301,19 @@ export async function startFakeFal(opts: FakeFalOptions = {}): Promise<FakeFal> 
 /** A throwaway CA and a server certificate for 127.0.0.1 signed by it (EC keys: fast to make). */
 export async function makeCertificates(): Promise<{ caPem: string; key: string; cert: string }> {
   const notAfterDate = new Date(Date.now() + 24 * 3600 * 1000);
-  const ca = await generate([{ name: 'commonName', value: 'fake-fal test CA' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    notAfterDate,
-    extensions: [
-      { name: 'basicConstraints', cA: true, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-    ],
-  });
+  // A name of its own per CA: a process trusting two fakes (NODE_EXTRA_CA_CERTS) finds each one's issuer by name.
+  const ca = await generate(
+    [{ name: 'commonName', value: `fake upstream test CA ${randomBytes(6).toString('hex')}` }],
+    {
+      keyType: 'ec',
+      algorithm: 'sha256',
+      notAfterDate,
+      extensions: [
+        { name: 'basicConstraints', cA: true, critical: true },
+        { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+      ],
+    },
+  );
   const leaf = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
     keyType: 'ec',
     algorithm: 'sha256',

@@ -98,6 +98,8 @@ export async function startFakeReplicate(
     output: p.output,
     error: p.error,
     status: p.status,
+    // The hardware time Replicate bills (priced with the route's per_compute_second).
+    ...(p.status === 'succeeded' ? { metrics: { predict_time: 2.5 } } : {}),
     created_at: new Date().toISOString(),
     urls: { get: `${baseUrl()}/v1/predictions/${p.id}`, cancel: `${baseUrl()}/v1/predictions/${p.id}/cancel` },
   });

@@ -5,6 +5,7 @@ import { announce, empty, field, pageHeading, withBusy } from '../ui.js';
 import { dataTable, scrollTable } from '../tables.js';
 import type { DashboardReplies, DashboardUserRow } from '../contracts.js';
 import type { PageContext } from '../page.js';
+import { usageReportSection } from './admin-report.js';
 
 function grantForm(user: DashboardUserRow): HTMLElement {
   const amountId = uid('amount');
@@ -117,8 +118,13 @@ export function adminPage(ctx: PageContext): void {
   );
   ctx.root.append(
     pageHeading('Admin'),
-    h('p', { class: 'lede' }, 'Find a user by email and grant credits. Every grant is a row in their ledger.'),
+    h(
+      'p',
+      { class: 'lede' },
+      'Find a user by email and grant credits (every grant is a row in their ledger); see what usage earned and cost upstream.',
+    ),
     form,
     results,
+    usageReportSection(() => ctx.isCurrent()),
   );
 }

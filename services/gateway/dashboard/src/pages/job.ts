@@ -1,13 +1,13 @@
 import { api, ApiError, seg } from '../api.js';
 import { h, replace, uid } from '../dom.js';
-import { credits, durationMs, time } from '../format.js';
+import { credits, durationMs, time, usd } from '../format.js';
 import { curlFor, inputEntries, resultFileName } from '../job-input.js';
 import { jobPreview } from '../media.js';
 import { poller } from '../poll.js';
 import { announce, badge, copyText, loading, pageHeading, showError } from '../ui.js';
 import { cancelJob } from './jobs.js';
 import { useInProject } from '../studio/use-in-project.js';
-import type { DashboardReplies, Job } from '../contracts.js';
+import type { DashboardReplies, Job, JobAttemptView } from '../contracts.js';
 import type { PageContext } from '../page.js';
 
 const SOURCE_TEXT: Record<Job['source'], string> = {
@@ -18,6 +18,13 @@ const SOURCE_TEXT: Record<Job['source'], string> = {
 
 /** The label of a job's end time, by how it ended. */
 const ENDED_LABEL: Partial<Record<Job['status'], string>> = { cancelled: 'Cancelled', failed: 'Failed' };
+
+/** How an attempt's upstream cost was known, as its cell's tooltip says. */
+const COST_SOURCES: Record<NonNullable<JobAttemptView['upstream_cost_source']>, string> = {
+  reported: 'As the provider reported it',
+  metered: 'The provider’s usage at the route’s price',
+  price: 'The route’s price for what was made',
+};
 
 const getJob = (id: string): Promise<Job> => api.get<DashboardReplies['GET /jobs/:id']>(`/jobs/${seg(id)}`);
 
@@ -67,6 +74,11 @@ export async function jobPage(ctx: PageContext): Promise<void> {
         h('td', null, time(a.started_at)),
         h('td', null, a.ended_at ? durationMs(Date.parse(a.ended_at) - Date.parse(a.started_at)) : '–'),
         h('td', null, a.error || '–'),
+        h(
+          'td',
+          { class: 'num', title: a.upstream_cost_source ? COST_SOURCES[a.upstream_cost_source] : null },
+          usd(a.upstream_cost),
+        ),
       ),
     );
     replace(
@@ -81,7 +93,7 @@ export async function jobPage(ctx: PageContext): Promise<void> {
               h(
                 'tr',
                 null,
-                ...['#', 'Provider', 'Upstream model', 'State', 'Started', 'Took', 'Error'].map((t) =>
+                ...['#', 'Provider', 'Upstream model', 'State', 'Started', 'Took', 'Error', 'Upstream cost'].map((t) =>
                   h('th', { scope: 'col' }, t),
                 ),
               ),

@@ -28,6 +28,8 @@ export interface DashboardDeps {
   submitTimeoutMs: number;
   /** Tells every gateway replica's key cache about a revoked key. */
   keyRevocations: KeyRevocations;
+  /** What one credit is worth in US dollars (CREDIT_VALUE_USD): the operator report's revenue. */
+  creditValueUsd: number;
   /** The project page's editing: what the public editor routes use too. */
   studio: StudioDeps;
 }

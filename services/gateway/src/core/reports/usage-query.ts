@@ -32,22 +32,33 @@ export function validateUsageQuery(query: Record<string, unknown>, now = new Dat
   });
   if (!checked.ok) return checked;
   const q = checked.value;
-  const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-  const from = q.from ? Date.parse(q.from) : monthStart;
-  const to = q.to ? Date.parse(q.to) : Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-  if (to <= from) return { ok: false, error: 'to must be after from' };
-  if (to - from > USAGE_RANGE_MAX_DAYS * DAY_MS)
-    return { ok: false, error: `to must be at most ${USAGE_RANGE_MAX_DAYS} days after from` };
+  const range = resolveRange(q, now);
+  if (!range.ok) return range;
   const asked = (q.group_by ?? 'day').split(',');
   return {
     ok: true,
     value: {
-      from: new Date(from).toISOString(),
-      to: new Date(to).toISOString(),
+      ...range.value,
       group_by: USAGE_GROUPINGS.filter((g) => asked.includes(g)),
       ...(q.format ? { format: q.format } : {}),
     },
   };
+}
+
+/**
+ * A report's range from its checked `from` and `to`: the current calendar month (UTC) for what is
+ * not given, `to` after `from`, at most USAGE_RANGE_MAX_DAYS apart.
+ */
+export function resolveRange(
+  q: { from?: string; to?: string },
+  now = new Date(),
+): Validated<{ from: string; to: string }> {
+  const from = q.from ? Date.parse(q.from) : Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+  const to = q.to ? Date.parse(q.to) : Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+  if (to <= from) return { ok: false, error: 'to must be after from' };
+  if (to - from > USAGE_RANGE_MAX_DAYS * DAY_MS)
+    return { ok: false, error: `to must be at most ${USAGE_RANGE_MAX_DAYS} days after from` };
+  return { ok: true, value: { from: new Date(from).toISOString(), to: new Date(to).toISOString() } };
 }
 
 /** The query by its one definition (@mf/contracts api/usage.ts). */

@@ -18,11 +18,21 @@ export async function usageReportOf(
   opts: { correlationId?: string } = {},
 ): Promise<{ report: UsageReport; format?: 'json' | 'csv' }> {
   assertScope(auth, scopeOf('getUsage'));
+  return usageOfUser(bus, auth.userId, query, opts);
+}
+
+/** A user's usage over the asked range (the dashboard's usage page: the signed-in user's own). */
+export async function usageOfUser(
+  bus: Bus,
+  userId: number,
+  query: Record<string, unknown>,
+  opts: { correlationId?: string } = {},
+): Promise<{ report: UsageReport; format?: 'json' | 'csv' }> {
   const ask = valid(validateUsageQuery(query));
   const report = await bus.rpc(
     billingReportsRpc,
     'usage',
-    { user_id: auth.userId, from: ask.from, to: ask.to, group_by: ask.group_by },
+    { user_id: userId, from: ask.from, to: ask.to, group_by: ask.group_by },
     opts,
   );
   return { report, format: ask.format };

@@ -54,3 +54,10 @@ export async function markSignupCreditsGranted(db: Knex, id: number): Promise<vo
     .where({ id })
     .whereNull('signup_credits_granted_at');
 }
+
+/** The emails of the users with these ids (the operator report names its users). */
+export async function emailsByIds(db: Knex, ids: readonly number[]): Promise<Map<number, string>> {
+  if (!ids.length) return new Map();
+  const rows = await rowsOf<{ id: number; email: string }>(db('users').select('id', 'email').whereIn('id', ids));
+  return new Map(rows.map((r) => [Number(r.id), r.email]));
+}

@@ -3,6 +3,7 @@ import type { AxiosInstance, AxiosResponse } from 'axios';
 import type { Logger } from '@mf/logger';
 import { field, isHttpsUrl, submitCall, transportProblem, upstreamClient, type HttpProblem } from '../http';
 import {
+  amountOf,
   ProviderSubmitError,
   type Provider,
   type ProviderJob,
@@ -10,6 +11,9 @@ import {
   type ProviderStatus,
   type StatusHint,
 } from '../provider';
+
+/** The header of a result that says how many units fal billed for the request. */
+export const FAL_BILLABLE_UNITS_HEADER = 'x-fal-billable-units';
 
 export interface FalProviderDeps {
   /** fal's queue API base, normally https://queue.fal.run. */
@@ -115,7 +119,9 @@ export class FalProvider implements Provider {
       this.logger.warn({ requestId, jobId: job.jobId }, 'fal result carried no usable media');
       return { state: 'failed', error: FAL_NO_MEDIA_MESSAGE };
     }
-    return { state: 'completed', outputs };
+    // fal bills units per endpoint: priced with the route's per_unit.
+    const billedUnits = amountOf(result.headers[FAL_BILLABLE_UNITS_HEADER]);
+    return { state: 'completed', outputs, ...(billedUnits !== undefined ? { usage: { billedUnits } } : {}) };
   }
 
   async cancel(requestId: string, job: ProviderJob): Promise<void> {

@@ -3,6 +3,7 @@ import type { VideoParams } from '@mf/contracts';
 import type { Logger } from '@mf/logger';
 import { downloadTo, field, submitCall, statusCall, upstreamClient, UPSTREAM_ID, type HttpAdapterDeps } from '../http';
 import {
+  amountOf,
   ProviderSubmitError,
   UnsupportedParameterError,
   type CallbackDelivery,
@@ -118,8 +119,10 @@ export class OpenRouterProvider implements Provider {
     if (state === 'cancelled') return { state: 'failed', error: OPENROUTER_ERRORS.cancelled };
     if (state === 'expired') return { state: 'failed', error: OPENROUTER_ERRORS.expired };
     if (state !== 'completed') throw new Error('openrouter status answered an unknown state');
+    const costUsd = amountOf(field(field(res.data, 'usage'), 'cost'));
     return {
       state: 'completed',
+      ...(costUsd !== undefined ? { usage: { costUsd } } : {}),
       outputs: [
         {
           kind: 'download',

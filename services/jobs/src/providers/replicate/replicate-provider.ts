@@ -2,6 +2,7 @@ import type { AxiosInstance } from 'axios';
 import type { Logger } from '@mf/logger';
 import { field, isHttpsUrl, statusCall, submitCall, upstreamClient, UPSTREAM_ID, type HttpAdapterDeps } from '../http';
 import {
+  amountOf,
   ProviderSubmitError,
   type CallbackDelivery,
   type CallbackVerdict,
@@ -87,7 +88,9 @@ export class ReplicateProvider implements Provider {
     if (state !== 'succeeded') throw new Error('replicate status answered an unknown state');
     const outputs = mediaOutputs(job, field(ok.data, 'output'));
     if (!outputs.length) return { state: 'failed', error: REPLICATE_ERRORS.noMedia };
-    return { state: 'completed', outputs };
+    // Replicate bills hardware time: priced with the route's per_compute_second.
+    const computeSeconds = amountOf(field(field(ok.data, 'metrics'), 'predict_time'));
+    return { state: 'completed', outputs, ...(computeSeconds !== undefined ? { usage: { computeSeconds } } : {}) };
   }
 
   async cancel(requestId: string, job: ProviderJob): Promise<void> {

@@ -1,5 +1,10 @@
 import { Router } from 'express';
 import { AppError } from '@mf/errors';
+import { requestId } from '@mf/http';
+import { sendCsv } from '../../../http/csv-reply';
+import { validateOperatorReportQuery } from '../../../core/reports/operator-report-query';
+import { operatorReport, writeOperatorReportCsv } from '../../../core/reports/operator-report.usecase';
+import { valid } from '../../../core/usecases/validated';
 import { findUserById, searchUsers } from '../../../core/repositories/users.repository';
 import { grantCredits } from '../../../core/usecases/users.usecase';
 import { adminGrantOf, adminUsersQueryOf } from '../../../core/validation/dashboard.validators';
@@ -34,6 +39,15 @@ export function adminRoutes(deps: DashboardDeps): Router {
     const reference = key === undefined ? undefined : `grant:admin-${user.id}-${key}`;
     const credits = await grantCredits(deps.bus, user.id, amount, reference, 'admin grant');
     reply(res, 'POST /admin/users/:id/credits', { credits_remaining: credits });
+  });
+
+  // The operator's usage report (as `admin usage:report`); format=csv is its download.
+  router.get('/admin/usage-report', async (req, res) => {
+    const ask = valid(validateOperatorReportQuery(req.query));
+    const report = await operatorReport(deps, ask, deps.creditValueUsd, { correlationId: requestId(req) });
+    if (ask.format === 'csv')
+      await sendCsv(res, `usage-report-by-${ask.by}.csv`, (sink) => writeOperatorReportCsv(report, sink));
+    else reply(res, 'GET /admin/usage-report', report);
   });
 
   return router;

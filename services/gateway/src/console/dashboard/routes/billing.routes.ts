@@ -1,5 +1,7 @@
 import { Router } from 'express';
 import { requestId } from '@mf/http';
+import { sendCsv } from '../../../http/csv-reply';
+import { usageOfUser, writeUsageCsv } from '../../../core/reports/usage.usecase';
 import { balanceOf, ledgerOf } from '../../../core/usecases/balance.usecase';
 import { ledgerQueryOf } from '../../../core/validation/dashboard.validators';
 import type { DashboardDeps } from '../deps';
@@ -23,6 +25,15 @@ export function billingRoutes(deps: DashboardDeps): Router {
   router.get('/ledger', async (req, res) => {
     const { limit, before_id: beforeId } = ledgerQueryOf(req.query);
     reply(res, 'GET /ledger', await ledgerOf(deps.bus, sessionOf(req).userId, { limit, beforeId }, requestId(req)));
+  });
+
+  // The usage page's figures, and its CSV download (format=csv: a link the browser saves).
+  router.get('/usage', async (req, res) => {
+    const { report, format } = await usageOfUser(deps.bus, sessionOf(req).userId, req.query, {
+      correlationId: requestId(req),
+    });
+    if (format === 'csv') await sendCsv(res, 'usage.csv', (sink) => writeUsageCsv(report, sink));
+    else reply(res, 'GET /usage', report);
   });
 
   return router;
