@@ -56,6 +56,22 @@ const DASHBOARD_FIELD_TYPES: Record<string, PropertySchema> = {
   max_concurrent_jobs: { type: ['integer', 'null'] },
   // Webhook recover: an ISO 8601 timestamp.
   since: { type: 'string' },
+  // The studio: the public editor bodies (CreateProjectBody, InstructBody, AddClipBody, MoveClipBody,
+  // ImportAssetBody, ExportBody).
+  description: { type: ['string', 'null'] },
+  aspect_ratio: { type: 'string' },
+  instruction: { type: 'string' },
+  image_urls: { type: 'array', items: { type: 'string' } },
+  video_id: { type: 'string' },
+  track: { type: 'string' },
+  asset_id: { type: 'string' },
+  idx: { type: 'integer' },
+  duration_sec: { type: 'number' },
+  start_sec: { type: 'number' },
+  volume: { type: 'number' },
+  job_id: { type: 'string' },
+  index: { type: 'integer' },
+  fit: { type: 'string' },
 };
 
 /** The 404 message of a dashboard path with an :id. */
@@ -132,7 +148,15 @@ describe('bad input on the dashboard API, the MCP endpoint and OAuth', () => {
   const endpoints = dashboardEndpoints();
   const withFields = endpoints.filter((e) => e.fields.length > 0);
   const withId = endpoints.filter((e) => e.path.includes(':id'));
-  const pathWithId = (e: DashboardEndpoint, id: string) => e.path.replace(':id', id);
+  // The studio's bodies are the public editor's: there an optional field given null is left out.
+  const fieldType = (e: DashboardEndpoint, field: string): PropertySchema => {
+    const t = DASHBOARD_FIELD_TYPES[field] ?? {};
+    if (!e.path.startsWith('/projects') || !e.optional.includes(field) || t.type === undefined) return t;
+    return { ...t, type: [...new Set([...(Array.isArray(t.type) ? t.type : [t.type]), 'null'])] };
+  };
+  // Another record's id in the path is well-formed and unknown: the body is checked before it is looked up.
+  const pathWithId = (e: DashboardEndpoint, id: string) =>
+    e.path.replace(':id', id).replace(':clipId', 'clp_doesnotexist1').replace(':exportId', 'exp_doesnotexist1');
   const realId = (e: DashboardEndpoint) =>
     e.path.startsWith('/admin/users/')
       ? String(adminId)
@@ -196,7 +220,7 @@ describe('bad input on the dashboard API, the MCP endpoint and OAuth', () => {
       it.each(
         withFields.flatMap((e) =>
           e.fields.flatMap((field) =>
-            wrongTypeValues(DASHBOARD_FIELD_TYPES[field] ?? {}).map(
+            wrongTypeValues(fieldType(e, field)).map(
               ([label, value]) => [`${e.method} ${e.path}`, field, label, e, value] as const,
             ),
           ),

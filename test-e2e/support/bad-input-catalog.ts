@@ -229,8 +229,10 @@ export interface DashboardEndpoint {
   method: string;
   /** Under /dashboard/api, with `:id` where an id goes. */
   path: string;
-  /** Body field names of the table's body column (`{email, password}`), empty when it has none. */
+  /** Body field names of the table's body column (`{email, password, name?}`: `?` optional), empty when it has none. */
   fields: string[];
+  /** The fields marked optional (`name?`). */
+  optional: string[];
 }
 
 /**
@@ -244,13 +246,19 @@ export function dashboardEndpoints(): DashboardEndpoint[] {
     const m = /^\|\s*(GET|POST|PUT|PATCH|DELETE)\s*\|\s*\/dashboard\/api(\/\S*)\s*\|([^|]*)\|/.exec(line);
     if (!m) continue;
     const body = /^`\{([^}]*)\}`/.exec(m[3].trim());
-    const fields = body
+    const names = body
       ? body[1]
           .split(',')
           .map((f) => f.split(':')[0].trim())
           .filter(Boolean)
       : [];
-    out.push({ method: m[1], path: m[2], fields });
+    const fields = names.map((f) => f.replace(/\?$/, ''));
+    out.push({
+      method: m[1],
+      path: m[2],
+      fields,
+      optional: names.filter((f) => f.endsWith('?')).map((f) => f.slice(0, -1)),
+    });
   }
   return out;
 }

@@ -2,9 +2,12 @@ import Joi from 'joi';
 import { generationAccepted, jobView, type GenerationAccepted, type Job } from '@mf/contracts';
 import { generationType, submitGeneration } from '../../core/usecases/generate.usecase';
 import { getJob } from '../../core/usecases/jobs.usecase';
+import { AppError } from '@mf/errors';
 import type { ProgressStep } from '../tool-progress';
 import { followUntilEnded } from './follow-until';
 import { opts, type ToolContext } from './tool';
+
+export const WAIT_NOT_BOOLEAN = 'wait must be a boolean';
 
 /** The longest generate_media waits for its job (a long video takes minutes); then it answers the job as it is. */
 export const GENERATION_WAIT_MS = 15 * 60_000;
@@ -32,6 +35,8 @@ export async function submitMaybeWaiting(
   step?: ProgressStep,
 ): Promise<GenerationAccepted & { job?: Job }> {
   const { type, wait, ...body } = args;
+  // Checked before the submit: a mistyped wait must not start (and charge) a job that is not waited for.
+  if (wait !== undefined && wait !== null && typeof wait !== 'boolean') throw AppError.badRequest(WAIT_NOT_BOOLEAN);
   const accepted = await submitGeneration(ctx.bus, ctx.auth, generationType(type), body, {
     submitTimeoutMs: ctx.submitTimeoutMs,
     correlationId: ctx.correlationId,
