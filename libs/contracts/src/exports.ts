@@ -1,3 +1,4 @@
+import type { ErrorKind } from '@mf/errors';
 import Joi from 'joi';
 import { editorFields, TRACKS } from './api/editor';
 import type * as T from './generated/types';
@@ -21,18 +22,21 @@ export const EXPORT_ERROR_CODES = [
 ] as const;
 export type ExportErrorCode = (typeof EXPORT_ERROR_CODES)[number];
 
-/** The contract's status for each export error code (API.md section 7, "Export errors"). */
-export const EXPORT_ERROR_STATUS: Record<ExportErrorCode, number> = {
-  no_video_clips: 400,
-  corrupt_source: 422,
-  rate_limited: 429,
-  ffmpeg_failed: 500,
-  export_failed: 500,
-  source_fetch_failed: 502,
-  storage_unconfigured: 503,
-  export_timeout: 504,
-  ffmpeg_timeout: 504,
-  export_unavailable: 503,
+/**
+ * The error kind of each export error code; at the HTTP edge these are the contract's statuses
+ * (API.md section 7, "Export errors": 400, 422, 429, 500, 500, 502, 503, 504, 504; ours 503).
+ */
+export const EXPORT_ERROR_KIND: Record<ExportErrorCode, ErrorKind> = {
+  no_video_clips: 'invalid',
+  corrupt_source: 'unprocessable',
+  rate_limited: 'rate_limited',
+  ffmpeg_failed: 'internal',
+  export_failed: 'internal',
+  source_fetch_failed: 'upstream_failed',
+  storage_unconfigured: 'unavailable',
+  export_timeout: 'timed_out',
+  ffmpeg_timeout: 'timed_out',
+  export_unavailable: 'unavailable',
 };
 
 /** The body of an export error (contract section 7): the code and a message safe to show. */

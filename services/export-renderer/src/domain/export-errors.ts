@@ -1,22 +1,5 @@
-import type { ExportErrorCode } from '@mf/contracts';
-import { AppError, type ErrorDetails, type ErrorKind } from '@mf/errors';
-
-/**
- * The error kind of each export error code; at the edge these are the contract's statuses
- * (API.md section 7, "Export errors").
- */
-export const EXPORT_ERROR_KIND: Record<ExportErrorCode, ErrorKind> = {
-  no_video_clips: 'invalid',
-  corrupt_source: 'unprocessable',
-  rate_limited: 'rate_limited',
-  ffmpeg_failed: 'internal',
-  export_failed: 'internal',
-  source_fetch_failed: 'upstream_failed',
-  storage_unconfigured: 'unavailable',
-  export_timeout: 'timed_out',
-  ffmpeg_timeout: 'timed_out',
-  export_unavailable: 'unavailable',
-};
+import { EXPORT_ERROR_KIND, type ExportErrorCode } from '@mf/contracts';
+import { AppError, type ErrorDetails } from '@mf/errors';
 
 /** What the end user reads: no paths, keys or encoder output. */
 const DEFAULT_MESSAGES: Record<ExportErrorCode, string> = {

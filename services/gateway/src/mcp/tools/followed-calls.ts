@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import {
-  EXPORT_ERROR_STATUS,
+  EXPORT_ERROR_KIND,
   type AgentEvent,
   type ExportReply,
   type ExportStatus,
   type InstructReply,
 } from '@mf/contracts';
-import { AppError, kindOfHttpStatus } from '@mf/errors';
+import { AppError } from '@mf/errors';
 import { call, getProjectState, instructRequest } from '../../core/usecases/editor.usecase';
 import { getExport, startExport } from '../../core/usecases/editor-exports.usecase';
 import type { ProgressStep } from '../tool-progress';
@@ -77,7 +77,7 @@ export async function followedExport(
       error: 'export_failed',
       message: 'The export failed unexpectedly. Please try again.',
     };
-    throw new AppError(kindOfHttpStatus(EXPORT_ERROR_STATUS[failure.error]), { ...failure });
+    throw new AppError(EXPORT_ERROR_KIND[failure.error], { ...failure });
   }
   const state = await getProjectState(ctx.bus, ctx.auth, projectId, { video_id: done.video_id }, opts(ctx));
   const metadata = (state.assets.find((a) => a.id === done.asset_id)?.metadata ?? {}) as Record<string, unknown>;
