@@ -176,6 +176,7 @@ describe('@mediaforge/sdk against the fleet', () => {
       credits: 2270,
       credits_remaining: 1000,
       affordable: false,
+      reason: 'insufficient_credits',
     });
     const image = await run(process.execPath, [...CLI, 'estimate', 'image', '--prompt', 'a bike', '--num', '4'], {
       env,

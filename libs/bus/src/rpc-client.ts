@@ -30,12 +30,20 @@ interface PendingCall {
   /** The calling channel it was sent on, and how many replies that channel had had by then. */
   channel: Channel;
   repliesBefore: number;
+  sentAt: number;
 }
 
 /** Calls other services' RPC queues and matches their replies to the waiting callers. */
 export class RpcClient {
   /** The calling channel and the reply queue it consumes, once both are set up. */
-  private current: { channel: Channel; replyTo: string; replies: number; silentTimeouts: number } | null = null;
+  private current: {
+    channel: Channel;
+    replyTo: string;
+    replies: number;
+    silentTimeouts: number;
+    /** When the last counted timeout expired. */
+    lastSilentAt: number;
+  } | null = null;
   private readonly pending = new Map<string, PendingCall>();
 
   constructor(
@@ -69,7 +77,7 @@ export class RpcClient {
       ),
     );
     const { queue } = await channel.assertQueue('', REPLY_QUEUE);
-    const calling = { channel, replyTo: queue, replies: 0, silentTimeouts: 0 };
+    const calling = { channel, replyTo: queue, replies: 0, silentTimeouts: 0, lastSilentAt: 0 };
     await channel.consume(
       queue,
       (msg) => {
@@ -92,12 +100,17 @@ export class RpcClient {
    * vanishes while the connection looks healthy (seen in `npm run test:cluster`). Closing the
    * channel makes the connection open a fresh one, with a fresh reply queue, after the usual
    * back-off; calls still waiting on it fail as 503, as on any closed channel. A server that is
-   * down or slow costs a fresh channel per two timeouts; any reply keeps the channel.
+   * down or slow costs a fresh channel per two timeouts; any reply keeps the channel. Calls that
+   * were all in flight when one of them timed out are one silence, counted once: a request that
+   * asks two RPCs at once of a service that is down must not cost the channel (the next request,
+   * once the service is back, would find it being replaced).
    */
   private onTimeout(call: PendingCall, correlationId: string, timeoutMs: number): void {
     this.fail(correlationId, new RpcTimeoutError(call.method, timeoutMs));
     const current = this.current;
     if (!current || current.channel !== call.channel || current.replies !== call.repliesBefore) return;
+    if (call.sentAt < current.lastSilentAt) return;
+    current.lastSilentAt = Date.now();
     if (++current.silentTimeouts < SILENT_TIMEOUTS_BEFORE_FRESH_CHANNEL) return;
     this.log.warn(
       { method: call.method, timeoutMs, timeouts: current.silentTimeouts },
@@ -137,6 +150,7 @@ export class RpcClient {
         method: def.type,
         channel: calling.channel,
         repliesBefore: calling.replies,
+        sentAt: Date.now(),
       };
       this.pending.set(correlationId, call);
     });

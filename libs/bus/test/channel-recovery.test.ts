@@ -116,6 +116,30 @@ describe('Bus channels closed by the broker', () => {
     expect(client.connected).toBe(true);
   });
 
+  it('keeps its calling channel when calls sent together all time out (one silence, as of a server that is down)', async () => {
+    const server = pool.create('billing', { quorumQueues: true });
+    void server.serveRpc(billingRpc, handlers);
+    await server.start();
+    const { logger, lines } = recordingLogger();
+    const client = pool.create('jobs', { url: proxy.url, logger });
+    await client.start();
+    expect(await client.rpc(billingRpc, 'account', { user_id: 1 })).toEqual(accountReply(1));
+
+    expect(proxy.stallPublishers('billing.rpc')).toBe(1);
+    const together = await Promise.allSettled(
+      [2, 3, 4].map((user_id) => client.rpc(billingRpc, 'account', { user_id }, { timeoutMs: 300 })),
+    );
+    expect(together.map((r) => r.status === 'rejected' && r.reason instanceof RpcTimeoutError)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(
+      lines.some((l) => l.msg === 'rpc calls timed out on a channel that got no reply since; opening a fresh one'),
+    ).toBe(false);
+    expect(client.connected).toBe(true);
+  });
+
   it('publishes with confirms again after the broker closes its confirm channel', async () => {
     const handled: string[] = [];
     const consumer = pool.create('webhooks');
