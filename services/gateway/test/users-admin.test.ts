@@ -28,7 +28,7 @@ describe('user roles and search', () => {
     const up = await runCli(['user:role', '--email', 'role.test@example.test', '--role', 'admin']);
     expect(up).toEqual({
       code: 0,
-      stdout: JSON.stringify({ user_id: u.id, email: 'Role.Test@example.test', role: 'admin' }),
+      stdout: `${JSON.stringify({ user_id: u.id, email: 'Role.Test@example.test', role: 'admin' })}\n`,
     });
     expect((await db('users').first('role').where({ id: u.id }))?.role).toBe('admin');
     await runCli(['user:role', '--email', 'role.test@example.test', '--role', 'user']);
