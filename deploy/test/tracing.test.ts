@@ -4,13 +4,13 @@
  * collector's OTLP ports (the base denies every other egress). The dev overlay traces nothing.
  */
 import path from 'node:path';
+import { SERVICE_NAMES as SERVICES } from '@mf/fleet';
 import { k8sErrors, type K8sObject } from './support/k8s';
 import { HAS_KUBECTL, kustomize } from './support/kubectl';
 import { K8S_DIR } from './support/paths';
 
 type AnyObj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const SERVICES = ['gateway', 'billing', 'jobs', 'editor-agent', 'export-renderer', 'webhook-dispatcher'];
 const render = (overlay: string): AnyObj[] => (HAS_KUBECTL ? kustomize(path.join(K8S_DIR, 'overlays', overlay)) : []);
 const named = (objs: AnyObj[], kind: string, name: string): AnyObj =>
   objs.find((o) => o.kind === kind && o.metadata.name === name)!;
