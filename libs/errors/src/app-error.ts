@@ -8,8 +8,8 @@
  */
 export type ErrorBody = { error: string } & Record<string, unknown>;
 
-/** The closed set of error kinds; each has one HTTP status at the edge (./http-mapping). */
-export const ERROR_KINDS = [
+/** The kinds that are the caller's fault (fix the request, or wait). */
+const CALLER_ERROR_KINDS = [
   'invalid',
   'unauthenticated',
   'payment_required',
@@ -22,11 +22,10 @@ export const ERROR_KINDS = [
   'range_not_satisfiable',
   'unprocessable',
   'rate_limited',
-  'internal',
-  'upstream_failed',
-  'unavailable',
-  'timed_out',
 ] as const;
+
+/** The closed set of error kinds, the caller's first, then ours or a dependency's; each has one HTTP status at the edge (./http-mapping). */
+export const ERROR_KINDS = [...CALLER_ERROR_KINDS, 'internal', 'upstream_failed', 'unavailable', 'timed_out'] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** How a caller proves who it is: a scheme and its parameters, in order. */
@@ -47,21 +46,7 @@ export interface ErrorDetails {
   resourceSize?: number;
 }
 
-/** The kinds that are the caller's fault (fix the request, or wait); the others are ours or a dependency's. */
-const CALLER_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
-  'invalid',
-  'unauthenticated',
-  'payment_required',
-  'forbidden',
-  'not_found',
-  'method_not_allowed',
-  'conflict',
-  'too_large',
-  'unsupported_media_type',
-  'range_not_satisfiable',
-  'unprocessable',
-  'rate_limited',
-]);
+const CALLER_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(CALLER_ERROR_KINDS);
 
 export class AppError extends Error {
   readonly kind: ErrorKind;

@@ -2,8 +2,31 @@ import { h, svg, uid } from './dom.js';
 import { credits, date, dateTime, number } from './format.js';
 import type { LedgerEntry } from './contracts.js';
 
-const PAD = { right: 16, top: 16, bottom: 36 };
+/** The plot's margins in pixels; the left one fits the widest y label (yLabelWidth). */
+export const PAD = { right: 16, top: 16, bottom: 36 };
 const FONT_PX = 12;
+
+/** The left margin that fits the widest of the y axis' labels. */
+export function yLabelWidth(yTicks: readonly number[]): number {
+  return Math.round(Math.max(...yTicks.map((v) => number(v).length)) * FONT_PX * 0.62 + 14);
+}
+
+/** The y axis from `left` to `right`: a grid line and its label at each tick. */
+export function yAxis(
+  yTicks: readonly number[],
+  y: (v: number) => number,
+  left: number,
+  right: number,
+): SVGElement[][] {
+  return yTicks.map((v) => [
+    svg('line', { class: 'chart-grid', x1: left, x2: right, y1: y(v).toFixed(1), y2: y(v).toFixed(1) }),
+    svg(
+      'text',
+      { class: 'chart-label', x: left - 8, y: y(v).toFixed(1), 'text-anchor': 'end', 'dominant-baseline': 'middle' },
+      number(v),
+    ),
+  ]);
+}
 
 /** Round tick values (1, 2, 5 x 10^n) from at or below lo to at or above hi. */
 export function ticks(lo: number, hi: number, count = 4): number[] {
@@ -48,7 +71,7 @@ export function creditChart(
   const v0 = yTicks[0];
   const v1 = yTicks[yTicks.length - 1];
   // Room on the left for the longest tick label.
-  const PAD_LEFT = Math.round(Math.max(...yTicks.map((v) => number(v).length)) * FONT_PX * 0.62 + 14);
+  const PAD_LEFT = yLabelWidth(yTicks);
   const x = (t: number): number => PAD_LEFT + ((t - t0) / (t1 - t0)) * (W - PAD_LEFT - PAD.right);
   const y = (v: number): number => H - PAD.bottom - ((v - v0) / (v1 - v0 || 1)) * (H - PAD.top - PAD.bottom);
 
@@ -77,20 +100,7 @@ export function creditChart(
     },
     svg('title', { id: titleId }, 'Credits over time'),
     svg('desc', { id: descId }, summary),
-    yTicks.map((v) => [
-      svg('line', { class: 'chart-grid', x1: PAD_LEFT, x2: W - PAD.right, y1: y(v).toFixed(1), y2: y(v).toFixed(1) }),
-      svg(
-        'text',
-        {
-          class: 'chart-label',
-          x: PAD_LEFT - 8,
-          y: y(v).toFixed(1),
-          'text-anchor': 'end',
-          'dominant-baseline': 'middle',
-        },
-        number(v),
-      ),
-    ]),
+    yAxis(yTicks, y, PAD_LEFT, W - PAD.right),
     svg('text', { class: 'chart-label', x: PAD_LEFT, y: H - 10, 'text-anchor': 'start' }, date(first.e.created_at)),
     svg('text', { class: 'chart-label', x: W - PAD.right, y: H - 10, 'text-anchor': 'end' }, 'now'),
     svg('path', { class: 'chart-line', d }),

@@ -1,9 +1,6 @@
-import { ticks } from './chart.js';
+import { PAD, ticks, yAxis, yLabelWidth } from './chart.js';
 import { h, svg, uid } from './dom.js';
 import { credits, number } from './format.js';
-
-const PAD = { right: 16, top: 16, bottom: 36 };
-const FONT_PX = 12;
 
 /** One day's figures as the usage report gives them (grouped by day). */
 export interface DayUsage {
@@ -35,7 +32,7 @@ export function usageChart(rows: readonly DayUsage[], days: readonly string[], {
   const yTicks = ticks(Math.min(0, ...values), Math.max(1, ...values));
   const v0 = yTicks[0];
   const v1 = yTicks[yTicks.length - 1];
-  const PAD_LEFT = Math.round(Math.max(...yTicks.map((v) => number(v).length)) * FONT_PX * 0.62 + 14);
+  const PAD_LEFT = yLabelWidth(yTicks);
   const slot = (W - PAD_LEFT - PAD.right) / days.length;
   const y = (v: number): number => H - PAD.bottom - ((v - v0) / (v1 - v0 || 1)) * (H - PAD.top - PAD.bottom);
   const total = values.reduce((a, b) => a + b, 0);
@@ -60,20 +57,7 @@ export function usageChart(rows: readonly DayUsage[], days: readonly string[], {
       },
       svg('title', { id: titleId }, 'Credits net by day'),
       svg('desc', { id: descId }, summary),
-      yTicks.map((v) => [
-        svg('line', { class: 'chart-grid', x1: PAD_LEFT, x2: W - PAD.right, y1: y(v).toFixed(1), y2: y(v).toFixed(1) }),
-        svg(
-          'text',
-          {
-            class: 'chart-label',
-            x: PAD_LEFT - 8,
-            y: y(v).toFixed(1),
-            'text-anchor': 'end',
-            'dominant-baseline': 'middle',
-          },
-          number(v),
-        ),
-      ]),
+      yAxis(yTicks, y, PAD_LEFT, W - PAD.right),
       svg('text', { class: 'chart-label', x: PAD_LEFT, y: H - 10, 'text-anchor': 'start' }, days[0]),
       svg('text', { class: 'chart-label', x: W - PAD.right, y: H - 10, 'text-anchor': 'end' }, days[days.length - 1]),
       days.map((d, i) =>
