@@ -60,16 +60,28 @@ function asPooled(entry: PoolEntry): PooledFleet {
   };
 }
 
+/** Whether the fleet answers ready (200 from /readyz) within `ms`, probing until it does. */
+async function readyWithin(baseUrl: string, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const ready = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ready || Date.now() > end) return ready;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /** This worker's shared fleet: started on first use, then the same one for every test file on the worker. */
 export async function pooledFleet(): Promise<PooledFleet> {
   const file = entryFile(poolDir());
   if (fs.existsSync(file)) {
     const entry = JSON.parse(fs.readFileSync(file, 'utf8')) as PoolEntry;
-    const ready = await fetch(`${entry.baseUrl}/readyz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    // A pooled fleet is never stopped by a test: if it is down, an earlier file broke the rule.
+    // A pooled fleet is never stopped by a test: if it stays down, an earlier file broke the rule.
+    // One probe is not enough: on a loaded machine a readiness check (database, broker) can miss
+    // its own deadline once while the fleet is fine.
+    const ready = await readyWithin(entry.baseUrl, 30_000);
     if (!ready) throw new Error(`the pooled fleet at ${entry.baseUrl} is not ready; logs in ${entry.logDir}`);
     return asPooled(entry);
   }
