@@ -87,6 +87,8 @@ describe('dragging clips and uploading with progress in the studio', () => {
 
   /** Drags a clip by the mouse onto the left part of another: the drop line shows before it, then it drops. */
   async function dragBefore(page: Page, clip: Locator, onto: Locator, shot?: string): Promise<void> {
+    // The mouse works in the viewport: the timeline is above the library the clips were added from.
+    await page.getByRole('region', { name: 'Timeline' }).scrollIntoViewIfNeeded();
     const from = await clip.locator('.clip-name').boundingBox();
     const to = await onto.boundingBox();
     if (!from || !to) throw new Error('a clip is not on screen');
@@ -155,7 +157,9 @@ describe('dragging clips and uploading with progress in the studio', () => {
       await page.locator('.error-message', { hasText: 'The timeline changed meanwhile' }).waitFor();
       expect(await clipIds(page)).toEqual([c, b, a]);
       await page.unroute('**/dashboard/api/projects/*/clips/*');
-      await page.getByRole('region', { name: 'Timeline' }).screenshot({ path: path.join(SHOTS, 'timeline-1366.png') });
+      // The page's picture of where the timeline is: the reload after the refusal may redraw it meanwhile.
+      const timeline = await page.getByRole('region', { name: 'Timeline' }).boundingBox();
+      await page.screenshot({ path: path.join(SHOTS, 'timeline-1366.png'), clip: timeline ?? undefined });
       await finish(watched, [409]);
     } finally {
       await watched.context.close();
