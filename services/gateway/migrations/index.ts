@@ -8,6 +8,7 @@ import { oauthRedirectUriGiven } from './0006_oauth_redirect_uri_given';
 import { signupCredits } from './0007_signup_credits';
 import { streamSlots } from './0008_stream_slots';
 import { mcpTasks } from './0009_mcp_tasks';
+import { mcpTaskWork } from './0010_mcp_task_work';
 
 /** In order. Append only. */
 export const migrations: Migration[] = [
@@ -20,4 +21,5 @@ export const migrations: Migration[] = [
   signupCredits,
   streamSlots,
   mcpTasks,
+  mcpTaskWork,
 ];

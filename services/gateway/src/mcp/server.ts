@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  CancelTaskRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
@@ -13,7 +14,9 @@ import { inputJsonSchema, outputJsonSchema } from './schemas';
 import type { CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/tasks/types.js';
 import { mediaContent } from './media-links';
 import type { DurableTaskStore } from './tasks/postgres-task-store';
+import { cancelTask } from './tasks/cancel-task';
 import { runAsTask } from './tasks/run-as-task';
+import { cancelJobOfTask, stopWorkOf } from './tasks/stop-work';
 import { withToolProgress, type ProgressReport } from './tool-progress';
 import { TOOLS, type ToolContext, type ToolSpec } from './tools';
 
@@ -105,7 +108,7 @@ export function buildMcpServer(
       const asTask = request.params.task;
       const args = { ...(asTask && tool.taskDefaults), ...request.params.arguments };
       /** The call, reporting its progress through `report` when given (a token or a task). */
-      const call = async (report?: (r: ProgressReport) => Promise<void>): Promise<CallToolResult> => {
+      const call = async (report?: (r: ProgressReport) => Promise<void>, c = ctx): Promise<CallToolResult> => {
         try {
           const value = report
             ? await withToolProgress(
@@ -113,13 +116,15 @@ export function buildMcpServer(
                   toolName: tool.name,
                   intervalMs: progressIntervalMs,
                   report,
-                  events: ctx.events && { hub: ctx.events, userId: ctx.auth.userId, projectId: projectIdOf(args) },
+                  events: c.events && { hub: c.events, userId: c.auth.userId, projectId: projectIdOf(args) },
                 },
-                (step) => (tool.followed ? tool.followed(args, ctx, step) : tool.run(args, ctx)),
+                (step) => (tool.followed ? tool.followed(args, c, step) : tool.run(args, c)),
               )
-            : await tool.run(args, ctx);
+            : await tool.run(args, c);
           return success(value);
         } catch (err) {
+          // A cancelled task's work stopped following: its result is not kept.
+          if (c.task?.signal.aborted) return { isError: true, content: [{ type: 'text', text: 'Task cancelled' }] };
           const { text, internal } = errorText(err, ctx.correlationId);
           if (internal) logger.error({ err, tool: tool.name, requestId: ctx.correlationId }, 'MCP tool failed');
           return { isError: true, content: [{ type: 'text', text }] };
@@ -128,8 +133,10 @@ export function buildMcpServer(
       if (asTask) {
         if (!tasks || !tool.long)
           throw new McpError(ErrorCode.InvalidParams, `Tool ${tool.name} does not run as a task`);
-        return runAsTask({ store: tasks, params: asTask, request, requestId: extra.requestId, logger }, (report) =>
-          call(report),
+        const stop = (work: { job_id: string }) => cancelJobOfTask(ctx, logger, work);
+        return runAsTask(
+          { store: tasks, params: asTask, request, requestId: extra.requestId, logger, stop },
+          (report, run) => call(report, { ...ctx, task: run }),
         );
       }
       // Only when the client asked for progress (a token): that is what resets its request timer.
@@ -141,5 +148,9 @@ export function buildMcpServer(
       );
     },
   );
+  if (tasks)
+    server.setRequestHandler(CancelTaskRequestSchema, (request) =>
+      cancelTask(tasks, request.params.taskId, (task) => stopWorkOf(ctx, logger, task)),
+    );
   return server;
 }

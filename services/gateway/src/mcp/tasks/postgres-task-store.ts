@@ -3,7 +3,7 @@ import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/int
 import type { Request, RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
 import type { Knex } from '@mf/db';
 
-/** Created by migration 0009_mcp_tasks in the gateway's schema. */
+/** Created by migration 0009_mcp_tasks in the gateway's schema (its `work` column by 0010_mcp_task_work). */
 export const MCP_TASKS_TABLE = 'mcp_tasks';
 
 /** How long a task and its result are kept when the client asks for no ttl, and at most. */
@@ -23,6 +23,8 @@ interface TaskRow {
   ttl_ms: string;
   poll_interval_ms: number;
   result: Result | null;
+  tool: string | null;
+  work: TaskWork | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -45,10 +47,27 @@ function failureText(status: string, result: Result): string | null {
   return first?.type === 'text' && typeof first.text === 'string' ? first.text : 'The tool call failed';
 }
 
-/** The store's own operations beside the SDK's TaskStore: the running replica's lease. */
+/** What a task started that outlives its call: a generation's job (cancelled with the task). */
+export interface TaskWork {
+  job_id: string;
+}
+
+/** A task just cancelled: its tool and what it had started, for stopping that too. */
+export interface CancelledTask {
+  tool: string | null;
+  work: TaskWork | null;
+}
+
+/** The store's own operations beside the SDK's TaskStore: the running replica's lease, cancelling. */
 export interface DurableTaskStore extends TaskStore {
-  /** Keeps the task alive (its replica still runs it). */
-  renew(taskId: string): Promise<void>;
+  /** Keeps the task alive (its replica still runs it); false once the task has ended (cancelled). */
+  renew(taskId: string): Promise<boolean>;
+  /** Records what the task started; false when the task has already ended (the work is its to stop). */
+  recordWork(taskId: string, work: TaskWork): Promise<boolean>;
+  /** Ends a task that has not ended `cancelled`; null when it had ended (or is not the caller's). */
+  cancel(taskId: string, statusMessage: string): Promise<CancelledTask | null>;
+  /** The status message of a cancelled task, once what it started has been stopped. */
+  noteCancelled(taskId: string, statusMessage: string): Promise<void>;
 }
 
 /**
@@ -135,10 +154,32 @@ export function postgresTaskStore(db: Knex, schema: string, userId: number): Dur
       };
     },
     async renew(taskId) {
-      await db(table)
+      const n = await db(table)
         .where({ task_id: taskId, user_id: userId })
         .whereNotIn('status', TERMINAL)
         .update({ lease_until: lease() });
+      return n > 0;
+    },
+    async recordWork(taskId, work) {
+      const n = await db(table)
+        .where({ task_id: taskId, user_id: userId })
+        .whereNotIn('status', TERMINAL)
+        .update({ work: JSON.stringify(work) });
+      return n > 0;
+    },
+    async cancel(taskId, statusMessage) {
+      // One statement: the task ends once, and whatever work was recorded before it is returned.
+      const [row] = await mine()
+        .andWhere({ task_id: taskId })
+        .whereNotIn('status', TERMINAL)
+        .update({ status: 'cancelled', status_message: statusMessage, updated_at: db.raw('now()') })
+        .returning<Pick<TaskRow, 'tool' | 'work'>[]>(['tool', 'work']);
+      return row ? { tool: row.tool, work: row.work } : null;
+    },
+    async noteCancelled(taskId, statusMessage) {
+      await db(table)
+        .where({ task_id: taskId, user_id: userId, status: 'cancelled' })
+        .update({ status_message: statusMessage, updated_at: db.raw('now()') });
     },
   };
 }

@@ -10,7 +10,7 @@ import { AppError } from '@mf/errors';
 import { call, getProjectState, instructRequest } from '../../core/usecases/editor.usecase';
 import { getExport, startExport } from '../../core/usecases/editor-exports.usecase';
 import type { ProgressStep } from '../tool-progress';
-import { followUntilEnded } from './follow-until';
+import { followUntilEnded, untilCancelled } from './follow-until';
 import { opts, type ToolContext } from './tool';
 
 /** How long past its own limit a followed call waits for the record's end before giving up. */
@@ -47,11 +47,13 @@ export async function followedInstruct(
 ): Promise<InstructReply> {
   const request = instructRequest(ctx.auth, projectId, body);
   const turns = ctx.turns;
-  if (!turns) return call(ctx.bus, 'instruct', request, opts(ctx, ctx.instructTimeoutMs));
+  // A cancelled task stops following the turn; the turn itself runs to its end (docs/mcp.md "Tasks").
+  if (!turns) return untilCancelled(ctx, call(ctx.bus, 'instruct', request, opts(ctx, ctx.instructTimeoutMs)));
   const streamId = randomUUID();
   const stop = turns.listen(streamId, (event) => step(describeAgentEvent(event)));
   try {
-    return await call(ctx.bus, 'instruct', { ...request, stream_id: streamId }, opts(ctx, ctx.instructTimeoutMs));
+    const turn = call(ctx.bus, 'instruct', { ...request, stream_id: streamId }, opts(ctx, ctx.instructTimeoutMs));
+    return await untilCancelled(ctx, turn);
   } finally {
     stop();
   }

@@ -41,8 +41,10 @@ export async function submitMaybeWaiting(
     submitTimeoutMs: ctx.submitTimeoutMs,
     correlationId: ctx.correlationId,
   });
-  if (wait !== true) return accepted;
   const id = accepted.job_id;
+  // As a task: recorded so that cancelling the task cancels (and refunds) the job.
+  await ctx.task?.record({ job_id: id });
+  if (wait !== true) return accepted;
   step?.(`${id} submitted`, 0);
   let last = 0;
   const read = () => getJob(ctx.bus, ctx.auth, id, opts(ctx));

@@ -4,6 +4,7 @@ import type { Bus } from '@mf/bus';
 import type { FalEndpoints } from '@mf/catalog';
 import type { EventHub } from '../../core/events/event-hub';
 import type { TurnEvents } from '../../core/events/turn-events';
+import type { TaskRun } from '../tasks/run-as-task';
 import type { ProgressStep } from '../tool-progress';
 import type { AuthContext } from '../../http/auth.middleware';
 
@@ -24,6 +25,8 @@ export interface ToolContext {
   turns?: TurnEvents;
   /** How often a followed export reads its state when no event came (events are best effort). */
   followPollMs?: number;
+  /** The call runs as an MCP task: its cancellation, and where it records the job it started. */
+  task?: TaskRun;
 }
 
 export interface ToolSpec {
