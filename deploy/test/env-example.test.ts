@@ -32,12 +32,15 @@ interface KeyDescription {
   flags?: { default?: unknown };
 }
 
-/** Per variable a service reads, the default of each service that reads it (undefined: none). */
+/** Per variable a service reads, the default of each service that reads it (undefined: none, or computed). */
 function schemaDefaults(): Map<string, unknown[]> {
   const out = new Map<string, unknown[]>();
   for (const schema of Object.values(SCHEMAS)) {
     const keys = (schema.describe() as { keys: Record<string, KeyDescription> }).keys;
-    for (const [name, d] of Object.entries(keys)) out.set(name, [...(out.get(name) ?? []), d.flags?.default]);
+    for (const [name, d] of Object.entries(keys)) {
+      const fixed = typeof d.flags?.default === 'function' ? undefined : d.flags?.default;
+      out.set(name, [...(out.get(name) ?? []), fixed]);
+    }
   }
   return out;
 }
