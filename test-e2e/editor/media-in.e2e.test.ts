@@ -2,16 +2,17 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
+import { api, userWithKey, type TestUser } from '../support/fleet';
 import { waitForJob } from '../support/jobs';
 import { downloadAndProbe } from '../support/media';
+import { pooledFleet, type PooledFleet } from '../support/pool';
 
 /**
  * Media into a project without a public URL: a completed job's image imported from media storage,
  * an mp4 uploaded as multipart, then both exported through the real fleet.
  */
 describe('media in: job results and uploads', () => {
-  let fleet: Fleet;
+  let fleet: PooledFleet;
   let user: TestUser;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mf-media-in-e2e-'));
   const mp4 = path.join(dir, 'clip.mp4');
@@ -24,13 +25,10 @@ describe('media in: job results and uploads', () => {
       ...['-shortest', mp4],
     ]);
     fs.writeFileSync(text, 'not a video\n'.repeat(100));
-    fleet = await startFleet({ RATE_LIMIT_PER_MINUTE: '100000', EXPORT_RATE_LIMIT: '100' });
+    fleet = await pooledFleet();
     user = await userWithKey(fleet, 'all', 1000);
   });
-  afterAll(async () => {
-    await fleet?.shutdown();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   const upload = async (file: string, name: string, type: string, projectId: string) => {
     const form = new FormData();

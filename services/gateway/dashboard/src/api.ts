@@ -1,7 +1,7 @@
 // The dashboard's only way to the server: JSON to /dashboard/api on this origin, with the session
 // cookie. State-changing calls carry the session's CSRF token (docs/dashboard-api.md).
 
-const BASE = '/dashboard/api';
+export const BASE = '/dashboard/api';
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 let csrfToken: string | null = null;

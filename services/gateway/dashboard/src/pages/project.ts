@@ -6,7 +6,9 @@ import type { PageContext } from '../page.js';
 import { chatPanel } from '../studio/chat.js';
 import { exportControl, exportsList } from '../studio/exports.js';
 import { libraryPanel } from '../studio/library.js';
-import { timelineRegion } from '../studio/timeline.js';
+import type { Clip } from '../studio/names.js';
+import { timelineRegion, withMoved } from '../studio/timeline.js';
+import { uploader } from '../studio/upload.js';
 
 type Project = DashboardProject['project'];
 
@@ -48,6 +50,8 @@ export async function projectPage(ctx: PageContext): Promise<void> {
   const timelineBox = h('div', { class: 'timeline-box' });
   const libraryBox = h('div');
   const exportsBox = h('div', { class: 'exports-box' });
+  // Made once: an upload's progress and status stay through the library's redraws.
+  const uploads = uploader(projectId, () => refresh());
 
   const draw = (s: DashboardProject): void => {
     state = s;
@@ -60,8 +64,7 @@ export async function projectPage(ctx: PageContext): Promise<void> {
     replace(
       timelineBox,
       timelineRegion(video, s.clips, assetsById, {
-        move: (clip, idx) =>
-          void edit(() => api.patch(`/projects/${seg(projectId)}/clips/${seg(clip.id)}`, { idx }), 'Clip moved.'),
+        move: (clip, idx) => void reorder(clip, idx),
         remove: (clip) =>
           void edit(() => api.del(`/projects/${seg(projectId)}/clips/${seg(clip.id)}`), 'Clip removed.'),
       }),
@@ -73,6 +76,7 @@ export async function projectPage(ctx: PageContext): Promise<void> {
         video,
         s.assets.filter((a) => a.kind !== 'export'),
         refresh,
+        uploads,
       ),
     );
     replace(
@@ -96,6 +100,21 @@ export async function projectPage(ctx: PageContext): Promise<void> {
         if (ctx.isCurrent()) showError(err);
       }
     });
+  }
+  /** A move redraws from the server's answer; a refused one puts the timeline back as the server has it. */
+  async function reorder(clip: Clip, idx: number): Promise<void> {
+    try {
+      const { clip: moved } = await api.patch<DashboardReplies['PATCH /projects/:id/clips/:clipId']>(
+        `/projects/${seg(projectId)}/clips/${seg(clip.id)}`,
+        { idx },
+      );
+      if (ctx.isCurrent()) draw({ ...state, clips: withMoved(state.clips, moved) });
+      announce('Clip moved.');
+    } catch (err) {
+      if (ctx.isCurrent()) draw(state);
+      showError(err);
+    }
+    refresh();
   }
   async function edit(change: () => Promise<unknown>, done: string): Promise<void> {
     try {

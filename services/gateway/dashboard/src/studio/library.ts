@@ -1,14 +1,11 @@
-import { api, ApiError, seg } from '../api.js';
-import { h, uid } from '../dom.js';
+import { api, seg } from '../api.js';
+import { h } from '../dom.js';
 import { seconds } from '../format.js';
 import { assetMedia } from '../media.js';
 import { announce, empty } from '../ui.js';
 import type { Asset, DashboardReplies, Video } from '../contracts.js';
 import { assetName } from './names.js';
-
-/** The file types an upload takes (the server reads the type from the bytes; this only filters the picker). */
-const ACCEPT =
-  'video/mp4,video/quicktime,video/webm,image/png,image/jpeg,image/webp,audio/mpeg,audio/wav,audio/mp4,.m4a,.mov';
+import type { Uploader } from './upload.js';
 
 /** Where an asset goes on the timeline: pictures on the video track, sound on the voice track. */
 const trackOf = (asset: Asset): 'video' | 'voice' => (asset.kind === 'audio' ? 'voice' : 'video');
@@ -61,61 +58,20 @@ function assetItem(projectId: string, video: Video, asset: Asset, changed: () =>
 
 /**
  * The project's media library: what it holds (each with "Add to timeline"), and a way in: the
- * `Upload media` file input, or files dropped on the library (multipart POST .../assets, one file
- * at a time; the server reads and checks each).
+ * uploader's `Upload media` zone, or files dropped on the library.
  */
 export function libraryPanel(
   projectId: string,
   video: Video,
   assets: readonly Asset[],
   changed: () => void,
+  uploads: Uploader,
 ): HTMLElement {
-  const inputId = uid('upload');
-  const status = h('p', { class: 'upload-status', role: 'status' });
-  const input = h('input', { id: inputId, type: 'file', accept: ACCEPT, multiple: true, class: 'upload-input' });
-  const upload = async (files: readonly File[]): Promise<void> => {
-    let added = 0;
-    for (const file of files) {
-      status.textContent = `Uploading ${file.name}…`;
-      status.dataset.state = 'uploading';
-      const form = new FormData();
-      form.append('file', file, file.name);
-      try {
-        await api.post<DashboardReplies['POST /projects/:id/assets']>(`/projects/${seg(projectId)}/assets`, form);
-        added++;
-      } catch (err) {
-        status.textContent = `${file.name}: ${err instanceof ApiError ? err.message : 'the upload failed.'}`;
-        status.dataset.state = 'failed';
-        if (added) changed();
-        return;
-      }
-    }
-    status.textContent = `Uploaded ${added === 1 ? files[0].name : `${added} files`}.`;
-    status.dataset.state = 'done';
-    changed();
-  };
-  input.addEventListener('change', () => {
-    const files = [...(input.files ?? [])];
-    input.value = '';
-    if (files.length) void upload(files);
-  });
-  const zone = h(
-    'div',
-    { class: 'drop-zone' },
-    h('label', { for: inputId }, 'Upload media'),
-    input,
-    h(
-      'p',
-      { class: 'hint' },
-      'Or drop video, image or audio files here (mp4, mov, webm, png, jpeg, webp, mp3, wav, m4a).',
-    ),
-    status,
-  );
   const section = h(
     'section',
     { class: 'card library-section', 'aria-label': 'Media library' },
     h('h2', null, 'Media library'),
-    zone,
+    uploads.zone,
     assets.length
       ? h(
           'ul',
@@ -126,7 +82,10 @@ export function libraryPanel(
           'The library is empty: upload media, use a job’s result (“Use in project” on its page), or ask the editor.',
         ),
   );
+  // Files only: a clip dragged along the timeline is no upload.
+  const carriesFiles = (event: DragEvent): boolean => event.dataTransfer?.types.includes('Files') ?? false;
   section.addEventListener('dragover', (event) => {
+    if (!carriesFiles(event)) return;
     event.preventDefault();
     section.classList.add('dragging');
   });
@@ -135,7 +94,7 @@ export function libraryPanel(
     event.preventDefault();
     section.classList.remove('dragging');
     const files = [...(event.dataTransfer?.files ?? [])];
-    if (files.length) void upload(files);
+    if (files.length) uploads.upload(files);
   });
   return section;
 }

@@ -1,10 +1,11 @@
-import { h, uid } from '../dom.js';
+import { append, h, uid } from '../dom.js';
 import { seconds } from '../format.js';
 import type { Asset, Video } from '../contracts.js';
 import { assetName, clipSeconds, STILL_SECONDS, TRACK_LABELS, TRACKS, type Clip, type Track } from './names.js';
+import { dragToReorder } from './timeline-drag.js';
 import { waveform } from './waveform.js';
 
-/** What the timeline's buttons do (the direct-edit routes); the page redraws with the new state. */
+/** What the timeline's buttons and drops do (the direct-edit routes); the page redraws with the new state. */
 export interface TimelineActions {
   move(clip: Clip, idx: number): void;
   remove(clip: Clip): void;
@@ -87,18 +88,17 @@ export function timelineRegion(
     const labelId = uid('track');
     const onTrack = byTrack.get(track) ?? [];
     const items = onTrack.map((clip) => clipItem(clip, assetsById.get(clip.asset_id), onTrack.length, actions));
+    const list = h('ol', { class: 'clips', 'aria-labelledby': labelId });
     const rest = longest - trackLength(track);
     const spacer = items.length && rest > 0.05 ? h('li', { class: 'clip-spacer', 'aria-hidden': 'true' }) : null;
     if (spacer) spacer.style.flexGrow = String(rest);
+    if (items.length > 1)
+      dragToReorder(list, new Map(items.map((item, i) => [item, onTrack[i]])), (clip, idx) => actions.move(clip, idx));
     return h(
       'div',
       { class: `track track-${track}`, dataset: { track } },
       h('span', { class: 'track-name', id: labelId }, TRACK_LABELS[track]),
-      h(
-        'ol',
-        { class: 'clips', 'aria-labelledby': labelId },
-        items.length ? [items, spacer] : h('li', { class: 'clip-empty' }, 'No clips'),
-      ),
+      append(list, [items.length ? [items, spacer] : h('li', { class: 'clip-empty' }, 'No clips')]),
     );
   });
   return h(
@@ -108,8 +108,19 @@ export function timelineRegion(
     h(
       'p',
       { class: 'hint' },
-      `${seconds(longest)} in all. Move clips with the arrows; add them from the media library or ask the editor.`,
+      `${seconds(longest)} in all. Drag clips or use the arrows to reorder them; add them from the media library or ask the editor.`,
     ),
     h('div', { class: 'timeline', tabindex: '0', 'aria-label': `Tracks of ${video.name}` }, rows),
   );
+}
+
+/**
+ * The clips once the server has moved one: the others of its track shift around it and every clip
+ * of the track gets its position as index (what the server does; the next load confirms it).
+ */
+export function withMoved(clips: readonly Clip[], moved: Clip): Clip[] {
+  const sameTrack = (c: Clip) => c.video_id === moved.video_id && c.track === moved.track;
+  const track = clips.filter((c) => sameTrack(c) && c.id !== moved.id).sort((a, b) => a.idx - b.idx);
+  track.splice(Math.min(moved.idx, track.length), 0, moved);
+  return [...clips.filter((c) => !sameTrack(c)), ...track.map((c, idx) => ({ ...c, idx }))];
 }
