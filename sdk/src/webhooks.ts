@@ -5,8 +5,11 @@ import type { WebhookEvent, WebhookEventType, WebhookJob } from './types';
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 
 export interface VerifyWebhookOptions {
-  /** The raw request body, exactly as received (before any JSON parsing). */
-  payload: string | Buffer | Uint8Array;
+  /**
+   * The raw request body, exactly as received (before any JSON parsing). A node Buffer is a
+   * Uint8Array: the published types name only the standard one, so they compile without @types/node.
+   */
+  payload: string | Uint8Array;
   /** The request headers (node's IncomingHttpHeaders, a fetch Headers, or any record; names are case-insensitive). */
   headers: WebhookHeaders;
   /** The key's signing secret, the whole `whsec_...` string. */
@@ -53,11 +56,7 @@ export function parseSignatureHeader(value: string): { t: string; timestamp: num
 }
 
 /** The hex HMAC-SHA256 of `${t}.${body}` keyed with the secret (UTF-8). */
-export function computeSignature(
-  secret: string,
-  timestamp: number | string,
-  payload: string | Buffer | Uint8Array,
-): string {
+export function computeSignature(secret: string, timestamp: number | string, payload: string | Uint8Array): string {
   return createHmac('sha256', secret)
     .update(`${timestamp}.`)
     .update(typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload)
@@ -67,7 +66,7 @@ export function computeSignature(
 /** Builds an X-Service-Signature value (for tests and local tooling). */
 export function signWebhook(
   secret: string,
-  payload: string | Buffer,
+  payload: string | Uint8Array,
   timestamp = Math.floor(Date.now() / 1000),
 ): string {
   return `t=${timestamp},v1=${computeSignature(secret, timestamp, payload)}`;
@@ -81,7 +80,7 @@ export function signWebhook(
 export function signStandardWebhook(
   secret: string,
   id: string,
-  payload: string | Buffer,
+  payload: string | Uint8Array,
   timestamp = Math.floor(Date.now() / 1000),
 ): string {
   const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');

@@ -790,6 +790,32 @@ describe('dashboard in the browser', () => {
       }
       expect(tooWide).toEqual([]);
       await p.screenshot({ path: path.join(SHOTS, 'project-390.png'), fullPage: true });
+
+      // The job page's attempts: each row a card of "column: value" lines (one under the other, each
+      // named by its column) within the screen's width, no cell hidden or squeezed beside another.
+      await go(p, `#/jobs/${videoJobId}`);
+      const attempts = p.locator('table.attempts');
+      await attempts.locator('tbody td').first().waitFor();
+      const misplaced: string[] = [];
+      let cellCount = 0;
+      for (const row of await attempts.locator('tbody tr').all()) {
+        let below = -1;
+        for (const cell of await row.locator('td').all()) {
+          cellCount++;
+          const box = await cell.boundingBox();
+          const label = await cell.getAttribute('data-label');
+          if (!label || !(await cell.isVisible()) || !box || box.x < 0 || box.x + box.width > 390 || box.y < below)
+            misplaced.push(`${label}: ${JSON.stringify(box)}`);
+          below = box ? box.y + box.height - 1 : below;
+        }
+      }
+      expect(cellCount).toBeGreaterThanOrEqual(8);
+      expect(misplaced).toEqual([]);
+      expect(
+        await p.evaluate(() => (globalThis as unknown as PageWindow).document.documentElement.scrollWidth),
+      ).toBeLessThanOrEqual(390);
+      await attempts.scrollIntoViewIfNeeded();
+      await p.screenshot({ path: path.join(SHOTS, 'job-attempts-390.png') });
     } finally {
       await phone.context.close();
     }

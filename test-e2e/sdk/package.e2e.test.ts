@@ -171,6 +171,37 @@ void mf.generateImage({});
     ]);
   });
 
+  it('gives its types to a consumer without @types/node (types: [], the standard and DOM libraries only)', async () => {
+    fs.writeFileSync(
+      path.join(app, 'no-node.mts'),
+      `import { MediaforgeClient, verifyWebhook, signWebhook, type Job } from '@mediaforge/sdk';
+const mf = new MediaforgeClient({ baseUrl: 'http://localhost:8080', apiKey: 'k' });
+export const wait: Promise<Job> = mf.waitForJob('job_1');
+const body = new TextEncoder().encode('{}');
+export const verified = verifyWebhook({ payload: body, headers: new Headers(), secret: 'whsec_x' });
+export const signed: string = signWebhook('whsec_x', body);
+`,
+    );
+    fs.writeFileSync(
+      path.join(app, 'tsconfig.no-node.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          lib: ['es2022', 'dom'],
+          types: [],
+          skipLibCheck: false,
+        },
+        files: ['no-node.mts'],
+      }),
+    );
+    expect(fs.existsSync(path.join(app, 'node_modules', '@types', 'node'))).toBe(false);
+    const tsc = path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    await inApp(process.execPath, [tsc, '-p', 'tsconfig.no-node.json']);
+  });
+
   it('runs its CLI as npx mediaforge', async () => {
     const help = await inApp('npx', ['--no-install', 'mediaforge', '--help']);
     expect(help.stdout + help.stderr).toMatch(/Usage: mediaforge <command>/);

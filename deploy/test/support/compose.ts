@@ -20,20 +20,21 @@ if (!HAS_COMPOSE)
     '\n*** SKIPPED: Docker Compose v2 not found: docker-compose.yml is not validated by compose-go on this machine ***\n',
   );
 
-/**
- * What compose-go says of a compose file's text: `docker-compose config` in the repository (the
- * project directory), with no environment but PATH and an empty env file, so only the file's own
- * defaults apply. Resolves the normalised model, or the loader's error lines.
- */
 /** What a deployment's .env must hold at least: the secrets compose requires (`${VAR:?...}`). */
 export const REQUIRED_ENV: Record<string, string> = {
   WEBHOOK_SECRET_KEY: 'ab'.repeat(32),
   PROVIDER_CALLBACK_SECRET: 'a-callback-secret-of-this-deployment',
 };
 
+/**
+ * What compose-go says of a compose file's text: `docker-compose config` in the repository (the
+ * project directory), with no environment but PATH, reading `envFiles` and then `vars`, so only
+ * those and the file's own defaults apply. Resolves the normalised model, or the loader's error lines.
+ */
 export function composeConfig(
   text: string,
   vars: Record<string, string> = REQUIRED_ENV,
+  envFiles: string[] = [],
 ): { ok: true; model: Record<string, unknown> } | { ok: false; errors: string[] } {
   const envFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mf-compose-')), 'deployment.env');
   fs.writeFileSync(
@@ -45,7 +46,17 @@ export function composeConfig(
   try {
     const res = spawnSync(
       'docker-compose',
-      ['--project-directory', REPO_ROOT, '--env-file', envFile, '-f', '-', 'config', '--format', 'json'],
+      [
+        '--project-directory',
+        REPO_ROOT,
+        // Each later file overrides the earlier ones: `vars` win.
+        ...[...envFiles, envFile].flatMap((f) => ['--env-file', f]),
+        '-f',
+        '-',
+        'config',
+        '--format',
+        'json',
+      ],
       {
         input: text,
         encoding: 'utf8',

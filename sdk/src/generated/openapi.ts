@@ -3257,7 +3257,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExportServerError"];
                 };
             };
-            /** @description `storage_unconfigured`, or the editor did not answer in time. */
+            /** @description `storage_unconfigured` or `export_unavailable`, or the editor did not answer in time. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -6,7 +6,7 @@ export interface BillingConfig extends ServiceEnv {
   BILLING_BATCH_IN_FLIGHT: number;
 }
 
-const schema = Joi.object<BillingConfig>({
+export const billingConfigSchema = Joi.object<BillingConfig>({
   ...serviceEnv(8081),
   /** RPC requests handled at once; concurrent charges and refunds among them share a transaction. */
   BILLING_RPC_PREFETCH: Joi.number().integer().min(1).max(1000).default(100),
@@ -21,5 +21,5 @@ const schema = Joi.object<BillingConfig>({
 });
 
 export function loadBillingConfig(env: NodeJS.ProcessEnv = process.env): BillingConfig {
-  return loadConfig(schema, env);
+  return loadConfig(billingConfigSchema, env);
 }

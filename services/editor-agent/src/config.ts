@@ -28,7 +28,7 @@ export interface EditorAgentConfig extends ServiceEnv, StorageEnv {
   EXPORT_REQUEST_TIMEOUT_MS: number;
 }
 
-const schema = Joi.object<EditorAgentConfig>({
+export const editorAgentConfigSchema = Joi.object<EditorAgentConfig>({
   ...serviceEnv(8083),
   ...storageEnv,
   /** Base URL clients reach the gateway at: asset URLs are <PUBLIC_BASE_URL>/media/<key>. */
@@ -100,7 +100,7 @@ const schema = Joi.object<EditorAgentConfig>({
 });
 
 export function loadEditorAgentConfig(env: NodeJS.ProcessEnv = process.env): EditorAgentConfig {
-  const config = loadConfig(schema, env);
+  const config = loadConfig(editorAgentConfigSchema, env);
   refuseTestSwitches(config, { ALLOW_PRIVATE_URLS: config.ALLOW_PRIVATE_URLS });
   return config;
 }

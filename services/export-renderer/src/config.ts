@@ -18,7 +18,7 @@ export interface ExportRendererConfig extends ServiceEnv, StorageEnv {
 /** Frame rates whose frame holds a whole number of 48 kHz samples, so audio and video cut on the same instant. */
 export const EXPORT_FPS_VALUES = [24, 25, 30, 48, 50, 60] as const;
 
-const schema = Joi.object<ExportRendererConfig>({
+export const exportRendererConfigSchema = Joi.object<ExportRendererConfig>({
   ...serviceEnv(8084),
   ...storageEnv,
   /** Longest one whole export may take (download, render, upload), ms; past it: 504 export_timeout. */
@@ -49,5 +49,5 @@ const schema = Joi.object<ExportRendererConfig>({
 });
 
 export function loadExportRendererConfig(env: NodeJS.ProcessEnv = process.env): ExportRendererConfig {
-  return loadConfig(schema, env);
+  return loadConfig(exportRendererConfigSchema, env);
 }

@@ -28,7 +28,7 @@ export interface GatewayConfig extends ServiceEnv, StorageEnv, RateLimitConfig {
   KEY_CACHE_TTL_MS: number;
 }
 
-const schema = Joi.object<GatewayConfig>({
+export const gatewayConfigSchema = Joi.object<GatewayConfig>({
   ...serviceEnv(8080),
   /** Largest accepted request body. Larger bodies get 413. */
   BODY_LIMIT: Joi.string()
@@ -108,7 +108,7 @@ const schema = Joi.object<GatewayConfig>({
 
 /** The development default of PROVIDER_CALLBACK_SECRET is refused in production (naming it). */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const config = loadConfig(schema, env);
+  const config = loadConfig(gatewayConfigSchema, env);
   refuseDevelopmentSecrets(config, {
     PROVIDER_CALLBACK_SECRET: config.PROVIDER_CALLBACK_SECRET === DEV_CALLBACK_SECRET,
   });

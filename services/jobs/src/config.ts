@@ -52,7 +52,7 @@ export interface JobsConfig extends ServiceEnv, StorageEnv {
   routing: RoutingConfig;
 }
 
-const schema = Joi.object<JobsConfig>({
+export const jobsConfigSchema = Joi.object<JobsConfig>({
   ...serviceEnv(8082),
   ...storageEnv,
   /** Base URL clients reach the gateway at: result URLs are <PUBLIC_BASE_URL>/media/<key>. */
@@ -147,7 +147,7 @@ const schema = Joi.object<JobsConfig>({
 
 /** The development default is refused in production (naming it); elsewhere main.ts warns about it. */
 export function loadJobsConfig(env: NodeJS.ProcessEnv = process.env): JobsConfig {
-  const config = loadConfig(schema, env);
+  const config = loadConfig(jobsConfigSchema, env);
   refuseDevelopmentSecrets(config, {
     PROVIDER_CALLBACK_SECRET: config.PROVIDER_CALLBACK_SECRET === DEV_CALLBACK_SECRET,
   });

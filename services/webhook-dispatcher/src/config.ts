@@ -38,7 +38,7 @@ const retryDelays = Joi.string().custom((value: string, helpers) => {
   return delays;
 });
 
-const schema = Joi.object<WebhookDispatcherConfig>({
+export const webhookDispatcherConfigSchema = Joi.object<WebhookDispatcherConfig>({
   ...serviceEnv(8085),
   /** Key that encrypts signing secrets at rest (32 bytes: 64 hex chars or base64); the default is for development only. */
   WEBHOOK_SECRET_KEY: secretKey.default(DEV_WEBHOOK_SECRET_KEY),
@@ -65,7 +65,7 @@ const schema = Joi.object<WebhookDispatcherConfig>({
 
 /** Refuses the development key in production (naming it); elsewhere main.ts warns about it. */
 export function loadWebhookDispatcherConfig(env: NodeJS.ProcessEnv = process.env): WebhookDispatcherConfig {
-  const config = loadConfig(schema, env);
+  const config = loadConfig(webhookDispatcherConfigSchema, env);
   refuseDevelopmentSecrets(config, { WEBHOOK_SECRET_KEY: usesDevSecretKey(config) });
   refuseTestSwitches(config, {
     WEBHOOK_ALLOW_HTTP: config.WEBHOOK_ALLOW_HTTP,

@@ -8,7 +8,7 @@ export const preferHeader = {
   schema: { type: 'string', maxLength: 200 },
 };
 
-/** An export's errors have their own shapes (`{error, code}` for the renderer's refusals). */
+/** An export's errors have their own shape: `{error: <code>, message}` (ExportError; from 500 on with `request_id`). */
 export const exportResponses: Json = {
   ...commonErrors,
   '200': ok('The exported video.', ref('ExportReply')),
@@ -39,7 +39,7 @@ export const exportResponses: Json = {
     content: jsonContent(ref('ExportServerError')),
   },
   '503': {
-    description: '`storage_unconfigured`, or the editor did not answer in time.',
+    description: '`storage_unconfigured` or `export_unavailable`, or the editor did not answer in time.',
     headers: { ...requestIdHeader },
     content: jsonContent({ anyOf: [ref('ServerError'), ref('ExportServerError')] }),
   },

@@ -7,6 +7,7 @@ import { poller } from '../poll.js';
 import { announce, badge, copyText, loading, pageHeading, showError } from '../ui.js';
 import { cancelJob } from './jobs.js';
 import { useInProject } from '../studio/use-in-project.js';
+import { dataTable } from '../tables.js';
 import type { DashboardReplies, Job, JobAttemptView } from '../contracts.js';
 import type { PageContext } from '../page.js';
 
@@ -18,6 +19,17 @@ const SOURCE_TEXT: Record<Job['source'], string> = {
 
 /** The label of a job's end time, by how it ended. */
 const ENDED_LABEL: Partial<Record<Job['status'], string>> = { cancelled: 'Cancelled', failed: 'Failed' };
+
+const ATTEMPT_COLUMNS = [
+  '#',
+  'Provider',
+  'Upstream model',
+  'State',
+  'Started',
+  'Took',
+  'Error',
+  'Upstream cost',
+] as const;
 
 /** How an attempt's upstream cost was known, as its cell's tooltip says. */
 const COST_SOURCES: Record<NonNullable<JobAttemptView['upstream_cost_source']>, string> = {
@@ -81,27 +93,10 @@ export async function jobPage(ctx: PageContext): Promise<void> {
         ),
       ),
     );
-    replace(
-      attemptsSlot,
-      rows.length
-        ? h(
-            'table',
-            { class: 'attempts' },
-            h(
-              'thead',
-              null,
-              h(
-                'tr',
-                null,
-                ...['#', 'Provider', 'Upstream model', 'State', 'Started', 'Took', 'Error', 'Upstream cost'].map((t) =>
-                  h('th', { scope: 'col' }, t),
-                ),
-              ),
-            ),
-            h('tbody', null, ...rows),
-          )
-        : h('p', { class: 'muted' }, 'No attempt recorded.'),
-    );
+    // On a phone each attempt stacks into a card of "column: value" lines: eight columns fit no row.
+    const table = dataTable({ caption: 'Attempts of this job', columns: ATTEMPT_COLUMNS, rows });
+    table.classList.add('attempts');
+    replace(attemptsSlot, rows.length ? table : h('p', { class: 'muted' }, 'No attempt recorded.'));
   }
 
   function show(next: Job): void {
