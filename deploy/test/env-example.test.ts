@@ -1,6 +1,6 @@
 /**
  * .env.example is where a newcomer learns the settings: `docker compose --env-file .env.example
- * config` loads once the REQUIRED secrets are filled in, and every variable a service's
+ * config` loads as it is (its REQUIRED secrets hold development values production refuses), and every variable a service's
  * configuration schema reads is listed there, the ones compose does not pass with their defaults.
  */
 import fs from 'node:fs';
@@ -10,8 +10,11 @@ import { billingConfigSchema } from '../../services/billing/src/config';
 import { editorAgentConfigSchema } from '../../services/editor-agent/src/config';
 import { exportRendererConfigSchema } from '../../services/export-renderer/src/config';
 import { gatewayConfigSchema } from '../../services/gateway/src/config';
-import { jobsConfigSchema } from '../../services/jobs/src/config';
-import { webhookDispatcherConfigSchema } from '../../services/webhook-dispatcher/src/config';
+import { jobsConfigSchema, loadJobsConfig } from '../../services/jobs/src/config';
+import {
+  loadWebhookDispatcherConfig,
+  webhookDispatcherConfigSchema,
+} from '../../services/webhook-dispatcher/src/config';
 import { composeConfig, HAS_COMPOSE, REQUIRED_ENV } from './support/compose';
 import { REPO_ROOT } from './support/paths';
 
@@ -57,16 +60,29 @@ function listed(from = 0): Map<string, string> {
 
 describe('.env.example', () => {
   (HAS_COMPOSE ? it : it.skip)(
-    'loads with docker compose --env-file .env.example config once the REQUIRED secrets are set, and names only those when they are not',
+    'loads with docker compose --env-file .env.example config as it is, and without a value for a REQUIRED secret compose names it',
     () => {
-      const filled = composeConfig(composeText, REQUIRED_ENV, [ENV_EXAMPLE]);
-      if (!filled.ok) throw new Error(filled.errors.join('\n'));
-      const empty = composeConfig(composeText, {}, [ENV_EXAMPLE]);
-      const errors = empty.ok ? '' : empty.errors.join('\n');
+      const asIs = composeConfig(composeText, {}, [ENV_EXAMPLE]);
+      if (!asIs.ok) throw new Error(asIs.errors.join('\n'));
+      const bare = composeConfig(composeText, {}, []);
+      const errors = bare.ok ? '' : bare.errors.join('\n');
       expect(errors).toMatch(/required variable (WEBHOOK_SECRET_KEY|PROVIDER_CALLBACK_SECRET) is missing a value/);
       expect(errors.match(/required variable [A-Z0-9_]+/g)?.every((e) => e.split(' ')[2] in REQUIRED_ENV)).toBe(true);
     },
   );
+
+  it('holds development placeholders for the REQUIRED secrets that the services refuse in production, naming them', () => {
+    const values = listed();
+    const production = { NODE_ENV: 'production' };
+    expect(() =>
+      loadJobsConfig({ ...production, PROVIDER_CALLBACK_SECRET: values.get('PROVIDER_CALLBACK_SECRET') }),
+    ).toThrow(/PROVIDER_CALLBACK_SECRET: is the development default/);
+    expect(() =>
+      loadWebhookDispatcherConfig({ ...production, WEBHOOK_SECRET_KEY: values.get('WEBHOOK_SECRET_KEY') }),
+    ).toThrow(/WEBHOOK_SECRET_KEY: is the development default/);
+    for (const name of Object.keys(REQUIRED_ENV))
+      expect(lines[lines.findIndex((l) => l.startsWith(`${name}=`)) - 1]).toMatch(/DEVELOPMENT PLACEHOLDER/);
+  });
 
   it('lists every variable a service configuration schema reads', () => {
     const documented = listed();
