@@ -37,7 +37,10 @@ module.exports = {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test-e2e/**/*.e2e.test.ts'],
-      setupFilesAfterEnv: ['<rootDir>/test-e2e/support/timeouts.ts'],
+      setupFilesAfterEnv: [
+        '<rootDir>/test-e2e/support/timeouts.ts',
+        '<rootDir>/test-e2e/support/admin-batch-cleanup.ts',
+      ],
       // The production build (rebuilt when stale) and the pool of shared fleets (test-e2e/support/pool.ts).
       globalSetup: '<rootDir>/test-e2e/support/global-setup.ts',
       globalTeardown: '<rootDir>/test-e2e/support/global-teardown.ts',
@@ -49,7 +52,10 @@ module.exports = {
             ...common,
             displayName: 'cluster',
             testMatch: ['<rootDir>/test-e2e/cluster/*.cluster.test.ts'],
-            setupFilesAfterEnv: ['<rootDir>/test-e2e/support/timeouts.ts'],
+            setupFilesAfterEnv: [
+              '<rootDir>/test-e2e/support/timeouts.ts',
+              '<rootDir>/test-e2e/support/admin-batch-cleanup.ts',
+            ],
             globalSetup: '<rootDir>/test-e2e/support/global-setup.ts',
             globalTeardown: '<rootDir>/test-e2e/support/global-teardown.ts',
           },

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import {
   REPO_ROOT,
   SERVICES,
@@ -13,10 +11,9 @@ import {
   type ServiceProcess,
 } from '@mf/fleet';
 import { freePort, freshTestEnv, type TestEnv } from '@mf/testing';
+import { adminBatchFor, closeAdminBatches } from './admin-batch';
 import { assertResponseMatches } from './openapi-validator';
 import { testTls } from './tls';
-
-const run = promisify(execFile);
 
 export interface Fleet {
   baseUrl: string;
@@ -66,12 +63,6 @@ export interface Replica {
 const DEFAULT_FORM: ServiceForm = process.env.E2E_FLEET_FORM === 'source' ? 'source' : 'compiled';
 
 /** The admin CLI as each form runs it: from its sources with tsx, or the gateway's build (dist/admin.js). */
-function adminCommand(form: ServiceForm): string[] {
-  return form === 'compiled'
-    ? [path.join(REPO_ROOT, 'services/gateway/dist/admin.js')]
-    : ['--import', 'tsx', path.join(REPO_ROOT, 'services/gateway/src/admin/cli.ts')];
-}
-
 /**
  * The whole fleet as real processes on free ports, against a fresh database and vhost. Service
  * logs are written to test-artifacts/e2e/<run>/<service>.log. `form` picks the services' production
@@ -115,6 +106,7 @@ export async function startFleet(
     SWEEP_INTERVAL_MS: '500',
     ...extraEnv,
   };
+  const adminBatch = adminBatchFor(env, form);
   const logDir = path.join(REPO_ROOT, 'test-artifacts', 'e2e', testEnv.db.name);
   fs.mkdirSync(logDir, { recursive: true });
   const procs = new Map<ServiceName, ServiceProcess>();
@@ -170,9 +162,10 @@ export async function startFleet(
       await waitReady(proc, 120_000);
       return { baseUrl: `http://127.0.0.1:${port}`, port, stop: (signal = 'SIGTERM') => proc.stop(signal) };
     },
-    admin: (...args) => runAdmin(env, form, args),
+    admin: (...args) => adminBatch(args),
     shutdown: async () => {
       const codes: Record<string, number | string> = {};
+      await closeAdminBatches(env);
       await Promise.all(replicas.map((p) => p.stop('SIGTERM')));
       await Promise.all([...procs.entries()].map(async ([name, p]) => (codes[name] = await p.stop('SIGTERM'))));
       await testEnv.teardown();
@@ -186,25 +179,6 @@ export async function startFleet(
       dataDir,
     }),
   };
-}
-
-/** Runs the admin CLI (in the given form) against a fleet's environment; resolves its JSON output. */
-export async function runAdmin(
-  env: NodeJS.ProcessEnv,
-  form: ServiceForm,
-  args: string[],
-): Promise<Record<string, unknown>> {
-  try {
-    const { stdout } = await run(process.execPath, [...adminCommand(form), ...args], {
-      cwd: REPO_ROOT,
-      env,
-      timeout: 60_000,
-    });
-    return JSON.parse(stdout) as Record<string, unknown>;
-  } catch (err) {
-    const e = err as { stderr?: string; code?: number };
-    throw new Error(`admin ${args.join(' ')} failed (exit ${e.code}): ${e.stderr ?? String(err)}`);
-  }
 }
 
 export interface TestUser {

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ServiceName } from '@mf/fleet';
 import { dropTestDatabase, dropTestVhost } from '@mf/testing';
-import { runAdmin, startFleet, type Fleet, type FleetResources } from './fleet';
+import { adminBatchFor } from './admin-batch';
+import { startFleet, type Fleet, type FleetResources } from './fleet';
 import { LOOPBACK_DELIVERY } from './webhook-receiver';
 
 /**
@@ -56,7 +57,7 @@ function asPooled(entry: PoolEntry): PooledFleet {
     env: entry.env,
     ports: entry.ports,
     logDir: entry.logDir,
-    admin: (...args) => runAdmin(entry.env, 'compiled', args),
+    admin: (...args) => adminBatchFor(entry.env, 'compiled')(args),
   };
 }
 

@@ -1,7 +1,9 @@
 import { createDb, migrate, type Knex } from '@mf/db';
 import { createTestDatabase, type TestDatabase } from '@mf/testing';
 import { migrations } from '../migrations';
-import { runCli } from '../src/admin/cli';
+import { PassThrough } from 'node:stream';
+import { runBatch } from '../src/admin/batch';
+import { openAdminSession, runCli } from '../src/admin/cli';
 import { insertUser, searchUsers } from '../src/core/repositories/users.repository';
 
 /** The admin side of users: the CLI's user:role and the dashboard's user search, on the real database. */
@@ -55,5 +57,39 @@ describe('user roles and search', () => {
     const [found] = await searchUsers(db, 'anna@', 10);
     expect(found).toEqual({ id: b.id, email: 'ANNA@corp.test', role: 'user', created_at: expect.any(Date) });
     expect(found).not.toHaveProperty('password_hash');
+  });
+
+  it('runs a batch of commands over one session: a user, a key of theirs, and a failure that changes nothing', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let text = '';
+    output.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    input.end(
+      [
+        JSON.stringify(['user:create', '--email', 'batch.user@example.test']),
+        JSON.stringify(['key:create', '--email', 'batch.user@example.test', '--scopes', 'jobs:read']),
+        JSON.stringify(['key:create', '--email', 'nobody@example.test', '--scopes', 'all']),
+      ].join('\n'),
+    );
+    const session = openAdminSession();
+    const exit = await runBatch(input, output, session).finally(() => session.close());
+    const [user, key, missing] = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(exit).toBe(1);
+    expect(user).toEqual({ exit: 0, result: { user_id: expect.any(Number), email: 'batch.user@example.test' } });
+    expect(key).toEqual({
+      exit: 0,
+      result: {
+        id: expect.any(Number),
+        key: expect.any(String),
+        prefix: expect.any(String),
+        scopes: ['models:read', 'jobs:read'],
+      },
+    });
+    expect(missing).toEqual({ exit: 1, error: 'no user with email nobody@example.test' });
+    const userId = (user.result as { user_id: number }).user_id;
+    expect(await db('api_keys').where({ user_id: userId }).count({ n: '*' }).first()).toEqual({ n: 1 });
   });
 });

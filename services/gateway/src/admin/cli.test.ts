@@ -13,6 +13,7 @@ describe('admin CLI help', () => {
     'webhook:get',
     'webhook:deliveries',
     'usage:report',
+    'batch',
   ];
 
   it.each([['--help'], ['-h'], ['help'], ['credits:grant', '--help']])(

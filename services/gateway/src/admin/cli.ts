@@ -8,6 +8,7 @@ import { createDb, migrate, type Knex } from '@mf/db';
 import { isAppError } from '@mf/errors';
 import { createLogger } from '@mf/logger';
 import { migrations } from '../../migrations';
+import { runBatch } from './batch';
 import { loadGatewayConfig } from '../config';
 import { keyRevocations } from '../core/auth/key-revocations';
 import { createApiKey, revokeApiKey } from '../core/usecases/api-keys.usecase';
@@ -38,7 +39,9 @@ const USAGE = `usage: npm run --silent admin -- <command> [flags]   (--help: thi
   webhook:deliveries --key-id N [--limit N]              -> {deliveries: [...]}
   usage:report  [--from D] [--to D] [--by user|model|provider] [--credit-value USD] [--csv]
                 (range [from, to), default this month (UTC); by user when not said; credit value
-                default CREDIT_VALUE_USD) -> {from, to, by, credit_value, rows: [...], totals}, or CSV`;
+                default CREDIT_VALUE_USD) -> {from, to, by, credit_value, rows: [...], totals}, or CSV
+  batch         (stdin: one command per line as a JSON array of its words, e.g. ["key:revoke","--id","7"];
+                one connection for all) -> one JSON line per command: {exit, result|text|error, warnings?}`;
 
 interface Ctx {
   db: Knex;
@@ -69,7 +72,6 @@ function atMost(n: number, max: number, name: string): number {
   return n;
 }
 
-/** A limit flag: `none` (or left out) is no limit; digits are a number; anything else goes to validation as is. */
 /** A limit flag: left out = unchanged (undefined), `none` = no limit (null). */
 function limitFlag(value: string | undefined): number | string | null | undefined {
   if (value === undefined) return undefined;
@@ -154,88 +156,135 @@ const commands: Record<string, (flags: Flags, ctx: Ctx) => Promise<object>> = {
 };
 
 const HELP = new Set(['--help', '-h', 'help']);
+/** Every flag a command may take (all strings; --csv aside). */
+const FLAG_NAMES = [
+  ...['email', 'password', 'credits', 'scopes', 'name', 'id', 'amount', 'key-id', 'url', 'limit', 'role'],
+  ...['spend-limit', 'max-concurrent-jobs', 'from', 'to', 'by', 'credit-value'],
+];
 
-export async function runCli(argv: string[]): Promise<{ code: number; stdout?: string; stderr?: string }> {
+/** What one command printed and its exit code. */
+export interface CliResult {
+  code: number;
+  stdout?: string;
+  stderr?: string;
+}
+
+/** A command line read: either answered already (help, usage error) or a handler to run with its flags. */
+type ParsedCommand =
+  | { answered: CliResult }
+  | { answered?: undefined; handler: (flags: Flags, ctx: Ctx) => Promise<object>; flags: Flags; csv: boolean };
+
+function parseCommand(argv: string[]): ParsedCommand {
   const [command, ...rest] = argv;
   // Asking for help is not a mistake: the command list on stdout, exit 0 (also `<command> --help`).
-  if (command === undefined) return { code: 2, stderr: USAGE };
-  if (HELP.has(command) || rest.some((a) => a === '--help' || a === '-h')) return { code: 0, stdout: `${USAGE}\n` };
+  if (command === undefined) return { answered: { code: 2, stderr: USAGE } };
+  if (HELP.has(command) || rest.some((a) => a === '--help' || a === '-h'))
+    return { answered: { code: 0, stdout: `${USAGE}\n` } };
   const handler = Object.hasOwn(commands, command) ? commands[command] : undefined;
-  if (!handler) return { code: 2, stderr: `unknown command: ${command}\n${USAGE}` };
-  let flags: Flags;
+  if (!handler) return { answered: { code: 2, stderr: `unknown command: ${command}\n${USAGE}` } };
   const csv = rest.includes('--csv');
   try {
-    flags = parseArgs({
+    const flags = parseArgs({
       args: rest.filter((a) => a !== '--csv'),
-      options: {
-        email: { type: 'string' },
-        password: { type: 'string' },
-        credits: { type: 'string' },
-        scopes: { type: 'string' },
-        name: { type: 'string' },
-        id: { type: 'string' },
-        amount: { type: 'string' },
-        'key-id': { type: 'string' },
-        url: { type: 'string' },
-        limit: { type: 'string' },
-        role: { type: 'string' },
-        'spend-limit': { type: 'string' },
-        'max-concurrent-jobs': { type: 'string' },
-        from: { type: 'string' },
-        to: { type: 'string' },
-        by: { type: 'string' },
-        'credit-value': { type: 'string' },
-      },
+      options: Object.fromEntries(FLAG_NAMES.map((name) => [name, { type: 'string' as const }])),
       strict: true,
     }).values;
+    return { handler, flags, csv };
   } catch (err) {
-    return { code: 2, stderr: `${(err as Error).message}\n${USAGE}` };
+    return { answered: { code: 2, stderr: `${(err as Error).message}\n${USAGE}` } };
   }
+}
+
+/**
+ * The database and broker connections commands run on: opened once, for one command or for a whole
+ * batch (admin/batch.ts); the schema is migrated before the first command, the broker joined only
+ * by the first command that needs it.
+ */
+export interface AdminSession {
+  run(argv: string[]): Promise<CliResult>;
+  close(): Promise<void>;
+}
+
+export function openAdminSession(): AdminSession {
   const config = loadGatewayConfig();
   const logger = createLogger('admin-cli', 'silent');
   const db = createDb({ url: config.DATABASE_URL, schema: 'gateway', poolMax: 2 });
+  let migrated: Promise<unknown> | undefined;
   let bus: Bus | undefined;
-  const warnings: string[] = [];
-  try {
-    await migrate(db, 'gateway', migrations);
-    const result = await handler(flags, {
-      db,
-      csv,
-      creditValueUsd: config.CREDIT_VALUE_USD,
-      warn: (message) => warnings.push(message),
-      bus: async () => {
-        bus ??= new Bus({
-          url: config.AMQP_URL,
-          service: 'admin-cli',
-          logger,
-          rpcTimeoutMs: config.RPC_TIMEOUT_MS,
-          maxConnectAttempts: 3,
-          reconnectMinMs: 300,
-        });
-        await bus.start();
-        return bus;
-      },
+  const busStarted = async (): Promise<Bus> => {
+    bus ??= new Bus({
+      url: config.AMQP_URL,
+      service: 'admin-cli',
+      logger,
+      rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+      maxConnectAttempts: 3,
+      reconnectMinMs: 300,
     });
-    const stdout = result instanceof PlainText ? result.text : `${JSON.stringify(result)}\n`;
-    return { code: 0, stdout, ...(warnings.length ? { stderr: warnings.join('\n') } : {}) };
-  } catch (err) {
-    if (err instanceof UsageError) return { code: 2, stderr: `${err.message}\n${USAGE}` };
-    const message = isAppError(err)
-      ? err.kind === 'unavailable'
-        ? 'a service did not answer: are billing, jobs and webhook-dispatcher running?'
-        : err.body.error
-      : (err as Error).message;
-    return { code: 1, stderr: `error: ${message}` };
+    await bus.start();
+    return bus;
+  };
+  return {
+    async run(argv) {
+      const parsed = parseCommand(argv);
+      if (parsed.answered) return parsed.answered;
+      const warnings: string[] = [];
+      try {
+        await (migrated ??= migrate(db, 'gateway', migrations));
+        const result = await parsed.handler(parsed.flags, {
+          db,
+          csv: parsed.csv,
+          creditValueUsd: config.CREDIT_VALUE_USD,
+          warn: (message) => warnings.push(message),
+          bus: busStarted,
+        });
+        const stdout = result instanceof PlainText ? result.text : `${JSON.stringify(result)}\n`;
+        return { code: 0, stdout, ...(warnings.length ? { stderr: warnings.join('\n') } : {}) };
+      } catch (err) {
+        if (err instanceof UsageError) return { code: 2, stderr: `${err.message}\n${USAGE}` };
+        const message = isAppError(err)
+          ? err.kind === 'unavailable'
+            ? 'a service did not answer: are billing, jobs and webhook-dispatcher running?'
+            : err.body.error
+          : (err as Error).message;
+        return { code: 1, stderr: `error: ${message}` };
+      }
+    },
+    async close() {
+      await bus?.close(1000);
+      await db.destroy();
+    },
+  };
+}
+
+/** One command: its own connections, closed when it is done. */
+export async function runCli(argv: string[]): Promise<CliResult> {
+  const parsed = parseCommand(argv);
+  if (parsed.answered) return parsed.answered;
+  const session = openAdminSession();
+  try {
+    return await session.run(argv);
   } finally {
-    await bus?.close(1000);
-    await db.destroy();
+    await session.close();
   }
 }
 
-if (require.main === module) {
-  void runCli(process.argv.slice(2)).then(({ code, stdout, stderr }) => {
-    if (stdout) process.stdout.write(stdout);
-    if (stderr) process.stderr.write(`${stderr}\n`);
-    process.exit(code);
-  });
+async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'batch') {
+    if (argv.length > 1) {
+      process.stderr.write(`batch takes no flags: its commands come on stdin\n${USAGE}\n`);
+      return 2;
+    }
+    const session = openAdminSession();
+    try {
+      return await runBatch(process.stdin, process.stdout, session);
+    } finally {
+      await session.close();
+    }
+  }
+  const { code, stdout, stderr } = await runCli(argv);
+  if (stdout) process.stdout.write(stdout);
+  if (stderr) process.stderr.write(`${stderr}\n`);
+  return code;
 }
+
+if (require.main === module) void main(process.argv.slice(2)).then((code) => process.exit(code));
