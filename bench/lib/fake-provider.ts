@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -27,6 +27,8 @@ interface HeldRequest {
 export interface BenchProvider {
   /** https://127.0.0.1:<port>, for FAL_QUEUE_URL. */
   url: string;
+  /** Its webhook signing keys, for FAL_WEBHOOK_JWKS_URL. */
+  jwksUrl: string;
   apiKey: string;
   /** Certificate to trust (NODE_EXTRA_CA_CERTS of the fleet). */
   caPath: string;
@@ -51,7 +53,8 @@ export interface BenchProvider {
 
 /**
  * A fal queue API that costs nothing: submit answers at once with a request id, and the request
- * stays IN_PROGRESS until the bench calls complete(). HTTPS with the test certificate, as the jobs
+ * stays IN_PROGRESS until the bench calls complete(), when it calls back with the result as fal
+ * does (signed, the payload in the body). HTTPS with the test certificate, as the jobs
  * service only speaks https to its provider and only copies https results. Images only (a 1x1 PNG).
  */
 export interface BenchProviderOptions {
@@ -78,11 +81,16 @@ export async function startBenchProvider(opts: BenchProviderOptions = {}): Promi
     seed: 1,
   });
 
+  // fal signs its webhooks with ED25519 and publishes the public keys as a JWKS.
+  const signing = generateKeyPairSync('ed25519');
+  const jwks = { keys: [{ ...signing.publicKey.export({ format: 'jwk' }), kid: 'bench', alg: 'EdDSA', use: 'sig' }] };
+
   const server = https.createServer({ key: tls.key, cert: tls.cert, keepAlive: true }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'https://fake');
+      if (req.method === 'GET' && url.pathname === '/.well-known/jwks.json') return json(res, 200, jwks);
       const media = /^\/media\/([0-9a-f-]+)\.png$/.exec(url.pathname);
       if (req.method === 'GET' && media) {
         if (!requests.has(media[1])) return void res.writeHead(404).end();
@@ -152,12 +160,26 @@ export async function startBenchProvider(opts: BenchProviderOptions = {}): Promi
   });
   base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
+  /** fal's webhook signature headers of a body about `r`. */
+  const signatureHeaders = (r: HeldRequest, text: string): Record<string, string> => {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const digest = createHash('sha256').update(text).digest('hex');
+    const content = Buffer.from(`${r.id}\nbench-user\n${timestamp}\n${digest}`);
+    return {
+      'x-fal-webhook-request-id': r.id,
+      'x-fal-webhook-user-id': 'bench-user',
+      'x-fal-webhook-timestamp': timestamp,
+      'x-fal-webhook-signature': sign(null, content, signing.privateKey).toString('hex'),
+    };
+  };
+
   const sendCallback = (r: HeldRequest, body: unknown): Promise<void> => {
     if (!r.callbackUrl || !callbacks) return Promise.resolve();
+    const text = JSON.stringify(body);
     const delivery = fetch(r.callbackUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', ...signatureHeaders(r, text) },
+      body: text,
     })
       .then((res) => res.arrayBuffer())
       .then(
@@ -177,6 +199,7 @@ export async function startBenchProvider(opts: BenchProviderOptions = {}): Promi
 
   return {
     url: base,
+    jwksUrl: `${base}/.well-known/jwks.json`,
     apiKey: BENCH_FAL_KEY,
     caPath: tls.caPath,
     submitted: () => requests.size,

@@ -87,6 +87,7 @@ export async function startBenchFleet(
     PROVIDER: 'fal',
     FAL_KEY: provider.apiKey,
     FAL_QUEUE_URL: provider.url,
+    FAL_WEBHOOK_JWKS_URL: provider.jwksUrl,
     ALLOW_PRIVATE_URLS: 'true',
     POLL_INTERVAL_MS: String(BENCH_POLL_INTERVAL_MS),
     RATE_LIMIT_PER_MINUTE: String(BENCH_RATE_LIMIT),

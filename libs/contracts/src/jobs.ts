@@ -234,7 +234,7 @@ export const listJobsReply = named(
   'ListJobsReply',
 );
 
-/** An upstream provider says a job changed: a nudge to poll it now (the payload is not trusted). */
+/** An upstream provider says a job changed: a nudge to poll it now (the payload is trusted only once its signature is checked). */
 export const providerCallbackRequest = named(
   Joi.object({
     job_id: jobId,
@@ -248,7 +248,7 @@ export const providerCallbackRequest = named(
       headers: Joi.object().pattern(Joi.string().max(100), Joi.string().max(2000)).max(10).required(),
       body: Joi.string().max(1_048_576).allow('').required(),
     }).description(
-      'The raw body and signature headers, for upstreams that sign their callbacks (Replicate, OpenRouter).',
+      'The raw body and signature headers, for upstreams that sign their callbacks (Replicate, OpenRouter, fal).',
     ),
   }),
   'ProviderCallbackRequest',

@@ -26,6 +26,7 @@ export interface JobsConfig extends ServiceEnv, StorageEnv {
   FAL_KEY?: string;
   FAL_QUEUE_URL: string;
   FAL_ENDPOINTS_JSON?: string;
+  FAL_WEBHOOK_JWKS_URL: string;
   PROVIDER_HTTP_TIMEOUT_MS: number;
   PROVIDER_CALLBACK_SECRET: string;
   LOCAL_WORK_DIR: string;
@@ -79,6 +80,10 @@ export const jobsConfigSchema = Joi.object<JobsConfig>({
   FAL_QUEUE_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .default('https://queue.fal.run'),
+  /** Where fal publishes the keys its webhooks are signed with (a signed webhook's result is used as is). */
+  FAL_WEBHOOK_JWKS_URL: Joi.string()
+    .uri({ scheme: ['https'] })
+    .default('https://rest.alpha.fal.ai/.well-known/jwks.json'),
   /** JSON override of the upstream endpoint map (per model, per mode). */
   FAL_ENDPOINTS_JSON: Joi.string().optional(),
   /** Timeout of one HTTP call to the provider, ms. */

@@ -10,7 +10,7 @@ import { relayOutbox } from './messaging/outbox-relay';
 import { createProviders } from './providers';
 import { createProviderMetrics } from './routing/provider-metrics';
 import { Routing } from './routing/routing';
-import { StatusCallBudget, statusCallLimits } from './routing/status-call-budget';
+import { pacingFor, StatusCallBudget, statusCallLimits } from './routing/status-call-budget';
 import { advanceDueJobs } from './usecases/advance-job.usecase';
 import { CallbackPolls } from './usecases/callback-poll.usecase';
 import type { JobsContext } from './usecases/context';
@@ -96,6 +96,8 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
     const relay = periodic('outbox relay', 1000, () => relayOutbox(db, bus), logger);
     const budget = new StatusCallBudget(
       statusCallLimits(config.routing.providers.values(), config.STATUS_CALLS_PER_SECOND),
+      Date.now,
+      pacingFor(config.POLL_BATCH),
     );
     let budgetWake: NodeJS.Timeout | undefined;
     const poller = periodic(

@@ -164,4 +164,34 @@ describe('ReplicateProvider against a fake of Replicate’s predictions API', ()
       await receiver.close();
     }
   });
+
+  it('takes a signed webhook’s prediction as the outcome without asking Replicate, and nothing from an unverified one', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const job = video('carried', {}, 'acme/video', receiver.url);
+      const { requestId } = await provider.submit(job);
+      const polled = await settle(requestId, job);
+      const hook = await receiver.first();
+      const delivery = {
+        headers: {
+          'webhook-id': hook.headers['webhook-id'],
+          'webhook-timestamp': hook.headers['webhook-timestamp'],
+          'webhook-signature': hook.headers['webhook-signature'],
+        },
+        body: hook.body,
+      };
+      const calls = fake.calls.length;
+      const carried = await provider.callbackResult(delivery, requestId, job);
+      expect(carried).toEqual(polled[polled.length - 1]);
+      expect(carried?.state).toBe('completed');
+      expect(fake.calls.length).toBe(calls);
+      expect(await provider.callbackResult({ ...delivery, body: hook.body.replace('a', 'b') }, requestId, job)).toBe(
+        undefined,
+      );
+      expect(await provider.callbackResult(delivery, 'another-prediction', job)).toBeUndefined();
+      expect(await make({ webhookSecret: undefined }).callbackResult(delivery, requestId, job)).toBeUndefined();
+    } finally {
+      await receiver.close();
+    }
+  });
 });

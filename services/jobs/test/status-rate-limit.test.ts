@@ -2,7 +2,7 @@ import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
 import { CallbackPolls } from '../src/usecases/callback-poll.usecase';
 import type { JobsContext } from '../src/usecases/context';
 import { submitJob } from '../src/usecases/submit-job.usecase';
-import { StatusCallBudget } from '../src/routing/status-call-budget';
+import { pacingFor, StatusCallBudget } from '../src/routing/status-call-budget';
 import { routingOf, ScriptedProvider, startHarness, type Harness } from './support/jobs-harness';
 
 const image = (user: number, prompt: string) => ({
@@ -33,7 +33,7 @@ describe('polling under limits (real database)', () => {
     await h?.close();
   });
 
-  it('rounds running at once never call a limited upstream more than its limit in any second, and every job is polled; an unlimited one is not held back', async () => {
+  it('rounds running at once never call a limited upstream more than its limit in any second, as sent or as received, and every job is polled; an unlimited one is not held back', async () => {
     const limited = new ScriptedProvider('limited');
     const free = new ScriptedProvider('free');
     const u = 9001;
@@ -49,7 +49,14 @@ describe('polling under limits (real database)', () => {
     const freeIds = await submitTo(free, 10);
     const ctx: JobsContext = { ...h.ctx, routing: routingOf([limited, free]) };
 
-    const budget = new StatusCallBudget(new Map([['limited', 20]]));
+    // Paced as the service paces its poller (rounds of its batch, here 7).
+    const budget = new StatusCallBudget(new Map([['limited', 20]]), Date.now, pacingFor(7));
+    // The instants the limited upstream received its status calls.
+    const received: number[] = [];
+    limited.next = () => {
+      received.push(Date.now());
+      return { state: 'running' };
+    };
     // The instants of the slots the rounds kept (as settled: from when their calls were made).
     const taken: number[] = [];
     const settle = budget.settle.bind(budget);
@@ -79,6 +86,9 @@ describe('polling under limits (real database)', () => {
     expect(calls).toBe(taken.length);
     expect(calls).toBeGreaterThanOrEqual(60);
     expect(busiestWindow(taken, 1000)).toBeLessThanOrEqual(20);
+    // Nor did the upstream see more than 20 in any sliding second: no round met the next.
+    expect(received).toHaveLength(calls);
+    expect(busiestWindow(received, 1000)).toBeLessThanOrEqual(20);
     // The unlimited provider's jobs were polled meanwhile, many times more often.
     expect(polled(free, freeIds, 4)).toBe(true);
     await h.db('jobs').update({ status: 'cancelled', next_poll_at: null }).where({ user_id: u });

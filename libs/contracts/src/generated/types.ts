@@ -1819,7 +1819,7 @@ export interface ProviderCallbackRequest {
    */
   attempt?: number;
   /**
-   * The raw body and signature headers, for upstreams that sign their callbacks (Replicate, OpenRouter).
+   * The raw body and signature headers, for upstreams that sign their callbacks (Replicate, OpenRouter, fal).
    */
   webhook?: {
     headers: {

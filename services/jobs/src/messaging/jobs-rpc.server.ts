@@ -33,8 +33,8 @@ export function serveJobsRpc(
       providerCallback(
         ctx,
         req,
-        (jobId) => polls.pollNow(jobId),
-        (jobId, attempt, providers) => polls.pollIfCurrent(jobId, attempt, providers),
+        (jobId, callback) => polls.pollNow(jobId, callback),
+        (jobId, attempt, providers, callback) => polls.pollIfCurrent(jobId, attempt, providers, callback),
       ),
     attempts: (req) => getJobAttempts(ctx, req),
     events: (req) => listEvents(ctx, req),

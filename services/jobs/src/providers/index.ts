@@ -66,6 +66,7 @@ export function createProviders(routing: RoutingConfig, config: JobsConfig, deps
             logger,
             timeoutMs: config.PROVIDER_HTTP_TIMEOUT_MS,
             httpsAgent: deps.httpsAgent,
+            webhookJwksUrl: config.FAL_WEBHOOK_JWKS_URL,
           }),
         );
         break;

@@ -80,6 +80,8 @@ export class UnsupportedParameterError extends ProviderSubmitError {
 /** What the caller knows about a request before asking its status: a hint, never trusted as the answer. */
 export interface StatusHint {
   calledBack?: boolean;
+  /** The callback's raw body and signature headers, when the upstream signed it (see callbackResult). */
+  callback?: CallbackDelivery;
 }
 
 /** A provider callback as the gateway received it: the raw body and the signature headers. */
@@ -116,4 +118,10 @@ export interface Provider {
   readonly wantsCallback?: boolean;
   /** Checks a callback's signature, for upstreams that sign them and a configured secret. */
   verifyCallback?(delivery: CallbackDelivery | undefined): CallbackVerdict;
+  /**
+   * The outcome a callback carries, used instead of a status call: only when its signature proves
+   * it the upstream's and it is about `requestId` and has ended; undefined otherwise (the status is
+   * asked as usual). Never throws.
+   */
+  callbackResult?(delivery: CallbackDelivery, requestId: string, job: ProviderJob): Promise<ProviderStatus | undefined>;
 }

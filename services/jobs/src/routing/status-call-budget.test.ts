@@ -49,6 +49,43 @@ describe('StatusCallBudget', () => {
     expect(b.available('fal')).toBe(4);
   });
 
+  it("paced, lets out one round at a time, each after the previous round's share of the second", () => {
+    const b = new StatusCallBudget(new Map([['fal', 200]]), clock, { roundSize: 20, marginMs: 50 });
+    expect(b.reserve('fal', 50).n).toBe(20);
+    // 20 calls are a tenth of the second at 200 a second: the next round waits 100 ms.
+    expect(b.available('fal')).toBe(0);
+    expect(b.msUntilAvailable('fal')).toBe(100);
+    now += 99;
+    expect(b.reserve('fal', 20).n).toBe(0);
+    now += 1;
+    const second = b.reserve('fal', 20);
+    expect(second.n).toBe(20);
+    now += 30;
+    // A round that polled 5 of its 20 holds the next back for those 5 only, from when it settled.
+    b.settle('fal', second, 5);
+    expect(b.msUntilAvailable('fal')).toBe(25);
+    now += 25;
+    const third = b.reserve('fal', 20);
+    // A round that found nothing to poll holds nothing back.
+    b.settle('fal', third, 0);
+    expect(b.msUntilAvailable('fal')).toBe(0);
+    expect(b.msUntilNextFrees()).toBeNull();
+  });
+
+  it('paced, keeps the limit over a window a margin longer than a second', () => {
+    const b = new StatusCallBudget(new Map([['fal', 40]]), clock, { roundSize: 20, marginMs: 50 });
+    const start = now;
+    expect(b.reserve('fal', 20).n).toBe(20);
+    now += 500;
+    expect(b.reserve('fal', 20).n).toBe(20);
+    now = start + 1000;
+    // Out of pace's wait, but the first round is still in the 1,050 ms window.
+    expect(b.available('fal')).toBe(0);
+    expect(b.msUntilAvailable('fal')).toBe(50);
+    now = start + 1050;
+    expect(b.reserve('fal', 20).n).toBe(20);
+  });
+
   it('refuses a limit that is not a positive integer', () => {
     expect(() => new StatusCallBudget(new Map([['fal', 0]]))).toThrow('fal');
   });

@@ -3,7 +3,24 @@
  * in any one-second window (a sliding window, so a burst at the end of one second and another at the
  * start of the next never add up past the limit, as they would with a token bucket's burst). Per
  * process: every replica of the jobs service keeps its own.
+ *
+ * Paced (`pacing`), the calls are also spread over the second: at most `roundSize` at once, then no
+ * more until their share of the second (n / perSecond s) has passed, and the window is `marginMs`
+ * longer than a second. Unpaced, a second's calls went out in back-to-back rounds and the next
+ * second's burst started the instant the first burst left the window, so the arrival jitter of one
+ * round put it into the same second at the upstream; paced, no burst meets the next, and a call
+ * arriving up to `marginMs` late still finds the limit kept in every second at the upstream.
  */
+export interface Pacing {
+  /** The most calls let out at once (the poller's POLL_BATCH). */
+  roundSize: number;
+  /** Arrival jitter allowed for at the upstream, ms. */
+  marginMs: number;
+}
+
+/** The jobs service's pacing: rounds of POLL_BATCH, 50 ms of jitter allowed for. */
+export const pacingFor = (pollBatch: number): Pacing => ({ roundSize: pollBatch, marginMs: 50 });
+
 /** Slots taken at once: how many, and when. */
 export interface Reservation {
   n: number;
@@ -11,13 +28,18 @@ export interface Reservation {
 }
 
 export class StatusCallBudget {
-  /** Per limited provider: the instants of its calls in the last second, oldest first. */
+  /** Per limited provider: the instants of its calls in the last window, oldest first. */
   private readonly recent = new Map<string, number[]>();
+  /** Per limited provider (paced): the instant its next calls may go out. */
+  private readonly nextAt = new Map<string, number>();
+  private readonly windowMs: number;
 
   constructor(
     private readonly limits: ReadonlyMap<string, number>,
     private readonly now: () => number = Date.now,
+    private readonly pacing?: Pacing,
   ) {
+    this.windowMs = 1000 + (pacing?.marginMs ?? 0);
     for (const [name, perSecond] of limits) {
       if (!Number.isInteger(perSecond) || perSecond < 1)
         throw new Error(`status calls per second of ${name} must be a positive integer`);
@@ -33,7 +55,10 @@ export class StatusCallBudget {
   /** Calls the provider may get now (Infinity for a provider without a limit). */
   available(provider: string): number {
     const calls = this.window(provider);
-    return calls ? this.limits.get(provider)! - calls.length : Infinity;
+    if (!calls) return Infinity;
+    if (this.paceWait(provider) > 0) return 0;
+    const left = this.limits.get(provider)! - calls.length;
+    return this.pacing ? Math.min(left, this.pacing.roundSize) : left;
   }
 
   /**
@@ -44,8 +69,9 @@ export class StatusCallBudget {
     const at = this.now();
     const calls = this.window(provider);
     if (!calls) return { n: want, at };
-    const n = Math.max(0, Math.min(want, this.limits.get(provider)! - calls.length));
+    const n = Math.max(0, Math.min(want, this.available(provider)));
     for (let i = 0; i < n; i++) calls.push(at);
+    if (n > 0) this.pace(provider, at, n);
     return { n, at };
   }
 
@@ -64,14 +90,41 @@ export class StatusCallBudget {
       }
     const at = this.now();
     for (let i = 0; i < Math.min(used, reservation.n); i++) calls.push(at);
+    // Paced from when the calls are made too; slots given back free their share of the second
+    // (a later reservation's pace stands).
+    if (!this.pacing || reservation.n <= 0) return;
+    const kept = Math.min(used, reservation.n);
+    const own = reservation.at + this.share(provider, reservation.n);
+    const next = this.nextAt.get(provider);
+    if (next !== own) {
+      if (kept > 0) this.nextAt.set(provider, Math.max(next ?? 0, at + this.share(provider, kept)));
+    } else if (kept > 0) this.nextAt.set(provider, at + this.share(provider, kept));
+    else this.nextAt.delete(provider);
   }
 
   /** Milliseconds until the provider may get a call again (0: now). */
   msUntilAvailable(provider: string): number {
     const calls = this.window(provider);
-    if (!calls || calls.length < this.limits.get(provider)!) return 0;
+    if (!calls) return 0;
+    const paced = this.paceWait(provider);
+    if (calls.length < this.limits.get(provider)!) return paced;
     // The call that leaves the window first frees the next slot.
-    return Math.max(1, calls[calls.length - this.limits.get(provider)!] + 1000 - this.now());
+    return Math.max(1, paced, calls[calls.length - this.limits.get(provider)!] + this.windowMs - this.now());
+  }
+
+  /** n calls made at `at` hold the provider's next ones back for their share of the second. */
+  private pace(provider: string, at: number, n: number): void {
+    if (this.pacing) this.nextAt.set(provider, at + this.share(provider, n));
+  }
+
+  /** n calls' share of the second, ms. */
+  private share(provider: string, n: number): number {
+    return (n * 1000) / this.limits.get(provider)!;
+  }
+
+  private paceWait(provider: string): number {
+    const next = this.nextAt.get(provider);
+    return next === undefined ? 0 : Math.max(0, Math.ceil(next - this.now()));
   }
 
   /** Milliseconds until the first provider with no call left now gets one again; null when none is out. */
@@ -85,7 +138,7 @@ export class StatusCallBudget {
   private window(provider: string): number[] | undefined {
     const calls = this.recent.get(provider);
     if (!calls) return undefined;
-    const since = this.now() - 1000;
+    const since = this.now() - this.windowMs;
     let drop = 0;
     while (drop < calls.length && calls[drop] <= since) drop++;
     if (drop) calls.splice(0, drop);

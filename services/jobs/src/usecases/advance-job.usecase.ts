@@ -105,7 +105,13 @@ export async function advanceJob(ctx: JobsContext, job: JobRow, hint?: StatusHin
 
   let status: ProviderStatus;
   try {
-    status = await provider.status(job.provider_request_id, currentProviderJob(ctx, job), hint);
+    const providerJob = currentProviderJob(ctx, job);
+    // A signed callback that carries the outcome saves the status call (and fal's result request).
+    const carried =
+      hint?.callback && provider.callbackResult
+        ? await provider.callbackResult(hint.callback, job.provider_request_id, providerJob)
+        : undefined;
+    status = carried ?? (await provider.status(job.provider_request_id, providerJob, hint));
   } catch (err) {
     // Transient (network, 5xx): try again later; the attempt's and the job's deadlines bound how long.
     ctx.routing.metrics.failures.inc({ provider: job.provider, stage: 'status' });

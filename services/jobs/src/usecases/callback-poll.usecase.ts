@@ -1,3 +1,4 @@
+import type { CallbackDelivery } from '../providers/provider';
 import { claimJob, pollNow } from '../repositories/jobs.repository';
 import { advanceJob, LEASE_MS } from './advance-job.usecase';
 import type { JobsContext } from './context';
@@ -27,14 +28,17 @@ export class CallbackPolls {
     private readonly maxAdvancing = 20,
   ) {}
 
-  /** Starts polling the job now; false when it is not processing (nothing to poll). */
-  async pollNow(jobId: string): Promise<boolean> {
+  /**
+   * Starts polling the job now; false when it is not processing (nothing to poll). `callback`: the
+   * signed callback, whose outcome the provider may take instead of asking (Provider.callbackResult).
+   */
+  async pollNow(jobId: string, callback?: CallbackDelivery): Promise<boolean> {
     if (this.inFlight.has(jobId)) {
       const due = await pollNow(this.ctx.db, jobId);
       if (due) this.wakePoller();
       return due;
     }
-    return this.claimAndAdvance(jobId);
+    return this.claimAndAdvance(jobId, undefined, callback);
   }
 
   /**
@@ -42,12 +46,21 @@ export class CallbackPolls {
    * by the claim itself (one statement); false otherwise, and when this process is advancing it
    * already: the caller then looks closer (and may call pollNow).
    */
-  async pollIfCurrent(jobId: string, attempt: number, providers: string[]): Promise<boolean> {
+  async pollIfCurrent(
+    jobId: string,
+    attempt: number,
+    providers: string[],
+    callback?: CallbackDelivery,
+  ): Promise<boolean> {
     if (this.inFlight.has(jobId) || providers.length === 0) return false;
-    return this.claimAndAdvance(jobId, { attempt, providers });
+    return this.claimAndAdvance(jobId, { attempt, providers }, callback);
   }
 
-  private async claimAndAdvance(jobId: string, on?: { attempt: number; providers: string[] }): Promise<boolean> {
+  private async claimAndAdvance(
+    jobId: string,
+    on?: { attempt: number; providers: string[] },
+    callback?: CallbackDelivery,
+  ): Promise<boolean> {
     this.inFlight.add(jobId);
     let job;
     try {
@@ -58,7 +71,7 @@ export class CallbackPolls {
     if (!job) return false;
     const run = this.turn()
       .then(() =>
-        advanceJob(this.ctx, job, { calledBack: true })
+        advanceJob(this.ctx, job, { calledBack: true, ...(callback ? { callback } : {}) })
           .catch((err: unknown) => this.ctx.logger.error({ err, jobId }, 'advancing a job failed'))
           .finally(() => this.endTurn()),
       )

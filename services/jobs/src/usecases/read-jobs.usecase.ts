@@ -15,6 +15,7 @@ import { checkCallbackToken } from '@mf/runtime';
 import { currentAttempt, toView, type JobRow } from '../domain/job';
 import { findAttempt, listAttempts } from '../repositories/attempts.repository';
 import { findJob, findVisibleJob, findVisibleJobsByIds, listVisibleJobs } from '../repositories/jobs.repository';
+import type { CallbackDelivery } from '../providers/provider';
 import type { JobsContext } from './context';
 
 export const JOB_NOT_FOUND = 'Job not found';
@@ -108,17 +109,24 @@ export async function getJobAttempts(ctx: JobsContext, ref: JobRef): Promise<Job
 
 /**
  * An upstream provider says a job changed: poll it now (`poll` claims and advances it at once, see
- * CallbackPolls). The token proves the URL is ours, made for this attempt, and not expired; the body is trusted only where the provider
- * signs it and a signing secret is configured (Replicate), and then only to log a late result of
- * an attempt already given up, which is discarded. `pollIfCurrent` (CallbackPolls'), when given,
+ * CallbackPolls). The token proves the URL is ours, made for this attempt, and not expired; the body
+ * is trusted only where the provider signs it and the signature is checked: then its outcome
+ * stands in for the status call (Provider.callbackResult: fal's JWKS-signed result, Replicate's
+ * prediction with a secret set), and a late result of an attempt already given up is logged and
+ * discarded. An unsigned body is a nudge only. `pollIfCurrent` (CallbackPolls'), when given,
  * first tries the usual case in one statement: the named attempt is the job's current one, and its
  * provider signs no callbacks (nothing to verify); otherwise the job is read and looked at closer.
  */
 export async function providerCallback(
   ctx: JobsContext,
   req: ProviderCallbackRequest,
-  poll: (jobId: string) => Promise<boolean>,
-  pollIfCurrent?: (jobId: string, attempt: number, providers: string[]) => Promise<boolean>,
+  poll: (jobId: string, callback?: CallbackDelivery) => Promise<boolean>,
+  pollIfCurrent?: (
+    jobId: string,
+    attempt: number,
+    providers: string[],
+    callback?: CallbackDelivery,
+  ) => Promise<boolean>,
 ): Promise<{ accepted: boolean }> {
   const call = { jobId: req.job_id, attempt: req.attempt, token: req.token };
   if (!checkCallbackToken(ctx.settings.callbackSecret, call)) return { accepted: false };
@@ -127,7 +135,7 @@ export async function providerCallback(
       .all()
       .filter((p) => !p.verifyCallback)
       .map((p) => p.name);
-    if (await pollIfCurrent(req.job_id, req.attempt, unsigned)) return { accepted: true };
+    if (await pollIfCurrent(req.job_id, req.attempt, unsigned, req.webhook)) return { accepted: true };
   }
   const job = await findJob(ctx.db, req.job_id);
   if (!job) return { accepted: false };
@@ -153,6 +161,6 @@ export async function providerCallback(
     }
     return { accepted: false };
   }
-  const accepted = await poll(job.id);
+  const accepted = await poll(job.id, req.webhook);
   return { accepted };
 }

@@ -82,6 +82,22 @@ describe('provider callback route', () => {
     ]);
   });
 
+  it("forwards the raw body with fal's X-Fal-Webhook-* signature headers", async () => {
+    const { bus, calls } = recordingBus();
+    const falBody = '{"request_id":"r-1","status":"OK","payload":{"images":[]}}';
+    const headers = {
+      'x-fal-webhook-request-id': 'r-1',
+      'x-fal-webhook-user-id': 'u-1',
+      'x-fal-webhook-timestamp': '1700000000',
+      'x-fal-webhook-signature': 'ab'.repeat(64),
+    };
+    await request(appFor(bus))
+      .post(`/api/providers/callback/job_abc?token=${T1}&attempt=1`)
+      .set({ 'content-type': 'application/json', ...headers })
+      .send(falBody);
+    expect(calls).toEqual([{ job_id: 'job_abc', token: T1, attempt: 1, webhook: { headers, body: falBody } }]);
+  });
+
   it('sends no body when no signature scheme is complete, and nothing for a malformed job id', async () => {
     const { bus, calls } = recordingBus();
     const app = appFor(bus);

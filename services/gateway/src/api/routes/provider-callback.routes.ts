@@ -5,9 +5,14 @@ import { JOB_ID, nudgeJob } from '../../core/usecases/jobs.usecase';
 
 /**
  * Signature headers of signed callbacks, forwarded with the raw body when every header of one
- * scheme is there: Standard Webhooks (Replicate) and OpenRouter's `X-OpenRouter-Signature`.
+ * scheme is there: Standard Webhooks (Replicate), OpenRouter's `X-OpenRouter-Signature` and fal's
+ * ED25519 `X-Fal-Webhook-*`.
  */
-const SIGNATURE_SCHEMES = [['webhook-id', 'webhook-timestamp', 'webhook-signature'], ['x-openrouter-signature']];
+const SIGNATURE_SCHEMES = [
+  ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+  ['x-openrouter-signature'],
+  ['x-fal-webhook-request-id', 'x-fal-webhook-user-id', 'x-fal-webhook-timestamp', 'x-fal-webhook-signature'],
+];
 /** Far above what a provider sends (a status and result URLs); larger bodies are refused unread (413). */
 export const MAX_CALLBACK_BODY = 256 * 1024;
 
@@ -26,7 +31,7 @@ function attemptOf(raw: unknown): number | undefined {
  * makes jobs poll the job now. The token is checked here, before the body is read or anything
  * reaches jobs: a forged, expired or other attempt's URL costs one HMAC and no RPC, and its body is
  * never read (the connection closes). The raw body goes along only when the provider signed it,
- * for jobs to verify (never parsed or trusted here). Always 200 for a known route, so a provider
+ * for jobs to verify (never parsed or trusted here; a verified body may carry the result). Always 200 for a known route, so a provider
  * never retries against us for our own reasons.
  */
 export function providerCallbackRoutes(bus: Bus, opts: { callbackSecret: string }): Router {

@@ -2,9 +2,11 @@ import type https from 'node:https';
 import type { AxiosInstance, AxiosResponse } from 'axios';
 import type { Logger } from '@mf/logger';
 import { field, isHttpsUrl, submitCall, transportProblem, upstreamClient, type HttpProblem } from '../http';
+import { DEFAULT_FAL_JWKS_URL, FalWebhookKeys, verifyFalWebhook } from './fal-webhook';
 import {
   amountOf,
   ProviderSubmitError,
+  type CallbackDelivery,
   type Provider,
   type ProviderJob,
   type ProviderOutput,
@@ -26,6 +28,8 @@ export interface FalProviderDeps {
   httpsAgent?: https.Agent;
   /** The provider's name in the providers document (default fal). */
   name?: string;
+  /** Where fal publishes its webhook signing keys (default fal's JWKS). */
+  webhookJwksUrl?: string;
 }
 
 export const DEFAULT_FAL_QUEUE_URL = 'https://queue.fal.run';
@@ -52,6 +56,7 @@ export class FalProvider implements Provider {
   private readonly queueUrl: string;
   private readonly logger: Logger;
   private readonly timeoutMs: number;
+  private readonly webhookKeys: FalWebhookKeys;
 
   constructor(deps: FalProviderDeps) {
     this.name = deps.name ?? 'fal';
@@ -63,6 +68,44 @@ export class FalProvider implements Provider {
       { baseUrl: this.queueUrl, timeoutMs: deps.timeoutMs, httpsAgent: deps.httpsAgent },
       { Authorization: `Key ${deps.apiKey}` },
     );
+    // A client of its own: the key never goes to the keys' host.
+    const jwksUrl = deps.webhookJwksUrl ?? DEFAULT_FAL_JWKS_URL;
+    const jwks = upstreamClient({ baseUrl: jwksUrl, timeoutMs: deps.timeoutMs, httpsAgent: deps.httpsAgent }, {});
+    this.webhookKeys = new FalWebhookKeys(async () => {
+      const res = await jwks.get<unknown>(jwksUrl, { signal: AbortSignal.timeout(this.timeoutMs) });
+      if (res.status < 200 || res.status >= 300) throw new Error(`fal keys: HTTP ${res.status}`);
+      return res.data;
+    });
+  }
+
+  /**
+   * fal's webhook carries the result (`{ request_id, status: OK, payload }`): with a valid signature
+   * for this request, its media complete the attempt without the status and result calls. Anything
+   * else (no or a wrong signature, another request, an error, no usable media) leaves the decision
+   * to the status call. fal sends no billed units with it (they come on the result's header only).
+   */
+  async callbackResult(
+    delivery: CallbackDelivery,
+    requestId: string,
+    job: ProviderJob,
+  ): Promise<ProviderStatus | undefined> {
+    if (delivery.headers['x-fal-webhook-request-id'] !== requestId) return undefined;
+    try {
+      let keys = await this.webhookKeys.get();
+      if (!verifyFalWebhook(keys, delivery.headers, delivery.body)) {
+        keys = await this.webhookKeys.get(true);
+        if (!verifyFalWebhook(keys, delivery.headers, delivery.body)) {
+          this.logger.warn({ requestId, jobId: job.jobId }, 'fal callback signature did not verify: status asked');
+          return undefined;
+        }
+      }
+      const body: unknown = JSON.parse(delivery.body);
+      if (field(body, 'request_id') !== requestId || field(body, 'status') !== 'OK') return undefined;
+      const outputs = mediaOutputs(job, field(body, 'payload'));
+      return outputs.length > 0 ? { state: 'completed', outputs } : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   async submit(job: ProviderJob): Promise<{ requestId: string }> {

@@ -77,20 +77,46 @@ export class ReplicateProvider implements Provider {
     if (!UPSTREAM_ID.test(requestId)) return { state: 'failed', error: REPLICATE_ERRORS.gone };
     const ok = await statusCall('replicate', () => this.http.get(`/predictions/${requestId}`), [404]);
     if (ok.status === 404) return { state: 'failed', error: REPLICATE_ERRORS.gone };
-    const state = field(ok.data, 'status');
+    return this.predictionStatus(ok.data, requestId, job);
+  }
+
+  /** A prediction's status as our status (a status answer, or a signed webhook's body). */
+  private predictionStatus(data: unknown, requestId: string, job: ProviderJob): ProviderStatus {
+    const state = field(data, 'status');
     if (state === 'starting' || state === 'processing')
-      return { state: 'running', progress: progressFromLogs(field(ok.data, 'logs')) };
+      return { state: 'running', progress: progressFromLogs(field(data, 'logs')) };
     if (state === 'failed') {
       this.deps.logger.warn({ requestId, jobId: job.jobId }, 'replicate reported a failed prediction');
       return { state: 'failed', error: REPLICATE_ERRORS.failed };
     }
     if (state === 'canceled') return { state: 'failed', error: REPLICATE_ERRORS.canceled };
     if (state !== 'succeeded') throw new Error('replicate status answered an unknown state');
-    const outputs = mediaOutputs(job, field(ok.data, 'output'));
+    const outputs = mediaOutputs(job, field(data, 'output'));
     if (!outputs.length) return { state: 'failed', error: REPLICATE_ERRORS.noMedia };
     // Replicate bills hardware time: priced with the route's per_compute_second.
-    const computeSeconds = amountOf(field(field(ok.data, 'metrics'), 'predict_time'));
+    const computeSeconds = amountOf(field(field(data, 'metrics'), 'predict_time'));
     return { state: 'completed', outputs, ...(computeSeconds !== undefined ? { usage: { computeSeconds } } : {}) };
+  }
+
+  /**
+   * Replicate's webhook body is the prediction itself: signed (a secret configured and the
+   * signature valid) and about this request and ended, it is the outcome, no status call needed.
+   */
+  callbackResult(delivery: CallbackDelivery, requestId: string, job: ProviderJob): Promise<ProviderStatus | undefined> {
+    return Promise.resolve(this.carried(delivery, requestId, job));
+  }
+
+  private carried(delivery: CallbackDelivery, requestId: string, job: ProviderJob): ProviderStatus | undefined {
+    if (!this.deps.webhookSecret || !verifyStandardWebhook(this.deps.webhookSecret, delivery.headers, delivery.body))
+      return undefined;
+    try {
+      const body: unknown = JSON.parse(delivery.body);
+      if (field(body, 'id') !== requestId) return undefined;
+      const status = this.predictionStatus(body, requestId, job);
+      return status.state === 'running' ? undefined : status;
+    } catch {
+      return undefined;
+    }
   }
 
   async cancel(requestId: string, job: ProviderJob): Promise<void> {
