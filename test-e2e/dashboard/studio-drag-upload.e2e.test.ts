@@ -140,7 +140,7 @@ describe('dragging clips and uploading with progress in the studio', () => {
 
       // The buttons still move clips too.
       await page.getByRole('button', { name: 'Move Video clip 3 earlier' }).click();
-      await page.locator(`li.clip[data-clip-id="${a}"] .clip-idx`, { hasText: '2.' }).waitFor();
+      await page.locator(`li.clip[data-clip-id="${a}"] .clip-idx`, { hasText: '3.' }).waitFor();
       expect(await clipIds(page)).toEqual([c, b, a]);
 
       // A refused move: its error shows and the track is back in the server's order.

@@ -67,7 +67,8 @@ describe('npm start (the one-command start)', () => {
       while (!/API key\s*:\s*mf_live_\w+/.test(output) && Date.now() < until && child.exitCode === null)
         await new Promise((r) => setTimeout(r, 250));
       const key = /API key\s*:\s*(mf_live_\w+)/.exec(output)?.[1];
-      expect(key).toBeDefined();
+      // Without a key, what npm start printed (and how it ended) is the failure's explanation.
+      if (!key) throw new Error(`no API key printed (exit ${child.exitCode ?? 'none'}):\n${output.slice(-4000)}`);
       expect(output).toContain(`base URL : http://127.0.0.1:${ports.PORT}`);
 
       const res = await fetch(`http://127.0.0.1:${ports.PORT}/api/v1/account`, {

@@ -90,12 +90,16 @@ export async function projectPage(ctx: PageContext): Promise<void> {
   };
 
   let refreshing: Promise<void> | null = null;
+  // Edits made on this page: a reload asked for before the latest one began may answer with the
+  // order before it, so it is not drawn (the edit's own reload follows).
+  let edits = 0;
   function refresh(): void {
     // One reload at a time; a change made meanwhile is in the answer that follows it.
     refreshing = (refreshing ?? Promise.resolve()).then(async () => {
+      const asked = edits;
       try {
         const s = await load(projectId);
-        if (ctx.isCurrent()) draw(s);
+        if (ctx.isCurrent() && asked === edits) draw(s);
       } catch (err) {
         if (ctx.isCurrent()) showError(err);
       }
@@ -103,6 +107,7 @@ export async function projectPage(ctx: PageContext): Promise<void> {
   }
   /** A move redraws from the server's answer; a refused one puts the timeline back as the server has it. */
   async function reorder(clip: Clip, idx: number): Promise<void> {
+    edits++;
     try {
       const { clip: moved } = await api.patch<DashboardReplies['PATCH /projects/:id/clips/:clipId']>(
         `/projects/${seg(projectId)}/clips/${seg(clip.id)}`,
@@ -117,6 +122,7 @@ export async function projectPage(ctx: PageContext): Promise<void> {
     refresh();
   }
   async function edit(change: () => Promise<unknown>, done: string): Promise<void> {
+    edits++;
     try {
       await change();
       announce(done);
