@@ -87,6 +87,8 @@ describe('dragging clips and uploading with progress in the studio', () => {
 
   /** Drags a clip by the mouse onto the left part of another: the drop line shows before it, then it drops. */
   async function dragBefore(page: Page, clip: Locator, onto: Locator, shot?: string): Promise<void> {
+    // No edit or reload under way: one would redraw the timeline under the mouse.
+    await page.locator('.timeline-box[aria-busy="false"]').waitFor();
     // The mouse works in the viewport: the timeline is above the library the clips were added from.
     await page.getByRole('region', { name: 'Timeline' }).scrollIntoViewIfNeeded();
     const from = await clip.locator('.clip-name').boundingBox();

@@ -47,7 +47,7 @@ export async function projectPage(ctx: PageContext): Promise<void> {
   }
 
   const lede = h('p', { class: 'lede' });
-  const timelineBox = h('div', { class: 'timeline-box' });
+  const timelineBox = h('div', { class: 'timeline-box', 'aria-busy': 'false' });
   const libraryBox = h('div');
   const exportsBox = h('div', { class: 'exports-box' });
   // Made once: an upload's progress and status stay through the library's redraws.
@@ -93,7 +93,14 @@ export async function projectPage(ctx: PageContext): Promise<void> {
   // Edits made on this page: a reload asked for before the latest one began may answer with the
   // order before it, so it is not drawn (the edit's own reload follows).
   let edits = 0;
+  // Edits and reloads under way: the timeline is aria-busy until the last one is drawn.
+  let pending = 0;
+  const busy = (by: number): void => {
+    pending += by;
+    timelineBox.setAttribute('aria-busy', String(pending > 0));
+  };
   function refresh(): void {
+    busy(1);
     // One reload at a time; a change made meanwhile is in the answer that follows it.
     refreshing = (refreshing ?? Promise.resolve()).then(async () => {
       const asked = edits;
@@ -102,12 +109,15 @@ export async function projectPage(ctx: PageContext): Promise<void> {
         if (ctx.isCurrent() && asked === edits) draw(s);
       } catch (err) {
         if (ctx.isCurrent()) showError(err);
+      } finally {
+        busy(-1);
       }
     });
   }
   /** A move redraws from the server's answer; a refused one puts the timeline back as the server has it. */
   async function reorder(clip: Clip, idx: number): Promise<void> {
     edits++;
+    busy(1);
     try {
       const { clip: moved } = await api.patch<DashboardReplies['PATCH /projects/:id/clips/:clipId']>(
         `/projects/${seg(projectId)}/clips/${seg(clip.id)}`,
@@ -120,9 +130,11 @@ export async function projectPage(ctx: PageContext): Promise<void> {
       showError(err);
     }
     refresh();
+    busy(-1);
   }
   async function edit(change: () => Promise<unknown>, done: string): Promise<void> {
     edits++;
+    busy(1);
     try {
       await change();
       announce(done);
@@ -130,6 +142,7 @@ export async function projectPage(ctx: PageContext): Promise<void> {
       showError(err);
     }
     refresh();
+    busy(-1);
   }
 
   draw(state);
