@@ -4,7 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { REPO_ROOT } from '@mf/fleet';
-import { launchBrowser, newWatchedContext, sidewaysOverflow, type WatchedContext } from '../support/browser';
+import {
+  launchBrowser,
+  newWatchedContext,
+  sidewaysOverflow,
+  signInToDashboard,
+  type WatchedContext,
+} from '../support/browser';
 import { pooledFleet, type PooledFleet } from '../support/pool';
 
 const PASSWORD = 'correct horse battery';
@@ -47,13 +53,7 @@ describe('dragging clips and uploading with progress in the studio', () => {
     fs.rmSync(mediaDir, { recursive: true, force: true });
   });
 
-  async function signIn(page: Page): Promise<void> {
-    await page.goto(`${fleet.baseUrl}/dashboard/#/signin`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
-  }
+  const signIn = (page: Page): Promise<void> => signInToDashboard(page, fleet.baseUrl, email, PASSWORD);
 
   async function newProject(page: Page, name: string): Promise<void> {
     await page.goto(`${fleet.baseUrl}/dashboard/#/projects`);

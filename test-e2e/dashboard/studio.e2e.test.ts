@@ -15,7 +15,13 @@ import {
   type FakeLlm,
   type LlmRequest,
 } from '../../services/editor-agent/test/support/fake-llm';
-import { launchBrowser, newWatchedContext, sidewaysOverflow, unloadedMedia } from '../support/browser';
+import {
+  launchBrowser,
+  newWatchedContext,
+  sidewaysOverflow,
+  signInToDashboard,
+  unloadedMedia,
+} from '../support/browser';
 import { api, startFleet, type Fleet } from '../support/fleet';
 import { waitForJob } from '../support/jobs';
 
@@ -132,13 +138,7 @@ describe('the studio in the dashboard', () => {
     fs.rmSync(mediaDir, { recursive: true, force: true });
   });
 
-  async function signIn(page: Page): Promise<void> {
-    await page.goto(`${fleet.baseUrl}/dashboard/#/signin`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
-  }
+  const signIn = (page: Page): Promise<void> => signInToDashboard(page, fleet.baseUrl, email, PASSWORD);
 
   const timelineClips = (page: Page) => page.getByRole('region', { name: 'Timeline' }).locator('li.clip');
 

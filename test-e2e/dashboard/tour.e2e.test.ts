@@ -8,6 +8,7 @@ import {
   launchBrowser,
   newWatchedContext,
   sidewaysOverflow,
+  signInToDashboard,
   unloadedMedia,
   type WatchedContext,
 } from '../support/browser';
@@ -265,11 +266,6 @@ describe('the dashboard on every host and screen', () => {
 });
 
 async function signIn(watched: WatchedContext, origin: string, email: string): Promise<Page> {
-  const { page } = watched;
-  await page.goto(`${origin}/dashboard/#/signin`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
-  return page;
+  await signInToDashboard(watched.page, origin, email, PASSWORD);
+  return watched.page;
 }

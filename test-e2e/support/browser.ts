@@ -114,3 +114,12 @@ export async function sidewaysOverflow(page: Page): Promise<number> {
     return Math.max(0, el.scrollWidth - el.clientWidth);
   });
 }
+
+/** Signs in on the dashboard's sign-in page and waits for the overview. */
+export async function signInToDashboard(page: Page, origin: string, email: string, password: string): Promise<void> {
+  await page.goto(`${origin}/dashboard/#/signin`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+}

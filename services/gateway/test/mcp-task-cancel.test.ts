@@ -1,10 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createDb, migrate, type Knex } from '@mf/db';
-import { createTestDatabase, type TestDatabase } from '@mf/testing';
-import { migrations } from '../migrations';
+import type { Knex } from '@mf/db';
 import { postgresTaskStore } from '../src/mcp/tasks/postgres-task-store';
-import { startEndpoint, type Endpoint } from './support/mcp-endpoint';
+import type { Endpoint } from './support/mcp-endpoint';
+import { startTaskReplicas, type TaskReplicas } from './support/task-replicas';
 
 const PRJ = 'prj_abc123';
 
@@ -26,7 +25,7 @@ async function startTask(client: Client, name: string, args: Record<string, unkn
 }
 
 describe('tasks/cancel stops the work of the task', () => {
-  let database: TestDatabase;
+  let replicas: TaskReplicas;
   let db: Knex;
   let a: Endpoint;
   let b: Endpoint;
@@ -34,12 +33,8 @@ describe('tasks/cancel stops the work of the task', () => {
   let endTurn: () => void = () => undefined;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createDb({ url: database.url, schema: 'gateway', poolMax: 4 });
-    await migrate(db, 'gateway', migrations);
-    const tasks = (userId: number) => postgresTaskStore(db, 'gateway', userId);
-    a = await startEndpoint({ tasks, followPollMs: 10 });
-    b = await startEndpoint({ tasks });
+    replicas = await startTaskReplicas();
+    ({ db, a, b } = replicas);
     const answer = (method: string, request: Record<string, unknown>): unknown => {
       if (method === 'submit')
         return { job_id: `job_c${++jobs}`, status: 'processing', credits_consumed: 908, credits_remaining: 92 };
@@ -57,10 +52,7 @@ describe('tasks/cancel stops the work of the task', () => {
   });
   afterAll(async () => {
     endTurn();
-    await a?.close();
-    await b?.close();
-    await db?.destroy();
-    await database?.drop();
+    await replicas?.close();
   });
 
   const cancels = (e: Endpoint) => e.calls.filter((c) => c.method === 'cancel').map((c) => c.request.job_id);

@@ -1,10 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createDb, migrate, type Knex } from '@mf/db';
-import { createTestDatabase, type TestDatabase } from '@mf/testing';
-import { migrations } from '../migrations';
+import type { Knex } from '@mf/db';
 import { MCP_TASKS_TABLE, postgresTaskStore } from '../src/mcp/tasks/postgres-task-store';
-import { startEndpoint, type Endpoint } from './support/mcp-endpoint';
+import type { Endpoint } from './support/mcp-endpoint';
+import { startTaskReplicas, type TaskReplicas } from './support/task-replicas';
 
 const PRJ = 'prj_abc123';
 const REPLY = {
@@ -34,20 +33,16 @@ async function callAsTask(client: Client, name: string, args: Record<string, unk
 }
 
 describe('MCP tools called as tasks (Postgres task store)', () => {
-  let database: TestDatabase;
+  let replicas: TaskReplicas;
   let db: Knex;
   let a: Endpoint;
   let b: Endpoint;
   let release: () => void = () => undefined;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createDb({ url: database.url, schema: 'gateway', poolMax: 4 });
-    await migrate(db, 'gateway', migrations);
     // Two replicas sharing the database: a task started on one is read on the other.
-    const tasks = (userId: number) => postgresTaskStore(db, 'gateway', userId);
-    a = await startEndpoint({ tasks, followPollMs: 10 });
-    b = await startEndpoint({ tasks });
+    replicas = await startTaskReplicas();
+    ({ db, a, b } = replicas);
     // The export renders (a background export read until it ends) until the test releases it.
     let released = false;
     release = () => {
@@ -72,10 +67,7 @@ describe('MCP tools called as tasks (Postgres task store)', () => {
   });
   afterAll(async () => {
     release();
-    await a?.close();
-    await b?.close();
-    await db?.destroy();
-    await database?.drop();
+    await replicas?.close();
   });
 
   it('declares taskSupport optional on the long tools only, and the tasks capability', async () => {

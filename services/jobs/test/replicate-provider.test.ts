@@ -4,7 +4,7 @@ import { silentLogger } from '@mf/testing';
 import { UnsupportedParameterError, type ProviderJob } from '../src/providers/provider';
 import { REPLICATE_ERRORS, ReplicateProvider } from '../src/providers/replicate/replicate-provider';
 import { FAKE_REPLICATE_SECRET, startFakeReplicate, type FakeReplicate } from './support/fake-replicate';
-import { pollUntilSettled, startWebhookReceiver } from './support/fake-upstream';
+import { pollUntilSettled, startWebhookReceiver, type Webhook } from './support/fake-upstream';
 import { imageJob, videoJob } from './support/provider-jobs';
 
 const video = (prompt: string, p: Partial<VideoParams> = {}, model = 'acme/video', callbackUrl?: string): ProviderJob =>
@@ -127,6 +127,16 @@ describe('ReplicateProvider against a fake of Replicate’s predictions API', ()
     expect(await provider.status(requestId, job)).toEqual({ state: 'failed', error: REPLICATE_ERRORS.canceled });
   });
 
+  /** A received webhook as the gateway hands it on: its Standard Webhooks headers and its body. */
+  const deliveryOf = (hook: Webhook) => ({
+    headers: {
+      'webhook-id': hook.headers['webhook-id'],
+      'webhook-timestamp': hook.headers['webhook-timestamp'],
+      'webhook-signature': hook.headers['webhook-signature'],
+    },
+    body: hook.body,
+  });
+
   it('verifies the webhook’s Standard Webhooks signature and refuses a forged, tampered or stale one', async () => {
     const receiver = await startWebhookReceiver();
     try {
@@ -134,14 +144,7 @@ describe('ReplicateProvider against a fake of Replicate’s predictions API', ()
       const { requestId } = await provider.submit(job);
       await settle(requestId, job);
       const hook = await receiver.first();
-      const delivery = {
-        headers: {
-          'webhook-id': hook.headers['webhook-id'],
-          'webhook-timestamp': hook.headers['webhook-timestamp'],
-          'webhook-signature': hook.headers['webhook-signature'],
-        },
-        body: hook.body,
-      };
+      const delivery = deliveryOf(hook);
       expect(provider.verifyCallback(delivery)).toEqual({ authentic: true, requestId, succeeded: true });
       expect(provider.verifyCallback({ ...delivery, body: hook.body.replace('succeeded', 'failed') })).toEqual({
         authentic: false,
@@ -172,14 +175,7 @@ describe('ReplicateProvider against a fake of Replicate’s predictions API', ()
       const { requestId } = await provider.submit(job);
       const polled = await settle(requestId, job);
       const hook = await receiver.first();
-      const delivery = {
-        headers: {
-          'webhook-id': hook.headers['webhook-id'],
-          'webhook-timestamp': hook.headers['webhook-timestamp'],
-          'webhook-signature': hook.headers['webhook-signature'],
-        },
-        body: hook.body,
-      };
+      const delivery = deliveryOf(hook);
       const calls = fake.calls.length;
       const carried = await provider.callbackResult(delivery, requestId, job);
       expect(carried).toEqual(polled[polled.length - 1]);
