@@ -11,9 +11,10 @@ import { createProviders } from './providers';
 import { createProviderMetrics } from './routing/provider-metrics';
 import { Routing } from './routing/routing';
 import { pacingFor, StatusCallBudget, statusCallLimits } from './routing/status-call-budget';
-import { advanceDueJobs } from './usecases/advance-job.usecase';
+import { ADVANCING_ROUNDS, Advancer } from './usecases/advancer';
 import { CallbackPolls } from './usecases/callback-poll.usecase';
 import type { JobsContext } from './usecases/context';
+import { jobPoller } from './usecases/job-poller';
 import { retryPendingRefunds, sweepRetention, sweepStuckSubmits } from './usecases/sweep.usecase';
 
 runMain('jobs', loadJobsConfig, (config, logger) => ({
@@ -99,25 +100,11 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
       Date.now,
       pacingFor(config.POLL_BATCH),
     );
-    let budgetWake: NodeJS.Timeout | undefined;
-    const poller = periodic(
-      'job poller',
-      config.POLL_INTERVAL_MS,
-      async () => {
-        const handled = await advanceDueJobs(ctx, config.POLL_BATCH, callbackPolls.inFlight, budget);
-        // An upstream whose limit ran out may still have due jobs: the next round runs when it has a
-        // call again, not a whole POLL_INTERVAL_MS later.
-        const wait = budget.msUntilNextFrees();
-        if (wait !== null && wait < config.POLL_INTERVAL_MS) {
-          clearTimeout(budgetWake);
-          budgetWake = setTimeout(() => poller.kick(), wait);
-          budgetWake.unref();
-        }
-        return handled;
-      },
-      logger,
-    );
-    const callbackPolls = new CallbackPolls(ctx, () => poller.kick(), config.POLL_BATCH);
+    // One cap on the jobs advanced at once, for the poller's rounds and the callbacks alike; a
+    // finishing advance wakes the poller when a round was held back by it.
+    const advancer = new Advancer(ctx, ADVANCING_ROUNDS * config.POLL_BATCH, () => poller.kick());
+    const poller = jobPoller(ctx, advancer, budget, { batch: config.POLL_BATCH, intervalMs: config.POLL_INTERVAL_MS });
+    const callbackPolls = new CallbackPolls(ctx, () => poller.kick(), advancer);
     const sweeper = periodic(
       'sweeper',
       config.SWEEP_INTERVAL_MS,
@@ -132,14 +119,8 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
     await serveJobsRpc(bus, ctx, callbackPolls);
     await serveJobsReportsRpc(bus, ctx);
     return [
-      {
-        name: 'poller',
-        run: () => {
-          clearTimeout(budgetWake);
-          return poller.stop();
-        },
-      },
-      { name: 'callback polls', run: () => callbackPolls.drain() },
+      { name: 'poller', run: () => poller.stop() },
+      { name: 'advances', run: () => advancer.drain() },
       { name: 'sweeper', run: () => sweeper.stop() },
       { name: 'outbox relay', run: () => relay.stop() },
       {

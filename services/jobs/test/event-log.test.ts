@@ -1,6 +1,6 @@
 import { ROUTING_KEYS, webhookBody, type JobEventPayload } from '@mf/contracts';
 import { addToOutbox } from '../src/repositories/outbox.repository';
-import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
+import { advanceDueJobs } from '../src/usecases/poll-round.usecase';
 import { cancelJob } from '../src/usecases/cancel-job.usecase';
 import { listEvents, recordTestEvent } from '../src/usecases/event-log.usecase';
 import { getJob } from '../src/usecases/read-jobs.usecase';

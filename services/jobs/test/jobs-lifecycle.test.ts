@@ -2,7 +2,7 @@ import { ROUTING_KEYS } from '@mf/contracts';
 import { relayOutbox } from '../src/messaging/outbox-relay';
 import { claimDueJobs, findJob, insertJobOnFirstAttempt } from '../src/repositories/jobs.repository';
 import type { ProviderStatus } from '../src/providers/provider';
-import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
+import { advanceDueJobs } from '../src/usecases/poll-round.usecase';
 import { CallbackPolls } from '../src/usecases/callback-poll.usecase';
 import { cancelJob } from '../src/usecases/cancel-job.usecase';
 import { getJob, providerCallback } from '../src/usecases/read-jobs.usecase';
@@ -529,7 +529,7 @@ describe('jobs lifecycle against the real database and broker', () => {
         release = resolve;
         entered();
       });
-    const round = advanceDueJobs(h.ctx, 50, polls.inFlight);
+    const round = advanceDueJobs(h.ctx, 50, polls.advancer);
     await inStatus;
     const token = callbackTokenFor(job_id, 1);
     expect(await providerCallback(h.ctx, { job_id, token, attempt: 1 }, (id) => polls.pollNow(id))).toEqual({

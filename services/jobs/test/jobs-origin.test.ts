@@ -1,6 +1,6 @@
 import { jobsRpc, type SubmitJobRequest } from '@mf/contracts';
 import { serveJobsRpc } from '../src/messaging/jobs-rpc.server';
-import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
+import { advanceDueJobs } from '../src/usecases/poll-round.usecase';
 import { cancelJob } from '../src/usecases/cancel-job.usecase';
 import { getJob } from '../src/usecases/read-jobs.usecase';
 import { submitJob } from '../src/usecases/submit-job.usecase';

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { ROUTING_KEYS } from '@mf/contracts';
 import { outputKey } from '../src/domain/job';
 import { findJob } from '../src/repositories/jobs.repository';
-import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
+import { advanceDueJobs } from '../src/usecases/poll-round.usecase';
 import type { JobsContext } from '../src/usecases/context';
 import { getJob } from '../src/usecases/read-jobs.usecase';
 import { submitJob } from '../src/usecases/submit-job.usecase';

@@ -1,4 +1,5 @@
-import { advanceDueJobs } from '../src/usecases/advance-job.usecase';
+import { advanceDueJobs } from '../src/usecases/poll-round.usecase';
+import { Advancer } from '../src/usecases/advancer';
 import { CallbackPolls } from '../src/usecases/callback-poll.usecase';
 import type { JobsContext } from '../src/usecases/context';
 import { submitJob } from '../src/usecases/submit-job.usecase';
@@ -111,7 +112,7 @@ describe('polling under limits (real database)', () => {
       open--;
       return { state: 'running' };
     };
-    const polls = new CallbackPolls(ctx, () => undefined, 2);
+    const polls = new CallbackPolls(ctx, () => undefined, new Advancer(ctx, 2));
     // Every callback is answered (its job claimed) though only two jobs are being advanced.
     expect(await Promise.all(ids.map((id) => polls.pollNow(id)))).toEqual(ids.map(() => true));
     for (let i = 0; i < 500 && open < 2; i++) await new Promise((r) => setTimeout(r, 10));

@@ -3,9 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { currentAttempt, outputKey, type JobRow } from '../domain/job';
 import { findAttempt, OPEN_STATES } from '../repositories/attempts.repository';
-import { claimDueJobs, schedulePoll, transition } from '../repositories/jobs.repository';
+import { schedulePoll, transition } from '../repositories/jobs.repository';
 import type { ProviderOutput, ProviderStatus, StatusHint } from '../providers/provider';
-import type { StatusCallBudget } from '../routing/status-call-budget';
 import {
   countAttemptEnd,
   currentProviderJob,
@@ -26,47 +25,6 @@ export const ATTEMPT_TIMED_OUT = 'attempt timed out';
 
 /** Time a claimed job is reserved for this replica while it is handled. */
 export const LEASE_MS = 60_000;
-
-/**
- * One poll round: claim due jobs (SKIP LOCKED) and advance each. Returns how many were handled.
- * `inFlight` (the process's jobs being advanced) gets each job's id while it is handled here. With
- * a `budget`, a rate-limited provider's jobs are claimed only as many as it may get status calls
- * now (its share of `batch`), so a round never calls an upstream past its limit and never holds a
- * lease on a job it cannot poll; the others' jobs fill the rest of the batch.
- */
-export async function advanceDueJobs(
-  ctx: JobsContext,
-  batch: number,
-  inFlight?: Set<string>,
-  budget?: StatusCallBudget,
-): Promise<number> {
-  const jobs: JobRow[] = [];
-  for (const provider of budget?.limited() ?? []) {
-    if (jobs.length >= batch) break;
-    const reservation = budget!.reserve(provider, batch - jobs.length);
-    if (reservation.n <= 0) continue;
-    let claimed: JobRow[] = [];
-    try {
-      claimed = await claimDueJobs(ctx.db, reservation.n, LEASE_MS, { provider });
-    } finally {
-      // The slots count from now, when the calls are made, not from before the claim (which may
-      // take a while): a slow claim never bunches more than the limit into the upstream's second.
-      budget!.settle(provider, reservation, claimed.length);
-    }
-    jobs.push(...claimed);
-  }
-  if (jobs.length < batch)
-    jobs.push(...(await claimDueJobs(ctx.db, batch - jobs.length, LEASE_MS, { notPolledAt: budget?.limited() ?? [] })));
-  for (const job of jobs) inFlight?.add(job.id);
-  await Promise.all(
-    jobs.map((job) =>
-      advanceJob(ctx, job)
-        .catch((err: unknown) => ctx.logger.error({ err, jobId: job.id }, 'advancing a job failed'))
-        .finally(() => inFlight?.delete(job.id)),
-    ),
-  );
-  return jobs.length;
-}
 
 /**
  * Moves one processing job on: asks its current attempt's provider, then completes the job, or

@@ -1,6 +1,7 @@
 import type { CallbackDelivery } from '../providers/provider';
 import { claimJob, pollNow } from '../repositories/jobs.repository';
-import { advanceJob, LEASE_MS } from './advance-job.usecase';
+import { LEASE_MS } from './advance-job.usecase';
+import { Advancer } from './advancer';
 import type { JobsContext } from './context';
 
 /**
@@ -9,24 +10,22 @@ import type { JobsContext } from './context';
  * making the job due and waiting for the next round, which may be busy with other jobs' downloads.
  * A job this process is advancing already (a round has it) is only made due again, as before, so
  * one process never advances a job twice at once. Crash-safe like a round: the claim's lease ends
- * and the poller takes the job. At most `maxAdvancing` claimed jobs are advanced at once, the others
- * wait their turn (claimed, so no other poller takes them): when callbacks come faster than jobs
- * can be advanced, unbounded advances would fill the database pool, and the next callback's claim,
- * which its RPC reply waits for, would queue behind all of them until the request expires and the
- * callback is lost.
+ * and the poller takes the job. Claimed jobs are advanced on the `advancer` the poller shares,
+ * within its cap; the others wait their turn (claimed, so no other poller takes them): when
+ * callbacks come faster than jobs can be advanced, unbounded advances would fill the database pool
+ * and queue the next callbacks' claims behind all of them.
  */
 export class CallbackPolls {
-  /** Every job this process is advancing now: the poller's rounds add theirs too. */
-  readonly inFlight = new Set<string>();
-  private readonly running = new Set<Promise<void>>();
-  private advancing = 0;
-  private readonly waiting: Array<() => void> = [];
-
   constructor(
     private readonly ctx: JobsContext,
     private readonly wakePoller: () => void,
-    private readonly maxAdvancing = 20,
+    readonly advancer: Advancer = new Advancer(ctx, 20),
   ) {}
+
+  /** Every job this process is advancing now, the poller's rounds' included. */
+  get inFlight(): ReadonlySet<string> {
+    return this.advancer.inFlight;
+  }
 
   /**
    * Starts polling the job now; false when it is not processing (nothing to poll). `callback`: the
@@ -61,46 +60,21 @@ export class CallbackPolls {
     on?: { attempt: number; providers: string[] },
     callback?: CallbackDelivery,
   ): Promise<boolean> {
-    this.inFlight.add(jobId);
+    // Held while the claim is under way, so a second callback for the job is not claimed beside it.
+    this.advancer.inFlight.add(jobId);
     let job;
     try {
       job = await claimJob(this.ctx.db, jobId, LEASE_MS, on);
     } finally {
-      if (!job) this.inFlight.delete(jobId);
+      if (!job) this.advancer.inFlight.delete(jobId);
     }
     if (!job) return false;
-    const run = this.turn()
-      .then(() =>
-        advanceJob(this.ctx, job, { calledBack: true, ...(callback ? { callback } : {}) })
-          .catch((err: unknown) => this.ctx.logger.error({ err, jobId }, 'advancing a job failed'))
-          .finally(() => this.endTurn()),
-      )
-      .finally(() => {
-        this.inFlight.delete(jobId);
-        this.running.delete(run);
-      });
-    this.running.add(run);
+    void this.advancer.advance(job, { hint: { calledBack: true, ...(callback ? { callback } : {}) } });
     return true;
   }
 
-  /** Resolves when this job may be advanced (one of maxAdvancing). */
-  private turn(): Promise<void> {
-    if (this.advancing < this.maxAdvancing) {
-      this.advancing++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  private endTurn(): void {
-    const next = this.waiting.shift();
-    // The turn passes straight to the next job waiting.
-    if (next) next();
-    else this.advancing--;
-  }
-
-  /** Waits for the polls under way (shutdown). */
-  async drain(): Promise<void> {
-    await Promise.all([...this.running]);
+  /** Waits for the advances under way (the poller's too). */
+  drain(): Promise<void> {
+    return this.advancer.drain();
   }
 }
