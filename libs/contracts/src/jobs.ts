@@ -1,7 +1,8 @@
 import Joi from 'joi';
 import { imageParams, videoParams } from './api/generation';
 import type * as T from './generated/types';
-import { QUEUES } from './names';
+import { eventDef, type EventDef } from './event-def';
+import { QUEUES, ROUTING_KEYS } from './names';
 import { rpcMethod, type AnyRpcMethod, type RpcService } from './rpc';
 import { listEventsRequest, recordTestEventRequest } from './event-log-request';
 import { appendExportEventRequest } from './export-event-request';
@@ -252,6 +253,12 @@ export const providerCallbackRequest = named(
     ),
   }),
   'ProviderCallbackRequest',
+);
+
+/** A provider callback handed to jobs one way: persistent, no deadline; a late or repeated one is harmless. */
+export const providerCallbackReceived: EventDef<T.ProviderCallbackRequest> = eventDef(
+  ROUTING_KEYS.providerCallbackReceived,
+  providerCallbackRequest,
 );
 
 export const jobsRpc = {

@@ -16,6 +16,8 @@ export const QUEUES = {
   jobsRpc: 'jobs.rpc',
   /** Reports over ranges of attempts (upstream costs), kept off the submit path's queue. */
   jobsReportsRpc: 'jobs.reports.rpc',
+  /** jobs' queue of provider callbacks (providerCallbackReceived): each makes its job be polled now. */
+  jobsProviderCallbacks: 'jobs.provider-callback.poll',
   editorRpc: 'editor.rpc',
   exportsRpc: 'exports.rpc',
   /** The dispatcher's reads, clears and recover: database work only, never an outbound call. */
@@ -61,6 +63,8 @@ export const ROUTING_KEYS = {
   apiKeyRevoked: 'gateway.api-key.revoked',
   /** The dispatcher asks itself to send an attempt's event again (one message per recovered event). */
   webhookResendRequested: 'webhooks.delivery.resend-requested',
+  /** The gateway received an upstream provider's callback for a job: jobs polls it now. */
+  providerCallbackReceived: 'jobs.provider-callback.received',
 } as const;
 
 /**

@@ -7,6 +7,7 @@ import { DEV_CALLBACK_SECRET, loadJobsConfig } from './config';
 import { injectFaults } from './faults';
 import { serveJobsReportsRpc, serveJobsRpc } from './messaging/jobs-rpc.server';
 import { relayOutbox } from './messaging/outbox-relay';
+import { consumeProviderCallbacks } from './messaging/provider-callbacks.consumer';
 import { createProviders } from './providers';
 import { createProviderMetrics } from './routing/provider-metrics';
 import { Routing } from './routing/routing';
@@ -117,6 +118,7 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
       logger,
     );
     await serveJobsRpc(bus, ctx, callbackPolls);
+    await consumeProviderCallbacks(bus, ctx, callbackPolls, config.POLL_BATCH);
     await serveJobsReportsRpc(bus, ctx);
     return [
       { name: 'poller', run: () => poller.stop() },

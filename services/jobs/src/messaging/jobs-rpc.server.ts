@@ -29,6 +29,8 @@ export function serveJobsRpc(
     cancel: (req) => cancelJob(ctx, req),
     getResult: (req) => getJobResult(ctx, req),
     list: (req) => listJobs(ctx, req),
+    // Callbacks come on their own queue (provider-callbacks.consumer.ts); this method stays for a
+    // gateway that still calls it during a rolling deploy.
     providerCallback: (req) =>
       providerCallback(
         ctx,

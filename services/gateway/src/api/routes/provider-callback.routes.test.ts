@@ -1,5 +1,6 @@
 import request from 'supertest';
-import type { Bus } from '@mf/bus';
+import { BusUnavailableError, type Bus } from '@mf/bus';
+import { providerCallbackReceived } from '@mf/contracts';
 import { createHttpApp, finish } from '@mf/http';
 import { createLogger } from '@mf/logger';
 import { signCallbackToken } from '@mf/runtime';
@@ -21,16 +22,16 @@ function appFor(bus: Bus) {
   return app;
 }
 
-/** Records the providerCallback RPCs the route makes. */
+/** Records the callbacks the route hands to jobs (providerCallbackReceived messages). */
 function recordingBus() {
   const calls: Record<string, unknown>[] = [];
   const bus = {
-    rpc: async (_service: unknown, _method: string, req: Record<string, unknown>) => (
-      calls.push(req),
-      { accepted: true }
-    ),
+    publishEvent: async (def: { routingKey: string }, payload: Record<string, unknown>) => {
+      expect(def.routingKey).toBe(providerCallbackReceived.routingKey);
+      calls.push(payload);
+    },
   };
-  // Only `rpc` is used by the route.
+  // Only `publishEvent` is used by the route.
   return { bus: bus as unknown as Bus, calls };
 }
 
@@ -131,6 +132,14 @@ describe('provider callback route', () => {
     expect(res.body).toEqual({ received: true });
     expect(res.headers.connection).toBe('close');
     expect(calls).toEqual([]);
+  });
+
+  it('answers 503 when the broker does not take the callback, so the provider calls again', async () => {
+    const bus = {
+      publishEvent: () => Promise.reject(new BusUnavailableError('broker not connected')),
+    } as unknown as Bus;
+    const res = await request(appFor(bus)).post(`/api/providers/callback/job_abc?token=${T1}&attempt=1`).send(body);
+    expect(res.status).toBe(503);
   });
 
   it('refuses a body over 256 KiB with a 413 and forwards nothing, even with a good token', async () => {

@@ -31,8 +31,9 @@ function attemptOf(raw: unknown): number | undefined {
  * makes jobs poll the job now. The token is checked here, before the body is read or anything
  * reaches jobs: a forged, expired or other attempt's URL costs one HMAC and no RPC, and its body is
  * never read (the connection closes). The raw body goes along only when the provider signed it,
- * for jobs to verify (never parsed or trusted here; a verified body may carry the result). Always 200 for a known route, so a provider
- * never retries against us for our own reasons.
+ * for jobs to verify (never parsed or trusted here; a verified body may carry the result). 200 once
+ * the broker holds the callback for jobs (nudgeJob), so a provider never retries against us for
+ * our own reasons; a 503 only when the broker did not take it, for the provider to call again.
  */
 export function providerCallbackRoutes(bus: Bus, opts: { callbackSecret: string }): Router {
   const checkToken: RequestHandler = (req, res, next) => {

@@ -2,6 +2,7 @@ import type { Bus } from '@mf/bus';
 import {
   JOB_ID,
   jobsRpc,
+  providerCallbackReceived,
   type CancelJobReply,
   type Job,
   type JobAttemptsReply,
@@ -95,7 +96,10 @@ export function listJobsOf(
 
 /**
  * Asks jobs to poll a job now: an upstream provider called back. The payload is not trusted; a
- * signed one goes along raw (with its signature headers) for jobs to verify.
+ * signed one goes along raw (with its signature headers) for jobs to verify. Handed over as a
+ * persistent message on jobs' callback queue, resolved once the broker has confirmed it: no reply
+ * is awaited, and the message waits for jobs however long jobs is busy or away. Throws (503) when
+ * the broker did not take it, so the upstream calls back again.
  */
 export async function nudgeJob(
   bus: Bus,
@@ -108,7 +112,7 @@ export async function nudgeJob(
     ...(callback.attempt ? { attempt: callback.attempt } : {}),
     ...(callback.webhook ? { webhook: callback.webhook } : {}),
   };
-  await bus.rpc(jobsRpc, 'providerCallback', req).catch(() => undefined);
+  await bus.publishEvent(providerCallbackReceived, req);
 }
 
 /**
