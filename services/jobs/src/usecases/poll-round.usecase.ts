@@ -23,6 +23,7 @@ export async function startDueJobs(
 ): Promise<Promise<void>[]> {
   const turns = advancer.hold(batch);
   const jobs: JobRow[] = [];
+  let failed: { err: unknown } | undefined;
   try {
     for (const provider of budget?.limited() ?? []) {
       if (jobs.length >= turns) break;
@@ -42,10 +43,14 @@ export async function startDueJobs(
       jobs.push(
         ...(await claimDueJobs(ctx.db, turns - jobs.length, LEASE_MS, { notPolledAt: budget?.limited() ?? [] })),
       );
-  } finally {
-    advancer.release(turns - jobs.length);
+  } catch (err) {
+    failed = { err };
   }
-  return jobs.map((job) => advancer.advance(job, { held: true }));
+  advancer.release(turns - jobs.length);
+  // Jobs claimed before a later claim failed are advanced all the same: their turns are held.
+  const advances = jobs.map((job) => advancer.advance(job, { held: true }));
+  if (failed) throw failed.err;
+  return advances;
 }
 
 /**
