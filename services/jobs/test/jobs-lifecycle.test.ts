@@ -524,23 +524,27 @@ describe('jobs lifecycle against the real database and broker', () => {
     let entered: () => void = () => undefined;
     const inStatus = new Promise<void>((r) => (entered = r));
     h.provider.statusCalls.clear();
-    h.provider.next = () =>
-      new Promise<ProviderStatus>((resolve) => {
+    h.provider.next = () => {
+      // A second status call (the job advanced twice) would be answered at once, and counted.
+      h.provider.next = () => ({ state: 'running' });
+      return new Promise<ProviderStatus>((resolve) => {
         release = resolve;
         entered();
       });
+    };
     const round = advanceDueJobs(h.ctx, 50, polls.advancer);
     await inStatus;
     const token = callbackTokenFor(job_id, 1);
     expect(await providerCallback(h.ctx, { job_id, token, attempt: 1 }, (id) => polls.pollNow(id))).toEqual({
       accepted: true,
     });
+    release({ state: 'running' });
+    expect(await round).toBe(1);
+    // The round and the callback share the advancer: its drain waits for both.
     await polls.drain();
     // Not advanced a second time alongside the round: the poller is woken to look again after it.
     expect(h.provider.statusCalls.get(`req-${job_id}`)).toBe(1);
     expect(woken).toBe(1);
-    release({ state: 'running' });
-    expect(await round).toBe(1);
     expect(polls.inFlight.size).toBe(0);
     await parkJobsOf(u);
   });
