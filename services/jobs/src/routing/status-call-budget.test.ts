@@ -86,6 +86,21 @@ describe('StatusCallBudget', () => {
     expect(b.reserve('fal', 20).n).toBe(20);
   });
 
+  it('says when a provider a reservation came up short of has a call again, until one gets all it wanted', () => {
+    const b = new StatusCallBudget(new Map([['fal', 200]]), clock, { roundSize: 20, marginMs: 50 });
+    expect(b.msUntilWanted()).toBeNull();
+    b.reserve('fal', 20);
+    expect(b.msUntilWanted()).toBeNull();
+    now += 40;
+    // Held back by the pace: wanted again when the pace lets it, and still at once once it has.
+    expect(b.reserve('fal', 20).n).toBe(0);
+    expect(b.msUntilWanted()).toBe(60);
+    now += 60;
+    expect(b.msUntilWanted()).toBe(0);
+    expect(b.reserve('fal', 20).n).toBe(20);
+    expect(b.msUntilWanted()).toBeNull();
+  });
+
   it('refuses a limit that is not a positive integer', () => {
     expect(() => new StatusCallBudget(new Map([['fal', 0]]))).toThrow('fal');
   });

@@ -32,6 +32,8 @@ export class StatusCallBudget {
   private readonly recent = new Map<string, number[]>();
   /** Per limited provider (paced): the instant its next calls may go out. */
   private readonly nextAt = new Map<string, number>();
+  /** Limited providers whose last reservation got fewer calls than it wanted: jobs may be waiting. */
+  private readonly shortOf = new Set<string>();
   private readonly windowMs: number;
 
   constructor(
@@ -70,6 +72,8 @@ export class StatusCallBudget {
     const calls = this.window(provider);
     if (!calls) return { n: want, at };
     const n = Math.max(0, Math.min(want, this.available(provider)));
+    if (n < want) this.shortOf.add(provider);
+    else this.shortOf.delete(provider);
     for (let i = 0; i < n; i++) calls.push(at);
     if (n > 0) this.pace(provider, at, n);
     return { n, at };
@@ -132,6 +136,16 @@ export class StatusCallBudget {
     const waits = this.limited()
       .filter((p) => this.available(p) <= 0)
       .map((p) => this.msUntilAvailable(p));
+    return waits.length ? Math.min(...waits) : null;
+  }
+
+  /**
+   * Milliseconds until the first provider whose last reservation came up short has a call again
+   * (0: now); null when none did. The poller's next round is due then: a round that found the
+   * pace or the limit in the way may have left due jobs, though its limit frees while it claims.
+   */
+  msUntilWanted(): number | null {
+    const waits = [...this.shortOf].map((p) => this.msUntilAvailable(p));
     return waits.length ? Math.min(...waits) : null;
   }
 

@@ -43,10 +43,15 @@ export class Advancer {
    * { held: true })` or given back with `release`.
    */
   hold(want: number): number {
-    const n = this.waiting.length ? 0 : Math.max(0, Math.min(want, this.max - this.taken));
+    const n = Math.max(0, Math.min(want, this.room()));
     this.taken += n;
     if (n < want) this.wanted = Math.min(want, this.max);
     return n;
+  }
+
+  /** Turns free now (0 while jobs wait for one). */
+  room(): number {
+    return this.waiting.length ? 0 : this.max - this.taken;
   }
 
   /** Gives back `n` held turns that found no job. */

@@ -22,9 +22,9 @@ export function jobPoller(
     opts.intervalMs,
     async () => {
       const handled = (await startDueJobs(ctx, advancer, opts.batch, budget)).length;
-      // An upstream whose limit ran out may still have due jobs: the next round runs when it has a
-      // call again, not a whole interval later.
-      const wait = budget.msUntilNextFrees();
+      // An upstream whose pace or limit held a round back may still have due jobs: the next round
+      // runs when it has a call again, not a whole interval later (at the cap, the advancer wakes it).
+      const wait = advancer.room() > 0 ? budget.msUntilWanted() : null;
       if (wait !== null && wait < opts.intervalMs) {
         clearTimeout(budgetWake);
         budgetWake = setTimeout(() => poller.kick(), wait);
