@@ -54,7 +54,10 @@ describe('provider callbacks on the jobs queue (real broker and database)', () =
     h.billing.balances.set(u, 50);
     const { job_id } = await submitJob(h.ctx, image(u));
     // Not due: only the callback can make it move.
-    await h.db('jobs').update({ next_poll_at: new Date(Date.now() + 3_600_000) }).where({ id: job_id });
+    await h
+      .db('jobs')
+      .update({ next_poll_at: new Date(Date.now() + 3_600_000) })
+      .where({ id: job_id });
     const file = producedFile(h.mediaDir, 'called-back.png');
     h.provider.next = () => ({ state: 'completed', outputs: [{ kind: 'file', path: file, contentType: 'image/png' }] });
 
