@@ -154,6 +154,8 @@ describe('the studio in the dashboard', () => {
     expect(await turn.locator('.message-agent > .message-text').textContent()).toBe(
       'I made a lantern image and put it on the timeline.',
     );
+    // The credits line follows the reply: it is the balance after the turn, asked once the turn ended.
+    await turn.locator('.turn-credits[data-credits]').waitFor();
     expect(await turn.locator('.turn-credits').textContent()).toMatch(/^Credits spent: [\d,]+ credits?$/);
   }
 

@@ -1,12 +1,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '@mf/fleet';
 import { api, userWithKey, type TestUser } from '../support/fleet';
 import { pooledFleet, type PooledFleet } from '../support/pool';
 import { eventually, waitForJob } from '../support/jobs';
 import { startReceiver, verifySignature, type ReceivedWebhook } from '../support/webhook-receiver';
+import { sdkCli } from '../support/sdk-cli';
 
 const run = promisify(execFile);
 
@@ -32,7 +31,7 @@ describe('mediaforge listen', () => {
       const hook = await api(fleet, 'PUT', '/api/v1/webhook', { key: user.key, body: { url: endpoint.url } });
       expect(hook.status).toBe(201);
       const endpointSecret = String(hook.body.secret);
-      const cli = ['--import', pathToFileURL(require.resolve('tsx')).href, path.join(REPO_ROOT, 'sdk/src/cli.ts')];
+      const cli = sdkCli();
       const cliEnv = {
         PATH: process.env.PATH,
         HOME: process.env.HOME,

@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process';
 import net from 'node:net';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { MediaforgeClient } from '@mediaforge/sdk';
 import { REPO_ROOT } from '@mf/fleet';
 import { DashboardSession } from '../support/dashboard-session';
 import { api, userWithKey, type TestUser } from '../support/fleet';
 import { pooledFleet, type PooledFleet } from '../support/pool';
+import { sdkCli } from '../support/sdk-cli';
 
 const run = promisify(execFile);
 const PASSWORD = 'correct horse battery';
@@ -186,11 +185,11 @@ describe('job inputs, the job list and the wording around them', () => {
 
   describe('the CLI and the admin CLI', () => {
     const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-      runCommand(
-        process.execPath,
-        ['--import', pathToFileURL(require.resolve('tsx')).href, path.join(REPO_ROOT, 'sdk/src/cli.ts'), ...args],
-        { MEDIAFORGE_API_KEY: user.key, MEDIAFORGE_BASE_URL: fleet.baseUrl, ...env },
-      );
+      runCommand(process.execPath, [...sdkCli(), ...args], {
+        MEDIAFORGE_API_KEY: user.key,
+        MEDIAFORGE_BASE_URL: fleet.baseUrl,
+        ...env,
+      });
 
     it('names a mistyped flag and the one meant, before submitting anything', async () => {
       const res = await cli(['generate', 'video', '--promt', 'a heron', '--duration', '4']);

@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import {
   estimateOfVideo,
@@ -13,15 +12,14 @@ import {
   WebhookVerificationError,
   verifyWebhook,
 } from '@mediaforge/sdk';
-import { REPO_ROOT } from '@mf/fleet';
 import { userWithKey } from '../support/fleet';
 import { pooledFleet, type PooledFleet } from '../support/pool';
 import { probe } from '../support/media';
 import { startReceiver } from '../support/webhook-receiver';
+import { sdkCli } from '../support/sdk-cli';
 
 const run = promisify(execFile);
-/** The CLI from its sources (the published build is tested in package.e2e.test.ts). */
-const CLI = ['--import', pathToFileURL(require.resolve('tsx')).href, path.join(REPO_ROOT, 'sdk/src/cli.ts')];
+const CLI = sdkCli();
 
 const until = async (what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> => {
   const end = Date.now() + timeoutMs;

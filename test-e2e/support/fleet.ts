@@ -62,7 +62,6 @@ export interface Replica {
  */
 const DEFAULT_FORM: ServiceForm = process.env.E2E_FLEET_FORM === 'source' ? 'source' : 'compiled';
 
-/** The admin CLI as each form runs it: from its sources with tsx, or the gateway's build (dist/admin.js). */
 /**
  * The whole fleet as real processes on free ports, against a fresh database and vhost. Service
  * logs are written to test-artifacts/e2e/<run>/<service>.log. `form` picks the services' production

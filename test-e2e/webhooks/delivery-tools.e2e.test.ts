@@ -1,15 +1,13 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from '@mf/fleet';
 import { api, startFleet, userWithKey, type Fleet, type TestUser } from '../support/fleet';
 import { until, waitForJob } from '../support/jobs';
 import { POOL_ENV } from '../support/pool';
 import { startReceiver, verifySignature } from '../support/webhook-receiver';
+import { sdkCli } from '../support/sdk-cli';
 
 const run = promisify(execFile);
-const CLI = ['--import', pathToFileURL(require.resolve('tsx')).href, path.join(REPO_ROOT, 'sdk/src/cli.ts')];
+const CLI = sdkCli();
 
 /** The key's delivery tools at /api/v1/webhook through the real fleet, observed at a loopback receiver. */
 describe('webhook delivery tools', () => {

@@ -210,6 +210,11 @@ describe('createHttpApp + jsonBody + finish', () => {
         `{"p":${'['.repeat(65)}${']'.repeat(65)}}`,
         'JSON body nested too deeply (max 64 levels)',
       ],
+      [
+        'nesting deeper than 64 levels that is never closed (refused before parsing)',
+        `{"p":${'['.repeat(300_000)}`,
+        'JSON body nested too deeply (max 64 levels)',
+      ],
     ])('rejects a body with %s with 400 naming the problem', async (_case, body, error) => {
       const res = await request(echoApp('1mb')).post('/echo').set('Content-Type', 'application/json').send(body);
       expect(res.status).toBe(400);

@@ -5,7 +5,7 @@ import client from 'prom-client';
 import { AppError, httpResponseOf, isAppError } from '@mf/errors';
 import type { Logger } from '@mf/logger';
 import { lazyRequestLogger, requestIdAndAccessLog } from './access-log';
-import { hostileJsonProblem, isValidUtf8 } from './hostile-input';
+import { hostileJsonProblem, isValidUtf8, nestedDeeperThan, TOO_DEEP_MESSAGE } from './hostile-input';
 
 // `req.id` is set by createHttpApp from X-Request-Id or a fresh uuid (access-log.ts); always a string.
 export function requestId(req: { id: unknown }): string {
@@ -89,13 +89,18 @@ function parserError(type: string, message: string): Error {
   return Object.assign(new Error(message), { type });
 }
 
+/** Our parser error type for a body nested too deeply, seen before it is parsed. */
+const TOO_DEEP_TYPE = 'entity.too.deep';
+
 /**
  * Before decoding: a charset other than UTF-8 is a 415 (body-parser would decode UTF-16 and
- * UTF-32 too), and bytes that are not UTF-8 are not JSON text (RFC 8259 §8.1).
+ * UTF-32 too), bytes that are not UTF-8 are not JSON text (RFC 8259 §8.1), and nesting past the
+ * limit is refused unparsed, like a body over the size limit (whether or not the rest is valid JSON).
  */
 function requireUtf8(_req: unknown, _res: unknown, buf: Buffer, encoding: string): void {
   if (encoding !== 'utf-8') throw parserError('charset.unsupported', `unsupported charset "${encoding}"`);
   if (!isValidUtf8(buf)) throw parserError('entity.parse.failed', 'body is not valid UTF-8');
+  if (nestedDeeperThan(buf)) throw parserError(TOO_DEEP_TYPE, TOO_DEEP_MESSAGE);
 }
 
 /** Whether the request carries body bytes (an empty POST with Content-Length: 0 does not). */
@@ -220,6 +225,8 @@ export function toAppError(err: unknown): AppError {
   switch (e?.type) {
     case 'entity.parse.failed':
       return AppError.badRequest('Invalid JSON body');
+    case TOO_DEEP_TYPE:
+      return AppError.badRequest(TOO_DEEP_MESSAGE);
     case 'entity.too.large':
       return new AppError('too_large', { error: `Request body too large (max ${e.limit ?? 0} bytes)` });
     case 'encoding.unsupported':

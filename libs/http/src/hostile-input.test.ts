@@ -1,4 +1,11 @@
-import { hostileJsonProblem, isValidUtf8, MAX_JSON_DEPTH, textProblem, TOO_DEEP_MESSAGE } from './hostile-input';
+import {
+  hostileJsonProblem,
+  isValidUtf8,
+  MAX_JSON_DEPTH,
+  nestedDeeperThan,
+  textProblem,
+  TOO_DEEP_MESSAGE,
+} from './hostile-input';
 
 describe('textProblem', () => {
   it.each([
@@ -116,5 +123,41 @@ describe('isValidUtf8', () => {
     expect(isValidUtf8(Buffer.from([0xc0, 0xaf]))).toBe(false); // overlong '/'
     expect(isValidUtf8(Buffer.from([0xed, 0xa0, 0x80]))).toBe(false); // U+D800 encoded
     expect(isValidUtf8(Buffer.from([0xe2, 0x82]))).toBe(false); // truncated sequence
+  });
+});
+
+describe('nestedDeeperThan (raw JSON bytes, before parsing)', () => {
+  const bytes = (text: string) => Buffer.from(text, 'utf8');
+  const nest = (levels: number) => `${'[{"a":'.repeat(levels / 2)}1${'}]'.repeat(levels / 2)}`;
+
+  it('counts arrays and objects alike: 64 levels pass, 65 do not', () => {
+    expect(nestedDeeperThan(bytes(nest(MAX_JSON_DEPTH)))).toBe(false);
+    expect(nestedDeeperThan(bytes(`[${nest(MAX_JSON_DEPTH)}]`))).toBe(true);
+  });
+
+  it('ignores brackets inside strings, escaped quotes included', () => {
+    const text = `{"p":"${'['.repeat(200)}\\"${'{'.repeat(200)}","q":[1]}`;
+    expect(JSON.parse(text)).toHaveProperty('q', [1]);
+    expect(nestedDeeperThan(bytes(text))).toBe(false);
+  });
+
+  it('sees nesting that follows a string ending in an escaped backslash', () => {
+    const text = `{"p":"a\\\\",${'"q":['.repeat(1)}${'['.repeat(70)}${']'.repeat(71)}}`;
+    expect(nestedDeeperThan(bytes(text))).toBe(true);
+  });
+
+  it('refuses 300,000 open brackets whether or not they are ever closed', () => {
+    expect(nestedDeeperThan(bytes('['.repeat(300_000)))).toBe(true);
+    expect(nestedDeeperThan(bytes('['.repeat(300_000) + ']'.repeat(300_000)))).toBe(true);
+  });
+
+  it('agrees with the check of the parsed value', () => {
+    for (const levels of [1, 2, 63, 64, 65, 66, 100]) {
+      const text = `${'['.repeat(levels)}"x"${']'.repeat(levels)}`;
+      expect([levels, nestedDeeperThan(bytes(text))]).toEqual([
+        levels,
+        hostileJsonProblem(JSON.parse(text)) === TOO_DEEP_MESSAGE,
+      ]);
+    }
   });
 });
