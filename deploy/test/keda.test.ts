@@ -16,18 +16,18 @@ const render = (overlay: string): AnyObj[] => (HAS_KUBECTL ? kustomize(path.join
 const of = (objs: AnyObj[], kind: string): AnyObj[] => objs.filter((o) => o.kind === kind);
 const describeRendered = HAS_KUBECTL ? describe : describe.skip;
 
-/** The queue each service's work arrives on, from the contracts (never a copied string). */
-const WORK_QUEUES: Record<string, string> = {
-  jobs: QUEUES.jobsRpc,
-  'export-renderer': QUEUES.exportsRpc,
-  'webhook-dispatcher': QUEUES.webhooksJobEvents,
+/** The queues each service's work arrives on, from the contracts (never a copied string). */
+const WORK_QUEUES: Record<string, string[]> = {
+  jobs: [QUEUES.jobsRpc, QUEUES.jobsProviderCallbacks],
+  'export-renderer': [QUEUES.exportsRpc],
+  'webhook-dispatcher': [QUEUES.webhooksJobEvents],
 };
 
 describeRendered('KEDA component in the prod overlay', () => {
   const prod = render('prod');
   const dev = render('dev');
 
-  it('scales jobs, export-renderer and webhook-dispatcher on their RabbitMQ queue length; every object is valid KEDA', () => {
+  it('scales jobs, export-renderer and webhook-dispatcher on the length of their RabbitMQ work queues; every object is valid KEDA', () => {
     const scaled = of(prod, 'ScaledObject');
     expect(scaled.map((s) => s.spec.scaleTargetRef.name).sort()).toEqual([
       'export-renderer',
@@ -40,14 +40,12 @@ describeRendered('KEDA component in the prod overlay', () => {
       expect(so.metadata.namespace).toBe('mediaforge');
       expect(so.spec.scaleTargetRef).toMatchObject({ apiVersion: 'apps/v1', kind: 'Deployment' });
       const rabbit = so.spec.triggers.filter((t: AnyObj) => t.type === 'rabbitmq');
-      expect(rabbit).toHaveLength(1);
-      expect(rabbit[0].metadata).toMatchObject({
-        mode: 'QueueLength',
-        queueName: WORK_QUEUES[so.spec.scaleTargetRef.name],
-        protocol: 'http',
-      });
-      expect(Number(rabbit[0].metadata.value)).toBeGreaterThan(0);
-      expect(rabbit[0].authenticationRef.name).toBe('rabbitmq-management');
+      expect(rabbit.map((t: AnyObj) => t.metadata.queueName)).toEqual(WORK_QUEUES[so.spec.scaleTargetRef.name]);
+      for (const trigger of rabbit) {
+        expect(trigger.metadata).toMatchObject({ mode: 'QueueLength', protocol: 'http' });
+        expect(Number(trigger.metadata.value)).toBeGreaterThan(0);
+        expect(trigger.authenticationRef.name).toBe('rabbitmq-management');
+      }
       expect(so.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
       expect(so.spec.maxReplicaCount).toBeGreaterThan(so.spec.minReplicaCount);
     }
