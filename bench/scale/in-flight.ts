@@ -1,4 +1,5 @@
 import type { BenchFleet } from '../lib/fleet';
+import { backendPids, describeCpu, pidsByComm, postgresAuxPids, startCpuWindow } from '../lib/proc-cpu';
 import { sampleRss } from '../lib/rss';
 import { num, summarize, type Summary } from '../lib/stats';
 import type { Tenants } from '../lib/tenants';
@@ -48,11 +49,22 @@ export async function jobsInFlight(fleet: BenchFleet, tenants: Tenants): Promise
     sayLoad('before completing');
 
     const during = sampleRss({ jobs: fleet.procs.jobs.child.pid!, gateway: fleet.procs.gateway.child.pid! });
+    // What a completion costs in CPU, per process: what sizing a deployment for a rate needs.
+    const stopCpu = startCpuWindow({
+      ...Object.fromEntries(Object.values(fleet.procs).map((p) => [p.name, [p.child.pid!]])),
+      'rabbitmq (beam.smp)': pidsByComm('beam.smp'),
+      'postgres backends of the bench db': await backendPids(fleet.databaseUrl),
+      'postgres WAL writer, bgwriter, ...': postgresAuxPids(),
+      'bench process (fake upstream)': [process.pid],
+    });
+    const completingFrom = Date.now();
     const upstreamAt = new Map<string, number>();
     const at = randomInstants(jobs, spanMs);
     const order = [...submitted.ids].sort(() => Math.random() - 0.5);
     await firedAt(at, (i) => upstreamAt.set(order[i], epochOf(fleet.provider.complete(order[i]))));
     const left = await waitAllEnded(pool, submitted.ids);
+    const cpu = stopCpu();
+    const completingSec = (Date.now() - completingFrom) / 1000;
     const rssDone = during.stop();
     const done = await completedAt(pool, submitted.ids);
     // A job never completed counts as infinitely late: its p99 is then no figure when 1% are lost.
@@ -67,6 +79,8 @@ export async function jobsInFlight(fleet: BenchFleet, tenants: Tenants): Promise
     say(
       `RSS while completing (peak): jobs ${num(rssDone.jobs)}, gateway ${num(rssDone.gateway)} MiB; Postgres after: ${after.rows} rows, ${num(after.mib)} MiB`,
     );
+    say(`CPU per completion while completing (${num(completingSec)} s; ms of CPU per job, share of one core):`);
+    for (const line of describeCpu(cpu, jobs, completingSec)) say(`  ${line}`);
     sayLoad('after');
     return { inFlight: peak.processing, latency };
   } finally {
