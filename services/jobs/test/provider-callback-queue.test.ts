@@ -8,13 +8,9 @@ import { Advancer } from '../src/usecases/advancer';
 import { CallbackPolls } from '../src/usecases/callback-poll.usecase';
 import { submitJob } from '../src/usecases/submit-job.usecase';
 import { producedFile, startHarness, type Harness } from './support/jobs-harness';
+import { imageRequest } from './support/poll-checks';
 
-const image = (user: number) => ({
-  user_id: user,
-  api_key_id: 1,
-  type: 'image' as const,
-  params: { prompt: 'called back', image_urls: [], num_images: 1 as const, aspect_ratio: '1:1' as const, seed: 1 },
-});
+const image = (user: number) => imageRequest(user, 'called back');
 
 async function until(what: string, ok: () => Promise<boolean> | boolean): Promise<void> {
   for (let i = 0; i < 1000; i++) {

@@ -5,24 +5,9 @@ import type { JobsContext } from '../src/usecases/context';
 import { submitJob } from '../src/usecases/submit-job.usecase';
 import { pacingFor, StatusCallBudget } from '../src/routing/status-call-budget';
 import { routingOf, ScriptedProvider, startHarness, type Harness } from './support/jobs-harness';
+import { busiestWindow, imageRequest } from './support/poll-checks';
 
-const image = (user: number, prompt: string) => ({
-  user_id: user,
-  api_key_id: 1,
-  type: 'image' as const,
-  params: { prompt, image_urls: [], num_images: 1 as const, aspect_ratio: '1:1' as const, seed: 1 },
-});
-
-/** The most instants of `at` (ms) that fall in one window of `windowMs`. */
-function busiestWindow(at: number[], windowMs: number): number {
-  const sorted = [...at].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; j < sorted.length; j++) {
-    while (sorted[j] - sorted[i] >= windowMs) i++;
-    most = Math.max(most, j - i + 1);
-  }
-  return most;
-}
+const image = imageRequest;
 
 describe('polling under limits (real database)', () => {
   let h: Harness;
