@@ -128,9 +128,9 @@ USER node
 STOPSIGNAL SIGTERM
 
 # Liveness: /healthz answers as soon as the HTTP server is up (no dependency checked). No curl in
-# slim images, so Node's fetch. PORT if set, else the service's default port.
-HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "const p=process.env.PORT||{gateway:8080,billing:8081,jobs:8082,'editor-agent':8083,'export-renderer':8084,'webhook-dispatcher':8085}[process.env.SERVICE];fetch('http://127.0.0.1:'+p+'/healthz',{signal:AbortSignal.timeout(4000)}).then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# slim images: the build's probe.js (node:http; PORT if set, else the service's default port).
+HEALTHCHECK --interval=15s --timeout=10s --start-period=30s --retries=3 \
+  CMD ["node", "dist/probe.js", "/healthz"]
 
 # Exec form: node is PID 1 (or tini's child with `init: true`) and receives SIGTERM itself.
 CMD ["node", "--enable-source-maps", "--max-semi-space-size=2", "dist/main.js"]

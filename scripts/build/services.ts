@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { SERVICE_NAMES, type ServiceName } from '@mf/fleet';
+import { SERVICES, SERVICE_NAMES, type ServiceName } from '@mf/fleet';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import {
   DASHBOARD_STATIC_FILES,
@@ -25,14 +25,17 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
 export { SERVICE_NAMES, type ServiceName };
 
+/** The containers' health probe, in every service's dist as probe.js (libs/runtime/src/probe-cli.ts). */
+const PROBE_ENTRY = '../../libs/runtime/src/probe-cli.ts';
+
 /** Entry points per service (output name -> source under services/<name>/). */
 const ENTRIES: Record<ServiceName, Record<string, string>> = {
-  gateway: { main: 'src/main.ts', admin: 'src/admin/cli.ts' },
-  billing: { main: 'src/main.ts' },
-  jobs: { main: 'src/main.ts' },
-  'editor-agent': { main: 'src/main.ts' },
-  'export-renderer': { main: 'src/main.ts' },
-  'webhook-dispatcher': { main: 'src/main.ts' },
+  gateway: { main: 'src/main.ts', admin: 'src/admin/cli.ts', probe: PROBE_ENTRY },
+  billing: { main: 'src/main.ts', probe: PROBE_ENTRY },
+  jobs: { main: 'src/main.ts', probe: PROBE_ENTRY },
+  'editor-agent': { main: 'src/main.ts', probe: PROBE_ENTRY },
+  'export-renderer': { main: 'src/main.ts', probe: PROBE_ENTRY },
+  'webhook-dispatcher': { main: 'src/main.ts', probe: PROBE_ENTRY },
 };
 
 /**
@@ -144,6 +147,8 @@ export async function buildService(
     ...NODE_BUNDLE,
     // Error classes and log lines that print constructor names keep them.
     keepNames: true,
+    // The probe's fallback where PORT is not set (the image's HEALTHCHECK serves all six services).
+    define: { SERVICE_DEFAULT_PORT: String(SERVICES.find((s) => s.name === name)!.port) },
     external: [...RUNTIME_PACKAGES, ...NEVER_LOADED],
     plugins: [
       ...(opts.testHooks ? [] : [productionSwaps()]),

@@ -19,6 +19,7 @@ import { exposedNames, monitoringMetricNames } from '../../deploy/test/support/m
 import { freePort } from '../../libs/testing/src';
 import { composeProject, type ComposeProject } from './compose-project';
 import { deploymentSecrets, envFromExample, writeTestOverride } from './compose-setup';
+import { logHealthChecks, logStopTimes } from './compose-report';
 import { docker } from './docker';
 import { runFlow } from './flow';
 import { buildFleetImages } from './images';
@@ -65,32 +66,6 @@ async function statInBucket(project: ComposeProject, mediaUrl: string): Promise<
   const stat = JSON.parse(out.split('\n').filter(Boolean).pop()!) as { status: string; size: number };
   if (stat.status !== 'success') throw new Error(`mc stat ${key}: ${out}`);
   return stat;
-}
-
-/** How long each of the project's containers took to end after `stop` began, and how it ended. */
-async function logStopTimes(label: string, since: number): Promise<string[]> {
-  const ids = (await docker('ps', '-a', '-q', '--filter', label)).split('\n').filter(Boolean);
-  if (!ids.length) return [];
-  const lines = (
-    await docker(
-      'inspect',
-      '--format',
-      '{{index .Config.Labels "com.docker.compose.service"}} {{.State.ExitCode}} {{.State.FinishedAt}}',
-      ...ids,
-    )
-  )
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [service, code, finished] = line.split(' ');
-      return { service, code: Number(code), ms: Date.parse(finished) - since };
-    })
-    .filter((c) => c.ms >= 0) // minio-init ended long before
-    .sort((a, b) => b.ms - a.ms);
-  log('docker compose stop (SIGTERM, SIGKILL after 30 s): each container ended after');
-  for (const c of lines)
-    log(`  ${c.service.padEnd(20)} ${secs(c.ms).padStart(7)}  exit ${c.code}${c.code === 137 ? ' (killed)' : ''}`);
-  return lines.filter((c) => c.code === 137).map((c) => c.service);
 }
 
 async function main(): Promise<void> {
@@ -213,7 +188,12 @@ async function main(): Promise<void> {
           throw new Error(`not healthy yet: ${waiting.map((s) => `${s.service} ${s.health}`).join(', ')}`);
         return true;
       }),
-    );
+    ).catch(async (err: Error) => {
+      await logHealthChecks(`label=com.docker.compose.project=${project.name}`).catch((e: Error) =>
+        log(`healthcheck logs unavailable: ${e.message}`),
+      );
+      throw err;
+    });
     log(
       'every service healthy (compose healthchecks: pg_isready, rabbitmq-diagnostics, mc ready, /readyz); minio-init exited 0',
     );

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { createTestDatabase, createTestVhost, freePort, type TestDatabase } from '../../../libs/testing/src';
+import { SERVICES } from '@mf/fleet';
 import { buildService, REPO_ROOT, SERVICE_NAMES, type BuiltService } from '../services';
 
 const run = promisify(execFile);
@@ -124,6 +125,38 @@ describe('production build of the services', () => {
     expect(logged.err.type).toBe('ConfigError'); // class names kept (keepNames)
     expect(logged.err.stack).toMatch(/libs\/config\/src\/index\.ts:\d+:\d+/);
     expect(logged.err.stack).toMatch(/src\/config\.ts:\d+:\d+/);
+  });
+
+  it("gives every service a health probe (dist/probe.js) that passes on a 2xx, fails on a 503, and falls back to the service's default port", async () => {
+    let ready = true;
+    const health = http.createServer((req, res) => {
+      res.writeHead(req.url === '/readyz' && ready ? 200 : 503).end();
+    });
+    await new Promise<void>((r) => health.listen(0, '127.0.0.1', r));
+    const port = String((health.address() as { port: number }).port);
+    const exitCode = (probe: string, env: NodeJS.ProcessEnv): Promise<[number, string]> =>
+      run(process.execPath, [probe, '/readyz'], { env, cwd: outside }).then(
+        ({ stdout }) => [0, stdout],
+        (err: { code: number; stdout: string }) => [err.code, err.stdout],
+      );
+    try {
+      for (const { name, port: defaultPort } of SERVICES) {
+        const probe = path.join(built.get(name)!.dist, 'probe.js');
+        ready = true;
+        expect([name, await exitCode(probe, { PATH: process.env.PATH, PORT: port })]).toEqual([name, [0, '']]);
+        ready = false;
+        expect([name, await exitCode(probe, { PATH: process.env.PATH, PORT: port })]).toEqual([
+          name,
+          [1, 'GET /readyz: 503\n'],
+        ]);
+        expect([name, fs.readFileSync(probe, 'utf8')]).toEqual([
+          name,
+          expect.stringContaining(`process.env.PORT||${defaultPort}`),
+        ]);
+      }
+    } finally {
+      health.close();
+    }
   });
 
   it('ships the gateway with its admin CLI, dashboard, API reference bundle and argon2 addon; every service with amqplib and the tracing packages beside its bundle', async () => {
