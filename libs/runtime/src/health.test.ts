@@ -122,4 +122,18 @@ describe('/metrics', () => {
     expect(res.text).toContain('service="gateway"');
     expect(res.text).not.toContain('service="billing"');
   });
+
+  it('shows a stall of the event loop in the lag maximum (the monitor samples every 100 ms)', async () => {
+    const app = buildApp({}, 'stalled');
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // Timers fire in the order they are due: after 150 ms the monitor (due every 100 ms) has taken
+    // its first sample, and after the stall its late sample is recorded before our timer fires.
+    await sleep(150);
+    const until = Date.now() + 400;
+    while (Date.now() < until); // the loop blocked for 400 ms
+    await sleep(150);
+    const res = await request(app).get('/metrics');
+    const max = Number(/^nodejs_eventloop_lag_max_seconds\{service="stalled"\} (\S+)$/m.exec(res.text)?.[1]);
+    expect(max).toBeGreaterThanOrEqual(0.2);
+  });
 });

@@ -3,11 +3,19 @@ import client from 'prom-client';
 
 export type ReadinessCheck = () => Promise<void> | void;
 
+/**
+ * How often the event-loop lag monitor samples, ms. prom-client's default (10 ms) wakes an idle
+ * service a hundred times a second, about 0.7% of a core per process doing nothing; at 100 ms
+ * it costs a fifth of that, and any stall long enough to matter (100 ms and more) still delays a
+ * sample and shows in nodejs_eventloop_lag_*.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100;
+
 /** A registry with Node's default metrics, labelled with the service name. */
 export function createRegistry(service: string): client.Registry {
   const registry = new client.Registry();
   registry.setDefaultLabels({ service });
-  client.collectDefaultMetrics({ register: registry });
+  client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   return registry;
 }
 

@@ -16,7 +16,7 @@ import { ADVANCING_ROUNDS, Advancer } from './usecases/advancer';
 import { CallbackPolls } from './usecases/callback-poll.usecase';
 import type { JobsContext } from './usecases/context';
 import { jobPoller } from './usecases/job-poller';
-import { retryPendingRefunds, sweepRetention, sweepStuckSubmits } from './usecases/sweep.usecase';
+import { RETENTION_SWEEP_MS, retryPendingRefunds, sweepRetention, sweepStuckSubmits } from './usecases/sweep.usecase';
 
 runMain('jobs', loadJobsConfig, (config, logger) => ({
   schema: 'jobs',
@@ -112,9 +112,16 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
       async () => {
         await sweepStuckSubmits(ctx, config.SUBMIT_STUCK_AFTER_MS);
         await retryPendingRefunds(ctx);
-        await sweepRetention(ctx, config.JOB_RETENTION_DAYS);
         return 0;
       },
+      logger,
+    );
+    // Retention counts in days: a look once a minute is plenty (two statements a sweep otherwise);
+    // a full batch deleted runs it again at once, so a backlog drains.
+    const retention = periodic(
+      'retention',
+      Math.max(config.SWEEP_INTERVAL_MS, RETENTION_SWEEP_MS),
+      () => sweepRetention(ctx, config.JOB_RETENTION_DAYS),
       logger,
     );
     await serveJobsRpc(bus, ctx, callbackPolls);
@@ -124,6 +131,7 @@ runMain('jobs', loadJobsConfig, (config, logger) => ({
       { name: 'poller', run: () => poller.stop() },
       { name: 'advances', run: () => advancer.drain() },
       { name: 'sweeper', run: () => sweeper.stop() },
+      { name: 'retention', run: () => retention.stop() },
       { name: 'outbox relay', run: () => relay.stop() },
       {
         name: 'provider connections',

@@ -55,6 +55,9 @@ export async function retryPendingRefunds(ctx: JobsContext): Promise<number> {
   return n;
 }
 
+/** How often the retention sweep looks (at least), ms: retention is counted in days. */
+export const RETENTION_SWEEP_MS = 60_000;
+
 /** Deletes jobs past retention with their media; they answer 404 from then on. */
 export async function sweepRetention(ctx: JobsContext, retentionDays: number): Promise<number> {
   const expired = await findExpired(ctx.db, retentionDays, 200);
