@@ -9,6 +9,7 @@ import { createStorage, type Storage } from '@mf/storage';
 import { freshTestEnv, silentLogger, type TestEnv } from '@mf/testing';
 import { migrations } from '../../migrations';
 import { loadExportRendererConfig } from '../../src/config';
+import { ProbeCache } from '../../src/render/probe-cache';
 import { createExportContext, type ExportContext } from '../../src/usecases/context';
 import { makeSources, type SourceFiles } from './sources';
 
@@ -53,6 +54,9 @@ export async function createHarness(): Promise<Harness> {
   const workRoot = path.join(root, 'work');
   const sources = await makeSources(path.join(root, 'sources'));
   let caches = 0;
+  // One for the file, as one process has one: what ffprobe said about a content (by its ETag) holds
+  // in every context, and each ffprobe start costs a quarter of a CPU-second loading its libraries.
+  const probes = new ProbeCache();
   return {
     env,
     db,
@@ -66,7 +70,8 @@ export async function createHarness(): Promise<Harness> {
         EXPORT_CACHE_DIR: path.join(root, `cache-${++caches}`),
         ...overrides,
       });
-      return createExportContext(config, { db, storage: otherStorage ?? storage, logger: silentLogger() });
+      const ctx = createExportContext(config, { db, storage: otherStorage ?? storage, logger: silentLogger() });
+      return { ...ctx, probes };
     },
     put: async (key, file) => {
       await storage.putFile(key, file, 'application/octet-stream');
