@@ -10,9 +10,9 @@ const Sequencer = require('@jest/test-sequencer').default;
 
 /** Seconds per file, from a whole run of the suite; what matters is the order, not the figure. */
 const EXPECTED = [
-  [/test-e2e\/dashboard\/tour\.e2e\.test/, 144],
+  [/test-e2e\/dashboard\/tour\.e2e\.test/, 70],
   [/test-e2e\/dashboard\/ui\.e2e\.test/, 125],
-  [/services\/export-renderer\/test\/export-reuse\.test/, 113],
+  [/services\/export-renderer\/test\/export-reuse\.test/, 75],
   [/test-e2e\/safety\/bad-input-surfaces\.e2e\.test/, 111],
   [/test-e2e\/faults\//, 106],
   [/test-e2e\/dashboard\/studio\.e2e\.test/, 98],
