@@ -28,6 +28,8 @@ export const ALL_FAULTS: readonly Target[] = ['billing', 'jobs', 'webhook-dispat
 const LEAD_MS = 3000; // load before the kill
 const DOWN_MS = 2000; // how long the part stays dead
 const TAIL_MS = 3000; // load after it is back
+/** The last user's grant: six kept image charges (50 credits each) spend it. */
+const POOR_USER_CREDITS = 300;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -133,8 +135,13 @@ function underFire(_label: string, routes: 1 | 2, faults: readonly Target[]): vo
     );
     const followers: StreamFollower[] = [];
     try {
-      // Three well-funded users and one who runs out (402s), each with a webhook.
-      const { users, secrets } = await usersWithWebhooks(fleet, [1_000_000, 1_000_000, 1_000_000, 1000], receiver.url);
+      // Three well-funded users and one who runs out (402s), each with a webhook. Six kept image
+      // charges empty the last one's account; refunds of failed and cancelled jobs fill it again.
+      const { users, secrets } = await usersWithWebhooks(
+        fleet,
+        [1_000_000, 1_000_000, 1_000_000, POOR_USER_CREDITS],
+        receiver.url,
+      );
 
       // One stream client per user, following /api/v1/events/stream through every crash.
       followers.push(...users.map((u) => followStream(fleet.baseUrl, u.key)));
@@ -180,6 +187,10 @@ function underFire(_label: string, routes: 1 | 2, faults: readonly Target[]): vo
         await sleep(TAIL_MS / 2);
       }
       load.setPhase('after');
+      // How many submits empty the poor account depends on the machine's pace and on the refunds:
+      // the load goes on until it has (the check below fails if it never does).
+      const ranOut = Date.now() + 60_000;
+      while (!load.outcomes.some((o) => o.status === 402) && Date.now() < ranOut) await sleep(250);
       await load.stop();
       timeline.push(`${at()} load stopped`);
 
