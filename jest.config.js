@@ -21,6 +21,7 @@ module.exports = {
         '<rootDir>/{libs,services}/*/src/**/*.test.ts',
         '<rootDir>/sdk/src/**/*.test.ts',
         '<rootDir>/scripts/generate/*.test.ts',
+        '<rootDir>/scripts/ci/*.test.ts',
       ],
     },
     {
