@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, escapeIdentifier } from 'pg';
+import { Client } from 'pg';
 import { api, startFleet, userWithKey, type Fleet, type TestUser } from './fleet';
 
 /**
@@ -15,6 +15,9 @@ const SCHEMAS = ['gateway', 'billing', 'jobs', 'editor', 'exports', 'webhooks'];
 const BOOKKEEPING = /^(knex_migrations.*|usage|.*rate_?limit.*)$/;
 /** Rows that change in place on an accepted request (last_used_at, last_seen_at): counted, not digested. */
 const COUNTED_ONLY = new Set(['gateway.api_keys', 'gateway.sessions']);
+/** Every other table's state: its row count and a digest of its rows (format's %I fills in the name). */
+const DIGEST =
+  "SELECT count(*)::text || ':' || coalesce(md5(string_agg(x::text, ',' ORDER BY x::text)), '') AS state FROM %I.%I x";
 
 export interface Snapshot {
   tables: Record<string, string>;
@@ -23,7 +26,6 @@ export interface Snapshot {
 
 export class SideEffects {
   private db: Client | undefined;
-  private tables: string[] = [];
 
   constructor(private readonly fleet: Fleet) {}
 
@@ -36,44 +38,42 @@ export class SideEffects {
     await this.db?.end();
   }
 
-  private async listTables(): Promise<string[]> {
-    const { rows } = await this.db!.query<{ name: string; table_name: string }>(
-      `SELECT table_schema || '.' || table_name AS name, table_name FROM information_schema.tables
-       WHERE table_schema = ANY($1) AND table_type = 'BASE TABLE' ORDER BY 1`,
-      [SCHEMAS],
-    );
-    return rows.filter((r) => !BOOKKEEPING.test(r.table_name)).map((r) => r.name);
-  }
-
   async snapshot(): Promise<Snapshot> {
-    // Listed each time: a table another change adds (idempotency keys, say) is covered at once.
-    this.tables = await this.listTables();
+    // One statement: the tables are listed each time (a table another change adds, idempotency keys
+    // say, is covered at once) and each one's state is read by a query Postgres builds from its name
+    // (format's %I quotes it) and runs through query_to_xml: one round trip, not one per table.
+    const { rows } = await this.db!.query<{ name: string; state: string }>(
+      `SELECT name, (xpath('/row/state/text()', query_to_xml(format(
+                CASE WHEN name = ANY($3) THEN 'SELECT count(*)::text AS state FROM %I.%I'
+                ELSE $4 END, nspname, relname), false, true, '')))[1]::text AS state
+         FROM (SELECT n.nspname, c.relname, n.nspname || '.' || c.relname AS name
+                 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = ANY($1) AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+                  AND c.relname !~ $2) t
+        ORDER BY name`,
+      [SCHEMAS, BOOKKEEPING.source, [...COUNTED_ONLY], DIGEST],
+    );
     const tables: Record<string, string> = {};
-    for (const t of this.tables) {
-      const [schema, table] = t.split('.');
-      const { rows } = await this.db!.query<{ state: string }>(
-        COUNTED_ONLY.has(t)
-          ? `SELECT count(*)::text AS state FROM ${escapeIdentifier(schema)}.${escapeIdentifier(table)}`
-          : `SELECT count(*)::text || ':' || coalesce(md5(string_agg(x::text, ',' ORDER BY x::text)), '') AS state FROM ${escapeIdentifier(schema)}.${escapeIdentifier(table)} x`,
-      );
-      tables[t] = rows[0].state;
-    }
+    for (const r of rows) tables[r.name] = r.state;
     return { tables, files: listFiles(String(this.fleet.env.STORAGE_DIR)) };
   }
 
   /** The tables and files that differ from `before` (empty when nothing was stored or changed). */
   async changesSince(before: Snapshot): Promise<string[]> {
-    const now = await this.snapshot();
-    const changed = Object.keys({ ...before.tables, ...now.tables }).filter((t) => before.tables[t] !== now.tables[t]);
-    const added = now.files.filter((f) => !before.files.includes(f)).map((f) => `file ${f}`);
-    const removed = before.files.filter((f) => !now.files.includes(f)).map((f) => `file removed ${f}`);
-    return [...changed, ...added, ...removed];
+    return changesBetween(before, await this.snapshot());
   }
 
   /** Runs one query (for checks of stored values). */
   async query<R extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {
     return (await this.db!.query<R>(sql, params)).rows;
   }
+}
+
+function changesBetween(before: Snapshot, now: Snapshot): string[] {
+  const changed = Object.keys({ ...before.tables, ...now.tables }).filter((t) => before.tables[t] !== now.tables[t]);
+  const added = now.files.filter((f) => !before.files.includes(f)).map((f) => `file ${f}`);
+  const removed = before.files.filter((f) => !now.files.includes(f)).map((f) => `file removed ${f}`);
+  return [...changed, ...added, ...removed];
 }
 
 function listFiles(root: string): string[] {
@@ -138,13 +138,21 @@ export async function stopTarget(target: Target | undefined): Promise<void> {
   await target?.fleet.shutdown();
 }
 
-/** In the enclosing describe: every test must leave the databases and media storage as they were. */
+/**
+ * In the enclosing describe: every test must leave the databases and media storage as they were.
+ * The state after a test that changed nothing is the state before the next one, so it is read once
+ * between two tests, not twice; setup that stores something (a nested describe's beforeAll) would
+ * count as the next test's change, so it belongs outside this describe.
+ */
 export function expectEachTestLeavesNothingBehind(state: () => SideEffects): void {
-  let before: Snapshot;
+  let before: Snapshot | undefined;
   beforeEach(async () => {
-    before = await state().snapshot();
+    before ??= await state().snapshot();
   });
   afterEach(async () => {
-    expect(await state().changesSince(before)).toEqual([]);
+    const now = await state().snapshot();
+    const changes = changesBetween(before!, now);
+    before = changes.length === 0 ? now : undefined;
+    expect(changes).toEqual([]);
   });
 }
