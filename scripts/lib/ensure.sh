@@ -1,7 +1,10 @@
 # Shared by start.sh, test.sh, admin.sh and .ci/run: make a fresh machine able to build, run and test.
 # Everything is idempotent and quiet when there is nothing to do. Progress goes to stderr.
 
-say() { printf '\033[36m==>\033[0m %s\n' "$*" >&2; }
+# Each step says how far into the run it starts (seconds since the outermost script sourced this),
+# so a CI log shows where its minutes went.
+export MF_RUN_T0="${MF_RUN_T0:-$(date +%s)}"
+say() { printf '\033[36m==>\033[0m [%ss] %s\n' "$(($(date +%s) - MF_RUN_T0))" "$*" >&2; }
 
 is_root() { [ "$(id -u)" = "0" ]; }
 
