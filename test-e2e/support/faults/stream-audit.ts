@@ -31,8 +31,12 @@ export interface StreamFollower {
   readonly clientDrops: number;
   /** Opens refused or failed (gateway down, 503 while a service is away): retried. */
   readonly failedOpens: number;
-  /** Drops the current connection now; the follower reconnects with the last id it saw. */
-  abortAndResume: () => void;
+  /**
+   * Drops the current connection (once one is open: a follower between connections, after a crash,
+   * is waited for, up to `withinMs`); the follower reconnects with the last id it saw. Resolves once
+   * dropped, so every call is a client drop.
+   */
+  abortAndResume: (withinMs?: number) => Promise<void>;
   /** Resolves once the last event received has this id. */
   caughtUpTo: (id: string, timeoutMs: number) => Promise<void>;
   stop: () => Promise<void>;
@@ -83,8 +87,13 @@ export function followStream(baseUrl: string, key: string): StreamFollower {
     get failedOpens() {
       return failedOpens;
     },
-    abortAndResume: () => {
-      if (!closeCurrent) return;
+    abortAndResume: async (withinMs = 30_000) => {
+      const until = Date.now() + withinMs;
+      while (!closeCurrent) {
+        if (stopped) return;
+        if (Date.now() > until) throw new Error(`no stream open to drop within ${withinMs} ms`);
+        await sleep(50);
+      }
       aborting = true;
       closeCurrent();
     },

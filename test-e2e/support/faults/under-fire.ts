@@ -177,13 +177,13 @@ function underFire(_label: string, routes: 1 | 2, faults: readonly Target[]): vo
           const code = await fleet.stopService(target, 'SIGKILL');
           expect(code).toBe('SIGKILL');
           // Clients drop their streams while the part is down (the gateway's crash drops them by itself).
-          if (target !== 'gateway') for (const f of followers) f.abortAndResume();
+          if (target !== 'gateway') await Promise.all(followers.map((f) => f.abortAndResume()));
           await sleep(DOWN_MS);
           await fleet.startService(target);
         }
         timeline.push(`${at()} ${target} back`);
         await sleep(TAIL_MS / 2);
-        for (const f of followers) f.abortAndResume(); // and once more, with events flowing
+        await Promise.all(followers.map((f) => f.abortAndResume())); // and once more, with events flowing
         await sleep(TAIL_MS / 2);
       }
       load.setPhase('after');
