@@ -137,6 +137,21 @@ async function main(): Promise<void> {
       }),
     );
 
+    // The gateway answers before the services behind it may: as the runbook has an operator wait for
+    // every service, the flow starts once each one's /readyz passes inside its container (the
+    // healthcheck's probe, run now rather than at the healthcheck's next interval).
+    await timed('every service ready inside its container', () =>
+      until('every service /readyz 200 inside its container', 180_000, async () => {
+        await assertNothingDown(project);
+        for (const s of SERVICES) {
+          await project.run('exec', '-T', s.name, 'node', 'dist/probe.js', '/readyz').catch((err: Error) => {
+            throw new Error(`${s.name}: ${err.message.split('\n').slice(-2).join(' ').trim()}`);
+          });
+        }
+        return true;
+      }),
+    );
+
     // --- through the gateway ---------------------------------------------------------------------
     const admin = async (...args: string[]): Promise<Record<string, unknown>> =>
       JSON.parse(
